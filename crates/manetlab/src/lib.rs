@@ -1,0 +1,30 @@
+//! manetlab: a deterministic packet-level simulator for multi-hop 802.11 ad
+//! hoc networks.
+//!
+//! The modules mirror the protocol stack, bottom up:
+//! - [`sim`]: integer-nanosecond clock, event queue, named random streams;
+//! - [`phy`]: propagation, the shared channel, each node's radio;
+//! - [`mac`]: IEEE 802.11 DCF;
+//! - [`queue`]: interface queue disciplines;
+//! - [`net`]: packets, forwarding and routing protocols;
+//! - [`transport`]: UDP and TCP endpoints;
+//! - [`app`]: traffic sources and sinks;
+//! - [`mobility`]: node movement;
+//! - [`metrics`]: counters, per-flow statistics, drop accounting;
+//! - [`scenario`]: scenario files, validation, building a run;
+//! - [`study`]: paper reproductions.
+//!
+//! [`config::SimConfig`] describes one run; `Simulation` executes it.
+
+pub mod app;
+pub mod config;
+pub mod mac;
+pub mod metrics;
+pub mod mobility;
+pub mod net;
+pub mod phy;
+pub mod queue;
+pub mod scenario;
+pub mod sim;
+pub mod study;
+pub mod transport;

@@ -1,0 +1,66 @@
+//! 802.11 frames as the simulator sees them: kind, addresses, duration/ID
+//! (NAV), sequence number, size on the air and, for data, the packet.
+
+use crate::net::{NodeId, Packet};
+use crate::sim::Time;
+
+pub type MacAddr = NodeId;
+
+/// RTS: FC 2 + duration 2 + RA 6 + TA 6 + FCS 4.
+pub const RTS_BYTES: u32 = 20;
+/// CTS and ACK: FC 2 + duration 2 + RA 6 + FCS 4.
+pub const CTS_BYTES: u32 = 14;
+pub const ACK_BYTES: u32 = 14;
+/// Data MAC header (24) + FCS (4).
+pub const DATA_HEADER_BYTES: u32 = 28;
+/// LLC/SNAP encapsulation of the IP datagram.
+pub const LLC_SNAP_BYTES: u32 = 8;
+/// Everything a data frame adds to an IP datagram.
+pub const DATA_OVERHEAD_BYTES: u32 = DATA_HEADER_BYTES + LLC_SNAP_BYTES;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    Rts,
+    Cts,
+    Ack,
+    Data,
+}
+
+impl FrameKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameKind::Rts => "RTS",
+            FrameKind::Cts => "CTS",
+            FrameKind::Ack => "ACK",
+            FrameKind::Data => "DATA",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Frame {
+    pub kind: FrameKind,
+    /// Transmitter address.
+    pub src: MacAddr,
+    /// Receiver address (BROADCAST for broadcast data).
+    pub dst: MacAddr,
+    /// Duration/ID field: how long after this frame ends the medium stays
+    /// reserved (third parties set their NAV from it).
+    pub duration: Time,
+    /// Sequence number (data frames), for duplicate detection.
+    pub seq: u16,
+    /// Retry bit.
+    pub retry: bool,
+    /// Size on the air, MAC header and FCS included.
+    pub bytes: u32,
+    /// PHY rate, bit/s.
+    pub rate: u64,
+    /// The carried packet (data frames only).
+    pub packet: Option<Packet>,
+}
+
+impl Frame {
+    pub fn data_bytes(pkt: &Packet) -> u32 {
+        pkt.size + DATA_OVERHEAD_BYTES
+    }
+}

@@ -1,0 +1,6 @@
+//! Network layer: the packet format, forwarding, and routing protocols.
+
+pub mod packet;
+pub mod routing;
+
+pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES};

@@ -1,0 +1,88 @@
+//! The packet: an IP-like header plus a typed body.
+//!
+//! A packet is a plain `Copy` value with no heap data, so queues and frames
+//! hold packets by value and nothing is allocated per hop. Sizes are carried
+//! as numbers (what would be on the wire), not as bytes.
+
+use crate::sim::Time;
+
+/// Node identifier, also used as IP and MAC address.
+pub type NodeId = u32;
+/// Broadcast address at IP and MAC level.
+pub const BROADCAST: NodeId = u32::MAX;
+/// Flow id of packets that belong to no application flow (routing, ARP).
+pub const FLOW_NONE: u32 = u32::MAX;
+
+pub const IP_HEADER_BYTES: u32 = 20;
+pub const UDP_HEADER_BYTES: u32 = 8;
+pub const TCP_HEADER_BYTES: u32 = 20;
+
+/// A TCP segment header (byte sequence numbers, no wrap-around).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpSeg {
+    pub sport: u16,
+    pub dport: u16,
+    /// First payload byte carried (data segments).
+    pub seq: u64,
+    /// Next byte expected (cumulative ACK), valid when `flags & ACK`.
+    pub ack: u64,
+    /// Payload bytes carried.
+    pub len: u32,
+    pub flags: u8,
+    /// Advertised receive window, bytes.
+    pub wnd: u32,
+    /// Timestamp option: sender's clock, and the echoed one (RFC 7323 style).
+    pub ts: Time,
+    pub ts_echo: Time,
+}
+
+impl TcpSeg {
+    pub const SYN: u8 = 0x02;
+    pub const ACK: u8 = 0x10;
+    pub const FIN: u8 = 0x01;
+}
+
+/// What the IP payload is.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Body {
+    /// UDP datagram of an application flow; `seq` numbers the flow's packets.
+    Udp { sport: u16, dport: u16, seq: u64 },
+    Tcp(TcpSeg),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Packet {
+    /// Unique per packet created in the run; kept across hops (as ns-2).
+    pub uid: u64,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub ttl: u8,
+    /// DSCP / traffic class byte.
+    pub dscp: u8,
+    /// IP datagram size in bytes, IP header included.
+    pub size: u32,
+    /// Chosen by routing: the neighbour the MAC sends this packet to.
+    pub next_hop: NodeId,
+    /// The neighbour this packet was last received from.
+    pub prev_hop: NodeId,
+    /// When the application created it (one-way delay is measured from here).
+    pub created: Time,
+    pub flow: u32,
+    pub body: Body,
+}
+
+impl Packet {
+    pub const DEFAULT_TTL: u8 = 64;
+
+    pub fn is_control(&self) -> bool {
+        self.flow == FLOW_NONE
+    }
+    /// Short name of the packet type, as in ns-2 traces.
+    pub fn type_name(&self) -> &'static str {
+        match self.body {
+            Body::Udp { .. } => "cbr",
+            Body::Tcp(s) if s.len == 0 => "ack",
+            Body::Tcp(_) => "tcp",
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Static routing: a next-hop table per node, fixed for the whole run.
+
+use super::{Origin, RouteCtx, Routing};
+use crate::config::Position;
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, BROADCAST};
+use std::collections::VecDeque;
+
+const NO_ROUTE: NodeId = NodeId::MAX - 1;
+
+pub struct StaticRouting {
+    /// next_hop[dst]; NO_ROUTE where unreachable.
+    next_hop: Vec<NodeId>,
+}
+
+impl StaticRouting {
+    pub fn from_table(next_hop: Vec<NodeId>) -> Self {
+        StaticRouting { next_hop }
+    }
+    pub fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
+        match self.next_hop.get(dst as usize) {
+            Some(&h) if h != NO_ROUTE => Some(h),
+            _ => None,
+        }
+    }
+}
+
+impl Routing for StaticRouting {
+    fn name(&self) -> &'static str {
+        "static"
+    }
+    fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, _origin: Origin) {
+        if pkt.dst == BROADCAST {
+            pkt.next_hop = BROADCAST;
+            return ctx.transmit(pkt);
+        }
+        match self.next_hop(pkt.dst) {
+            Some(h) => {
+                pkt.next_hop = h;
+                ctx.transmit(pkt);
+            }
+            None => ctx.drop(pkt, DropReason::Nrte),
+        }
+    }
+}
+
+/// Builds every node's next-hop table: shortest hop paths over links of at
+/// most `range` metres (ties broken towards the lowest node id, so tables are
+/// deterministic), then explicit `paths` override the entries they cover.
+pub fn build_tables(positions: &[Position], range: f64, paths: &[Vec<NodeId>]) -> Vec<Vec<NodeId>> {
+    let n = positions.len();
+    let adj = crate::phy::channel::connectivity(positions, range);
+    let mut tables = vec![vec![NO_ROUTE; n]; n];
+    // BFS from every destination; parent pointers give next hops towards it.
+    let mut queue = VecDeque::with_capacity(n);
+    let mut dist = vec![u32::MAX; n];
+    for dst in 0..n {
+        dist.iter_mut().for_each(|d| *d = u32::MAX);
+        dist[dst] = 0;
+        queue.clear();
+        queue.push_back(dst);
+        tables[dst][dst] = dst as NodeId;
+        while let Some(u) = queue.pop_front() {
+            for &v in &adj[u] {
+                let v = v as usize;
+                if dist[v] == u32::MAX {
+                    dist[v] = dist[u] + 1;
+                    tables[v][dst] = u as NodeId;
+                    queue.push_back(v);
+                }
+            }
+        }
+    }
+    // Explicit paths: forward entries, and the reverse unless given separately.
+    let given: std::collections::HashSet<(NodeId, NodeId)> =
+        paths.iter().filter(|p| p.len() >= 2).map(|p| (p[0], *p.last().unwrap())).collect();
+    for p in paths.iter().filter(|p| p.len() >= 2) {
+        let dst = *p.last().unwrap();
+        for w in p.windows(2) {
+            tables[w[0] as usize][dst as usize] = w[1];
+        }
+        let src = p[0];
+        if !given.contains(&(dst, src)) {
+            for w in p.windows(2) {
+                tables[w[1] as usize][src as usize] = w[0];
+            }
+        }
+    }
+    tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+    #[test]
+    fn chain_tables() {
+        let pos = SimConfig::chain_positions(4, 200.0);
+        let t = build_tables(&pos, 250.0, &[]);
+        assert_eq!(t[0][3], 1);
+        assert_eq!(t[3][0], 2);
+        assert_eq!(t[1][1], 1);
+        let r = StaticRouting::from_table(t[0].clone());
+        assert_eq!(r.next_hop(3), Some(1));
+    }
+    #[test]
+    fn explicit_path_overrides() {
+        let pos = SimConfig::grid_positions(2, 2, 200.0);
+        let t = build_tables(&pos, 250.0, &[vec![0, 2, 3]]);
+        assert_eq!(t[0][3], 2);
+        assert_eq!(t[3][0], 2);
+    }
+    #[test]
+    fn partition_has_no_route() {
+        let pos = vec![Position::new(0.0, 0.0), Position::new(1000.0, 0.0)];
+        let t = build_tables(&pos, 250.0, &[]);
+        assert_eq!(StaticRouting::from_table(t[0].clone()).next_hop(1), None);
+    }
+}

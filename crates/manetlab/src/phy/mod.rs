@@ -1,0 +1,111 @@
+//! Physical layer: propagation, the shared channel, and each node's radio.
+//!
+//! `propagation` turns distance into received power; `channel` finds who
+//! hears a transmission (spatial grid, exact within the carrier-sense cut);
+//! `radio` is one node's receiver state machine (thresholds and capture);
+//! `mode` holds the 802.11 PHY timings and frame durations.
+
+pub mod channel;
+pub mod mode;
+pub mod propagation;
+pub mod radio;
+
+pub use channel::{Channel, TxId};
+pub use mode::{PhyMode, PhyStandard, Preamble};
+pub use propagation::Propagation;
+pub use radio::{CaptureRule, Radio, RxOutcome};
+
+/// Speed of light used for wavelength and propagation delay (as ns-2).
+pub const SPEED_OF_LIGHT: f64 = 3.0e8;
+
+/// Radio parameters shared by every node (ns-2 WaveLAN defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RadioConfig {
+    pub propagation: Propagation,
+    /// Transmit power, watts.
+    pub tx_power_w: f64,
+    pub frequency_hz: f64,
+    pub tx_gain: f64,
+    pub rx_gain: f64,
+    /// Antenna height above the node's z coordinate, metres.
+    pub antenna_height_m: f64,
+    pub system_loss: f64,
+    /// Minimum power to decode a frame, watts.
+    pub rx_threshold_w: f64,
+    /// Minimum power to sense the medium busy, watts.
+    pub cs_threshold_w: f64,
+    /// Capture ratio (linear; 10.0 = 10 dB).
+    pub capture_ratio: f64,
+    pub capture_rule: CaptureRule,
+}
+
+impl Default for RadioConfig {
+    fn default() -> Self {
+        RadioConfig {
+            propagation: Propagation::TwoRayGround,
+            tx_power_w: 0.281_838_15,
+            frequency_hz: 914e6,
+            tx_gain: 1.0,
+            rx_gain: 1.0,
+            antenna_height_m: 1.5,
+            system_loss: 1.0,
+            rx_threshold_w: 3.652e-10,
+            cs_threshold_w: 1.559e-11,
+            capture_ratio: 10.0,
+            capture_rule: CaptureRule::Ns2,
+        }
+    }
+}
+
+impl RadioConfig {
+    pub fn wavelength(&self) -> f64 {
+        SPEED_OF_LIGHT / self.frequency_hz
+    }
+    /// Received power at distance `d` between antennas of equal height.
+    pub fn rx_power(&self, d: f64) -> f64 {
+        let h = self.antenna_height_m;
+        self.propagation.rx_power(self, d, h, h)
+    }
+    /// Distance at which the received power falls to `pw` (equal heights).
+    pub fn range_for_power(&self, pw: f64) -> f64 {
+        let h = self.antenna_height_m;
+        self.propagation.distance_for_power(self, pw, h, h)
+    }
+    /// Sets the thresholds so that frames decode up to `rx_m` and the medium
+    /// is sensed busy up to `cs_m` with the configured propagation model.
+    pub fn set_ranges(&mut self, rx_m: Option<f64>, cs_m: Option<f64>) {
+        if let Some(r) = rx_m {
+            self.rx_threshold_w = self.rx_power(r);
+        }
+        if let Some(c) = cs_m {
+            self.cs_threshold_w = self.rx_power(c);
+        }
+    }
+    pub fn rx_range(&self) -> f64 {
+        self.range_for_power(self.rx_threshold_w)
+    }
+    pub fn cs_range(&self) -> f64 {
+        self.range_for_power(self.cs_threshold_w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn wavelan_defaults_give_250_and_550_m() {
+        let r = RadioConfig::default();
+        assert!((r.rx_range() - 250.0).abs() < 0.5, "rx range {}", r.rx_range());
+        assert!((r.cs_range() - 550.0).abs() < 0.5, "cs range {}", r.cs_range());
+    }
+    #[test]
+    fn ranges_round_trip() {
+        let mut r = RadioConfig::default();
+        r.set_ranges(Some(200.0), Some(300.0));
+        assert!((r.rx_range() - 200.0).abs() < 1e-6);
+        assert!((r.cs_range() - 300.0).abs() < 1e-6);
+        r.propagation = Propagation::FreeSpace;
+        r.set_ranges(Some(100.0), None);
+        assert!((r.rx_range() - 100.0).abs() < 1e-6);
+    }
+}

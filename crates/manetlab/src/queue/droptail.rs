@@ -1,0 +1,91 @@
+//! Drop-tail FIFO with an optional priority lane for routing control
+//! packets (ns-2's Queue/DropTail/PriQueue).
+
+use super::QueueDisc;
+use crate::net::Packet;
+use std::collections::VecDeque;
+
+pub struct DropTail {
+    limit: usize,
+    control_first: bool,
+    control: VecDeque<Packet>,
+    data: VecDeque<Packet>,
+}
+
+impl DropTail {
+    pub fn new(limit: usize, control_first: bool) -> Self {
+        DropTail {
+            limit,
+            control_first,
+            control: VecDeque::with_capacity(8),
+            data: VecDeque::with_capacity(limit.min(1024)),
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet> {
+        if self.len() >= self.limit {
+            return Err(pkt);
+        }
+        if self.control_first && pkt.is_control() {
+            self.control.push_back(pkt);
+        } else {
+            self.data.push_back(pkt);
+        }
+        Ok(())
+    }
+    fn dequeue(&mut self) -> Option<Packet> {
+        self.control.pop_front().or_else(|| self.data.pop_front())
+    }
+    fn len(&self) -> usize {
+        self.control.len() + self.data.len()
+    }
+    fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>) {
+        for q in [&mut self.control, &mut self.data] {
+            let mut i = 0;
+            while i < q.len() {
+                if q[i].next_hop == next_hop {
+                    out.push(q.remove(i).unwrap());
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        self.control.iter().chain(self.data.iter()).for_each(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Body, FLOW_NONE};
+    use crate::sim::Time;
+    fn pkt(uid: u64, flow: u32) -> Packet {
+        Packet {
+            uid,
+            src: 0,
+            dst: 1,
+            ttl: 64,
+            dscp: 0,
+            size: 100,
+            next_hop: 1,
+            prev_hop: 0,
+            created: Time::ZERO,
+            flow,
+            body: Body::Udp { sport: 1, dport: 1, seq: uid },
+        }
+    }
+    #[test]
+    fn fifo_limit_and_control_first() {
+        let mut q = DropTail::new(3, true);
+        q.enqueue(pkt(1, 0)).unwrap();
+        q.enqueue(pkt(2, 0)).unwrap();
+        q.enqueue(pkt(3, FLOW_NONE)).unwrap();
+        assert_eq!(q.enqueue(pkt(4, 0)).unwrap_err().uid, 4);
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue().map(|p| p.uid)).collect();
+        assert_eq!(order, vec![3, 1, 2]);
+    }
+}

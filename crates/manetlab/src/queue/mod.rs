@@ -1,0 +1,54 @@
+//! Interface queues between the network layer and the MAC.
+//!
+//! A queue discipline is a `QueueDisc`: it may serve packets out of arrival
+//! order (fair queueing, backpressure), so the MAC asks it for the next
+//! packet instead of popping a FIFO.
+
+pub mod droptail;
+
+pub use droptail::DropTail;
+
+use crate::net::Packet;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueConfig {
+    pub kind: QueueKind,
+    /// Packets the queue holds at most.
+    pub limit: usize,
+    /// Routing control packets go ahead of data (ns-2's PriQueue).
+    pub control_first: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueKind {
+    DropTail,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true }
+    }
+}
+
+/// An interface queue discipline.
+pub trait QueueDisc {
+    /// Offers a packet; on refusal the packet is handed back for accounting.
+    fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
+    /// The next packet the MAC should send, if any.
+    fn dequeue(&mut self) -> Option<Packet>;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Removes every packet whose next hop is `next_hop` (used when a link
+    /// breaks and routing wants them back), appending them to `out`.
+    fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>);
+    /// Visits every held packet (end-of-run audit).
+    fn for_each(&self, f: &mut dyn FnMut(&Packet));
+}
+
+pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
+    match cfg.kind {
+        QueueKind::DropTail => Box::new(DropTail::new(cfg.limit, cfg.control_first)),
+    }
+}

@@ -1,0 +1,102 @@
+//! Simulation time: integer nanoseconds since the start of the run.
+//!
+//! One type serves for instants and spans: both are a count of nanoseconds,
+//! and keeping them integer makes event order exact and machine-independent.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
+
+/// Nanoseconds since the start of the run (or a span of nanoseconds).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns)
+    }
+    pub const fn from_us(us: u64) -> Time {
+        Time(us * 1_000)
+    }
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Time {
+        Time(s * 1_000_000_000)
+    }
+    /// Rounds to the nearest nanosecond; negative or NaN values become zero.
+    pub fn from_secs_f64(s: f64) -> Time {
+        if s.is_nan() || s <= 0.0 {
+            Time(0)
+        } else {
+            Time((s * 1e9).round() as u64)
+        }
+    }
+    pub const fn as_ns(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    pub fn as_us_f64(self) -> f64 {
+        self.0 as f64 * 1e-3
+    }
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+    /// Time to send `bits` at `bps` bits per second, rounded up to the next ns.
+    pub fn for_bits(bits: u64, bps: u64) -> Time {
+        debug_assert!(bps > 0);
+        let num = bits as u128 * 1_000_000_000u128;
+        Time(num.div_ceil(bps as u128) as u64)
+    }
+}
+
+impl Add for Time {
+    type Output = Time;
+    fn add(self, o: Time) -> Time {
+        Time(self.0 + o.0)
+    }
+}
+impl AddAssign for Time {
+    fn add_assign(&mut self, o: Time) {
+        self.0 += o.0;
+    }
+}
+impl Sub for Time {
+    type Output = Time;
+    fn sub(self, o: Time) -> Time {
+        debug_assert!(self.0 >= o.0, "time went negative: {} - {}", self, o);
+        Time(self.0 - o.0)
+    }
+}
+impl SubAssign for Time {
+    fn sub_assign(&mut self, o: Time) {
+        self.0 -= o.0;
+    }
+}
+impl Mul<u64> for Time {
+    type Output = Time;
+    fn mul(self, k: u64) -> Time {
+        Time(self.0 * k)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn bits_round_up() {
+        assert_eq!(Time::for_bits(8, 2_000_000), Time(4_000));
+        assert_eq!(Time::for_bits(1, 3), Time(333_333_334));
+        assert_eq!(Time::from_secs_f64(1.5), Time::from_ms(1500));
+    }
+}
