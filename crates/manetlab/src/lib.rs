@@ -18,6 +18,8 @@
 
 pub mod app;
 pub mod config;
+pub mod node;
+pub mod simulation;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
@@ -28,3 +30,6 @@ pub mod scenario;
 pub mod sim;
 pub mod study;
 pub mod transport;
+pub use simulation::{BuildError, Simulation};
+pub use config::SimConfig;
+pub use metrics::Report;

@@ -1,1 +1,15 @@
-//! (to be written)
+//! Applications: traffic sources that decide when packets leave and how big
+//! they are. A transport endpoint asks its source for each departure.
+
+pub mod cbr;
+
+pub use cbr::Cbr;
+
+use crate::sim::{RngStream, Time};
+
+pub trait TrafficSource {
+    /// The time of the next packet, given the current time; None = done.
+    fn next_departure(&mut self, now: Time, rng: &mut RngStream) -> Option<Time>;
+    /// Payload bytes of packet number `seq`.
+    fn payload_bytes(&self, seq: u64) -> u32;
+}

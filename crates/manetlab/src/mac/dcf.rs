@@ -1,4 +1,633 @@
-//! IEEE 802.11 DCF (in progress).
-pub struct Dcf;
-pub enum MacEvent {}
-pub enum MacTimer {}
+//! IEEE 802.11 distributed coordination function (IEEE 802.11-2016 §10.3).
+//!
+//! The DCF is a state machine driven by the node: it is told when the PHY
+//! senses energy or falls idle, when frames decode or fail, when its own
+//! transmissions end and when its timers fire. It answers with [`MacAction`]s
+//! (transmit a frame, set a timer, hand something up). Nothing here touches
+//! the event queue or the channel directly.
+//!
+//! Channel access: the medium is idle when the PHY senses nothing, the radio
+//! is not transmitting and the NAV has expired. A station defers DIFS (EIFS
+//! after a frame that failed to decode) after the medium becomes idle, then
+//! counts down its backoff one slot at a time; a slot interrupted by a busy
+//! medium is not counted (§10.3.4.3). Backoff is drawn uniformly from
+//! [0, CW]; CW doubles (CW = 2CW + 1) up to CWmax on each failed attempt and
+//! resets to CWmin after success or a drop. After every transmission a new
+//! backoff is drawn (post-backoff), so back-to-back frames are separated by
+//! DIFS + backoff. A frame arriving at an idle MAC with no backoff pending,
+//! on a medium idle for at least DIFS, is sent at once.
+
+use super::frame::{self, Frame, FrameKind, MacAddr};
+use super::MacConfig;
+use crate::net::{Packet, BROADCAST};
+use crate::phy::PhyMode;
+use crate::sim::{RngStream, Time};
+
+/// The DCF's timers. Each carries a generation so a cancelled timer that
+/// still fires is ignored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MacTimer {
+    /// DIFS/EIFS + backoff elapsed: the station may transmit.
+    Access,
+    /// No CTS or ACK arrived in time.
+    Timeout,
+    /// SIFS after a frame: send the pending response (CTS, DATA or ACK).
+    Response,
+}
+
+/// What the DCF asks the node to do.
+#[derive(Clone, Debug)]
+pub enum MacAction {
+    /// Put `frame` on the air now for `duration`.
+    Transmit(Frame, Time),
+    /// Call `on_timer(kind, gen)` at `at`.
+    Timer { at: Time, kind: MacTimer, gen: u32 },
+    /// A data frame for this node (or broadcast) decoded.
+    Deliver(Packet, MacAddr),
+    /// A data frame for another node decoded (promiscuous tap).
+    Overheard(Packet, MacAddr),
+    /// A unicast packet was acknowledged, or a broadcast was sent.
+    TxSuccess(Packet),
+    /// Retries exhausted for this packet (link failure feedback).
+    TxFailed(Packet),
+    /// The MAC can take another packet from the interface queue.
+    Ready,
+}
+
+
+/// Counters of one MAC.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MacStats {
+    pub data_sent: u64,
+    pub rts_sent: u64,
+    pub cts_sent: u64,
+    pub ack_sent: u64,
+    pub broadcast_sent: u64,
+    /// Retransmission attempts (RTS or DATA sent again).
+    pub retries: u64,
+    /// RTS frames not answered by a CTS.
+    pub rts_failures: u64,
+    /// DATA frames not answered by an ACK.
+    pub ack_failures: u64,
+    /// Packets dropped after the retry limit (link-failure signals).
+    pub retry_drops: u64,
+    pub unicast_success: u64,
+    pub duplicates: u64,
+    /// Bytes this MAC put on the air (all frame kinds).
+    pub bytes_on_air: u64,
+    /// Time spent transmitting, ns.
+    pub airtime_ns: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// Nothing to send (a post-backoff may be counting down).
+    Idle,
+    /// A packet waits for channel access.
+    Contend,
+    /// Transmitting the RTS / waiting for the CTS.
+    SendingRts,
+    WaitCts,
+    /// CTS received, DATA goes out after SIFS.
+    DataPending,
+    SendingData,
+    WaitAck,
+    SendingBroadcast,
+}
+
+pub struct Dcf {
+    addr: MacAddr,
+    phy: PhyMode,
+    slot: Time,
+    sifs: Time,
+    difs: Time,
+    eifs: Time,
+    cw_min: u32,
+    cw_max: u32,
+    rts_threshold: Option<u32>,
+    short_limit: u32,
+    long_limit: u32,
+    /// ns-2 sets the NAV to EIFS past a frame that was captured out.
+    nav_on_capture: bool,
+
+    // Carrier sense.
+    sensing: bool,
+    transmitting: bool,
+    /// When the medium last became idle (energy gone and own tx over).
+    idle_since: Time,
+    nav_until: Time,
+    use_eifs: bool,
+
+    // Backoff.
+    cw: u32,
+    backoff: Option<u32>,
+    access_gen: u32,
+    access_pending: bool,
+    countdown_start: Time,
+
+    // Frame exchange.
+    state: State,
+    current: Option<Packet>,
+    current_seq: u16,
+    current_retry: bool,
+    ssrc: u32,
+    slrc: u32,
+    timeout_gen: u32,
+    seq_counter: u16,
+    response: Option<Frame>,
+    response_gen: u32,
+    /// A response (CTS/ACK) is on the air; `state` is left as it was.
+    responding: bool,
+    dup_cache: Vec<(MacAddr, u16)>,
+
+    rng: RngStream,
+    pub stats: MacStats,
+}
+
+/// Entries kept for duplicate detection (most recent senders).
+const DUP_CACHE: usize = 32;
+
+impl Dcf {
+    pub fn new(addr: MacAddr, cfg: &MacConfig, nav_on_capture: bool, rng: RngStream) -> Dcf {
+        let phy = cfg.phy;
+        Dcf {
+            addr,
+            phy,
+            slot: phy.slot(),
+            sifs: phy.sifs(),
+            difs: phy.difs(),
+            eifs: phy.eifs(),
+            cw_min: cfg.cw_min(),
+            cw_max: cfg.cw_max(),
+            rts_threshold: cfg.rts_threshold,
+            short_limit: cfg.short_retry_limit.max(1),
+            long_limit: cfg.long_retry_limit.max(1),
+            nav_on_capture,
+            sensing: false,
+            transmitting: false,
+            idle_since: Time::ZERO,
+            nav_until: Time::ZERO,
+            use_eifs: false,
+            cw: cfg.cw_min(),
+            backoff: None,
+            access_gen: 0,
+            access_pending: false,
+            countdown_start: Time::ZERO,
+            state: State::Idle,
+            current: None,
+            current_seq: 0,
+            current_retry: false,
+            ssrc: 0,
+            slrc: 0,
+            timeout_gen: 0,
+            seq_counter: 0,
+            response: None,
+            response_gen: 0,
+            responding: false,
+            dup_cache: Vec::with_capacity(DUP_CACHE),
+            rng,
+            stats: MacStats::default(),
+        }
+    }
+
+    /// Whether the MAC holds no packet and can take one from the queue.
+    pub fn can_accept(&self) -> bool {
+        self.current.is_none()
+    }
+
+    /// The packet being sent, if any (for the end-of-run audit).
+    pub fn current(&self) -> Option<&Packet> {
+        self.current.as_ref()
+    }
+
+    pub fn nav_until(&self) -> Time {
+        self.nav_until
+    }
+
+    fn ack_time(&self) -> Time {
+        self.phy.frame_time(frame::ACK_BYTES, self.phy.basic_rate)
+    }
+    fn cts_time(&self) -> Time {
+        self.phy.frame_time(frame::CTS_BYTES, self.phy.basic_rate)
+    }
+
+    fn uses_rts(&self, pkt: &Packet) -> bool {
+        match self.rts_threshold {
+            Some(t) => pkt.next_hop != BROADCAST && Frame::data_bytes(pkt) > t,
+            None => false,
+        }
+    }
+
+    fn medium_idle(&self, now: Time) -> bool {
+        !self.sensing && !self.transmitting && self.nav_until <= now
+    }
+
+    fn draw_backoff(&mut self) -> u32 {
+        self.rng.uniform_incl(self.cw)
+    }
+
+    // ---- channel access -------------------------------------------------
+
+    /// Stops a running countdown, keeping the slots not yet counted.
+    fn freeze(&mut self, now: Time) {
+        if !self.access_pending {
+            return;
+        }
+        self.access_pending = false;
+        self.access_gen = self.access_gen.wrapping_add(1);
+        if let Some(b) = self.backoff {
+            if now > self.countdown_start {
+                let counted = ((now - self.countdown_start).as_ns() / self.slot.as_ns()) as u32;
+                self.backoff = Some(b - counted.min(b));
+            }
+        }
+    }
+
+    /// (Re)schedules the access timer if the station wants the medium and
+    /// the medium is idle; the countdown starts IFS after it became idle.
+    fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if self.access_pending {
+            self.freeze(now);
+        }
+        let wants = self.backoff.is_some() && matches!(self.state, State::Idle | State::Contend);
+        if !wants || self.sensing || self.transmitting || self.responding {
+            return;
+        }
+        let ifs = if self.use_eifs { self.eifs } else { self.difs };
+        let start = self.idle_since.max(self.nav_until) + ifs;
+        self.countdown_start = start;
+        let at = (start + self.slot * self.backoff.unwrap_or(0) as u64).max(now);
+        self.access_pending = true;
+        self.access_gen = self.access_gen.wrapping_add(1);
+        out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+    }
+
+    fn medium_became_busy(&mut self, now: Time) {
+        self.freeze(now);
+    }
+
+    fn medium_maybe_idle(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if !self.sensing && !self.transmitting {
+            self.schedule_access(now, out);
+        }
+    }
+
+    // ---- packets from above ----------------------------------------------
+
+    /// Hands the MAC a packet (only when `can_accept`). `pkt.next_hop` is the
+    /// receiver address.
+    pub fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
+        debug_assert!(self.current.is_none());
+        self.current = Some(pkt);
+        self.current_seq = self.seq_counter;
+        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
+        self.current_retry = false;
+        self.ssrc = 0;
+        self.slrc = 0;
+        self.state = State::Contend;
+        if self.backoff.is_none() {
+            let ifs = if self.use_eifs { self.eifs } else { self.difs };
+            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.idle_since.max(self.nav_until) + ifs;
+            self.backoff = Some(if idle_long_enough { 0 } else { self.draw_backoff() });
+        }
+        self.schedule_access(now, out);
+    }
+
+    // ---- events from the PHY ----------------------------------------------
+
+    /// The PHY started sensing energy (a signal arrived at an idle receiver).
+    pub fn on_sense_busy(&mut self, now: Time) {
+        self.sensing = true;
+        self.medium_became_busy(now);
+    }
+
+    /// A frame was ignored because the ongoing reception captured the
+    /// receiver; `end` is when it ends.
+    pub fn on_captured_out(&mut self, now: Time, end: Time, out: &mut Vec<MacAction>) {
+        if self.nav_on_capture {
+            let until = end + self.eifs;
+            if until > self.nav_until {
+                self.nav_until = until;
+                self.schedule_access(now, out);
+            }
+        }
+    }
+
+    /// A locked frame ended. `decoded` is the frame if it decoded; `idle`
+    /// tells whether the PHY now senses nothing.
+    pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
+        match decoded {
+            Some(f) => {
+                self.use_eifs = false;
+                self.receive(now, f, out);
+            }
+            None => self.use_eifs = true,
+        }
+        self.on_signal_end(now, idle, out);
+    }
+
+    /// A signal that was not locked ended (or after `on_rx_end`).
+    pub fn on_signal_end(&mut self, now: Time, idle: bool, out: &mut Vec<MacAction>) {
+        if idle && self.sensing {
+            self.sensing = false;
+            if !self.transmitting {
+                self.idle_since = now;
+            }
+        }
+        self.medium_maybe_idle(now, out);
+    }
+
+    fn receive(&mut self, now: Time, f: &Frame, out: &mut Vec<MacAction>) {
+        if f.dst != self.addr {
+            if f.dst == BROADCAST {
+                if let Some(p) = f.packet {
+                    out.push(MacAction::Deliver(p, f.src));
+                }
+                return;
+            }
+            // Virtual carrier sense from frames addressed to others.
+            let until = now + f.duration;
+            if until > self.nav_until {
+                self.nav_until = until;
+            }
+            if let (FrameKind::Data, Some(p)) = (f.kind, f.packet) {
+                out.push(MacAction::Overheard(p, f.src));
+            }
+            return;
+        }
+        match f.kind {
+            FrameKind::Rts => {
+                // Answer only if our NAV allows it and we are not in the
+                // middle of our own exchange (§10.3.2.7).
+                let busy_exchange = matches!(
+                    self.state,
+                    State::SendingRts | State::WaitCts | State::DataPending | State::SendingData | State::WaitAck
+                );
+                if self.nav_until <= now && !busy_exchange && !self.responding && self.response.is_none() {
+                    let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
+                    let cts = Frame {
+                        kind: FrameKind::Cts,
+                        src: self.addr,
+                        dst: f.src,
+                        duration,
+                        seq: 0,
+                        retry: false,
+                        bytes: frame::CTS_BYTES,
+                        rate: self.phy.basic_rate,
+                        packet: None,
+                    };
+                    self.respond(now, cts, out);
+                }
+            }
+            FrameKind::Cts => {
+                if self.state == State::WaitCts && self.current.map(|p| p.next_hop) == Some(f.src) {
+                    self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                    self.ssrc = 0;
+                    self.state = State::DataPending;
+                    let data = self.data_frame(self.current.unwrap());
+                    self.respond(now, data, out);
+                }
+            }
+            FrameKind::Data => {
+                if self.response.is_none() && !self.responding {
+                    let ack = Frame {
+                        kind: FrameKind::Ack,
+                        src: self.addr,
+                        dst: f.src,
+                        duration: Time::ZERO,
+                        seq: 0,
+                        retry: false,
+                        bytes: frame::ACK_BYTES,
+                        rate: self.phy.basic_rate,
+                        packet: None,
+                    };
+                    self.respond(now, ack, out);
+                }
+                if self.is_duplicate(f) {
+                    self.stats.duplicates += 1;
+                } else if let Some(p) = f.packet {
+                    out.push(MacAction::Deliver(p, f.src));
+                }
+            }
+            FrameKind::Ack => {
+                if self.state == State::WaitAck {
+                    self.timeout_gen = self.timeout_gen.wrapping_add(1);
+                    self.stats.unicast_success += 1;
+                    let p = self.current.take().expect("waiting for an ACK without a packet");
+                    out.push(MacAction::TxSuccess(p));
+                    self.finish_exchange(now, out);
+                }
+            }
+        }
+    }
+
+    fn is_duplicate(&mut self, f: &Frame) -> bool {
+        match self.dup_cache.iter_mut().find(|(a, _)| *a == f.src) {
+            Some(entry) => {
+                let dup = f.retry && entry.1 == f.seq;
+                entry.1 = f.seq;
+                dup
+            }
+            None => {
+                if self.dup_cache.len() == DUP_CACHE {
+                    self.dup_cache.remove(0);
+                }
+                self.dup_cache.push((f.src, f.seq));
+                false
+            }
+        }
+    }
+
+    fn respond(&mut self, now: Time, f: Frame, out: &mut Vec<MacAction>) {
+        self.response = Some(f);
+        self.response_gen = self.response_gen.wrapping_add(1);
+        out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
+    }
+
+    fn data_frame(&self, p: Packet) -> Frame {
+        let bytes = Frame::data_bytes(&p);
+        let (duration, rate) = if p.next_hop == BROADCAST {
+            (Time::ZERO, self.phy.basic_rate)
+        } else {
+            (self.sifs + self.ack_time(), self.phy.data_rate)
+        };
+        Frame {
+            kind: FrameKind::Data,
+            src: self.addr,
+            dst: p.next_hop,
+            duration,
+            seq: self.current_seq,
+            retry: self.current_retry,
+            bytes,
+            rate,
+            packet: Some(p),
+        }
+    }
+
+    // ---- timers -----------------------------------------------------------
+
+    pub fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {
+        match kind {
+            MacTimer::Access if gen == self.access_gen && self.access_pending => {
+                self.access_pending = false;
+                self.backoff = None;
+                if self.state == State::Contend {
+                    self.start_attempt(now, out);
+                } else {
+                    // Post-backoff finished with nothing to send.
+                    self.state = State::Idle;
+                }
+            }
+            MacTimer::Timeout if gen == self.timeout_gen => match self.state {
+                State::WaitCts => {
+                    self.stats.rts_failures += 1;
+                    self.ssrc += 1;
+                    self.attempt_failed(now, self.ssrc >= self.short_limit, out);
+                }
+                State::WaitAck => {
+                    self.stats.ack_failures += 1;
+                    let p = self.current.expect("ACK timeout without a packet");
+                    let exhausted = if self.uses_rts(&p) {
+                        self.slrc += 1;
+                        self.slrc >= self.long_limit
+                    } else {
+                        self.ssrc += 1;
+                        self.ssrc >= self.short_limit
+                    };
+                    self.attempt_failed(now, exhausted, out);
+                }
+                _ => {}
+            },
+            MacTimer::Response if gen == self.response_gen => {
+                if let Some(f) = self.response.take() {
+                    if self.transmitting {
+                        return; // cannot happen with SIFS spacing; be safe
+                    }
+                    if f.kind == FrameKind::Data {
+                        self.state = State::SendingData;
+                        self.stats.data_sent += 1;
+                    } else {
+                        self.responding = true;
+                        if f.kind == FrameKind::Cts {
+                            self.stats.cts_sent += 1;
+                        } else {
+                            self.stats.ack_sent += 1;
+                        }
+                    }
+                    self.transmit(now, f, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        let p = self.current.expect("contending without a packet");
+        if p.next_hop == BROADCAST {
+            self.state = State::SendingBroadcast;
+            self.stats.broadcast_sent += 1;
+            let f = self.data_frame(p);
+            self.transmit(now, f, out);
+        } else if self.uses_rts(&p) {
+            self.state = State::SendingRts;
+            self.stats.rts_sent += 1;
+            let data_time = self.phy.frame_time(Frame::data_bytes(&p), self.phy.data_rate);
+            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time();
+            let rts = Frame {
+                kind: FrameKind::Rts,
+                src: self.addr,
+                dst: p.next_hop,
+                duration,
+                seq: 0,
+                retry: self.current_retry,
+                bytes: frame::RTS_BYTES,
+                rate: self.phy.basic_rate,
+                packet: None,
+            };
+            self.transmit(now, rts, out);
+        } else {
+            self.state = State::SendingData;
+            self.stats.data_sent += 1;
+            let f = self.data_frame(p);
+            self.transmit(now, f, out);
+        }
+    }
+
+    fn transmit(&mut self, now: Time, f: Frame, out: &mut Vec<MacAction>) {
+        let d = self.phy.frame_time(f.bytes, f.rate);
+        self.freeze(now);
+        self.transmitting = true;
+        self.stats.bytes_on_air += f.bytes as u64;
+        self.stats.airtime_ns += d.as_ns();
+        out.push(MacAction::Transmit(f, d));
+    }
+
+    /// Our transmission ended.
+    pub fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        self.transmitting = false;
+        if !self.sensing {
+            self.idle_since = now;
+        }
+        if self.responding {
+            self.responding = false;
+        } else {
+            match self.state {
+                State::SendingRts => {
+                    self.state = State::WaitCts;
+                    self.set_timeout(now, self.cts_time(), out);
+                }
+                State::SendingData => {
+                    let p = self.current.expect("sending data without a packet");
+                    if p.next_hop == BROADCAST {
+                        unreachable!("broadcast uses SendingBroadcast");
+                    }
+                    self.state = State::WaitAck;
+                    self.set_timeout(now, self.ack_time(), out);
+                }
+                State::SendingBroadcast => {
+                    let p = self.current.take().expect("broadcast without a packet");
+                    out.push(MacAction::TxSuccess(p));
+                    self.finish_exchange(now, out);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.medium_maybe_idle(now, out);
+    }
+
+    /// The response must start within SIFS + a slot (§10.3.2.9); we wait for
+    /// its whole duration plus that margin.
+    fn set_timeout(&mut self, now: Time, response: Time, out: &mut Vec<MacAction>) {
+        self.timeout_gen = self.timeout_gen.wrapping_add(1);
+        let at = now + self.sifs + response + self.slot;
+        out.push(MacAction::Timer { at, kind: MacTimer::Timeout, gen: self.timeout_gen });
+    }
+
+    fn attempt_failed(&mut self, now: Time, exhausted: bool, out: &mut Vec<MacAction>) {
+        if exhausted {
+            self.stats.retry_drops += 1;
+            let p = self.current.take().expect("failed attempt without a packet");
+            out.push(MacAction::TxFailed(p));
+            self.finish_exchange(now, out);
+        } else {
+            self.stats.retries += 1;
+            self.current_retry = true;
+            self.cw = (2 * self.cw + 1).min(self.cw_max);
+            self.backoff = Some(self.draw_backoff());
+            self.state = State::Contend;
+            self.schedule_access(now, out);
+        }
+    }
+
+    /// Success or drop: reset CW, start the post-backoff, ask for more.
+    fn finish_exchange(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        self.cw = self.cw_min;
+        self.ssrc = 0;
+        self.slrc = 0;
+        self.state = State::Idle;
+        self.backoff = Some(self.draw_backoff());
+        self.schedule_access(now, out);
+        out.push(MacAction::Ready);
+    }
+}

@@ -7,7 +7,7 @@
 pub mod dcf;
 pub mod frame;
 
-pub use dcf::{Dcf, MacEvent, MacTimer};
+pub use dcf::{Dcf, MacAction, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
 
 use crate::phy::PhyMode;

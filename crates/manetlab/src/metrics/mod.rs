@@ -1,5 +1,50 @@
-//! Measurement: per-flow and per-node counters, drop reasons, statistics.
+//! Measurement: per-flow statistics, per-node counters, packet fates and
+//! the end-of-run report.
 
 pub mod drop;
+pub mod fate;
+pub mod flow;
+pub mod report;
 
 pub use drop::DropReason;
+pub use fate::{Fate, FateTable};
+pub use flow::FlowStats;
+pub use report::{Audit, FlowReport, NodeReport, Report};
+
+use crate::sim::Time;
+
+/// Live measurement state of a run.
+pub struct Metrics {
+    /// Events before this time are not counted in flow statistics.
+    pub warmup: Time,
+    pub flows: Vec<FlowStats>,
+    pub fate: FateTable,
+}
+
+impl Metrics {
+    pub fn new(warmup: Time, flows: usize) -> Metrics {
+        Metrics { warmup, flows: (0..flows).map(|_| FlowStats::default()).collect(), fate: FateTable::default() }
+    }
+    pub fn flow_sent(&mut self, flow: u32, now: Time, payload: u32) {
+        if now >= self.warmup {
+            if let Some(f) = self.flows.get_mut(flow as usize) {
+                f.on_sent(now, payload);
+            }
+        }
+    }
+    /// A packet reached its application. Duplicates are counted apart.
+    /// Everything received after the warm-up counts, whenever it was sent.
+    pub fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, uid: u64) {
+        let first = self.fate.delivered(uid);
+        if now < self.warmup {
+            return;
+        }
+        if let Some(f) = self.flows.get_mut(flow as usize) {
+            if first {
+                f.on_received(now, created, payload);
+            } else {
+                f.duplicates += 1;
+            }
+        }
+    }
+}

@@ -1,22 +1,242 @@
-//! The shared channel: who hears a transmission, at what power, when.
+//! The shared channel: who hears a transmission, at what power, and when.
+//!
+//! Receivers are found through a uniform grid whose cell side is the
+//! distance at which the received power falls below the carrier-sense
+//! threshold. Under the threshold reception model a signal below that
+//! threshold has no effect at all (ns-2 discards it), so looking only at the
+//! 3 x 3 cells around the sender is exact, not an approximation: every radio
+//! that could sense the frame is found, and the cost of a transmission is
+//! proportional to the number of radios in carrier-sense range, not to the
+//! number of nodes.
 
+use super::{RadioConfig, SPEED_OF_LIGHT};
 use crate::config::Position;
+use crate::mac::Frame;
+use crate::net::NodeId;
+use crate::sim::Time;
 
+/// Index of a transmission in flight.
 pub type TxId = u32;
-pub struct Channel;
 
-/// Neighbour lists for links of at most `range` metres (O(n log n)-ish via a
-/// grid; used at build time for static routes and connectivity reports).
-pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
-    let n = positions.len();
-    let mut adj = vec![Vec::new(); n];
-    for i in 0..n {
-        for j in (i + 1)..n {
-            if positions[i].distance(&positions[j]) <= range {
-                adj[i].push(j as u32);
-                adj[j].push(i as u32);
+/// A frame on the air.
+#[derive(Clone, Debug)]
+pub struct Transmission {
+    pub sender: NodeId,
+    pub frame: Frame,
+    pub start: Time,
+    pub end: Time,
+    /// Receivers whose signal has not ended yet.
+    pending: u32,
+}
+
+/// A radio that hears a transmission.
+#[derive(Copy, Clone, Debug)]
+pub struct Hearer {
+    pub node: NodeId,
+    /// Received power, watts.
+    pub power: f64,
+    pub delay: Time,
+}
+
+struct Grid {
+    cell: f64,
+    min_x: f64,
+    min_y: f64,
+    cols: usize,
+    rows: usize,
+    cells: Vec<Vec<NodeId>>,
+}
+
+impl Grid {
+    fn new(positions: &[Position], cell: f64) -> Grid {
+        let cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
+        let (mut min_x, mut min_y, mut max_x, mut max_y) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        if let Some(p) = positions.first() {
+            (min_x, min_y, max_x, max_y) = (p.x, p.y, p.x, p.y);
+        }
+        for p in positions {
+            min_x = min_x.min(p.x);
+            min_y = min_y.min(p.y);
+            max_x = max_x.max(p.x);
+            max_y = max_y.max(p.y);
+        }
+        // Cap the grid size: a sparse huge area must not allocate millions of cells.
+        let mut cell = cell;
+        while ((max_x - min_x) / cell + 1.0) * ((max_y - min_y) / cell + 1.0) > 4.0 * positions.len() as f64 + 64.0 {
+            cell *= 2.0;
+        }
+        let cols = ((max_x - min_x) / cell).floor() as usize + 1;
+        let rows = ((max_y - min_y) / cell).floor() as usize + 1;
+        let mut g = Grid { cell, min_x, min_y, cols, rows, cells: vec![Vec::new(); cols * rows] };
+        for (i, p) in positions.iter().enumerate() {
+            let c = g.cell_of(p);
+            g.cells[c].push(i as NodeId);
+        }
+        g
+    }
+    fn coords(&self, p: &Position) -> (usize, usize) {
+        let cx = (((p.x - self.min_x) / self.cell).floor().max(0.0) as usize).min(self.cols - 1);
+        let cy = (((p.y - self.min_y) / self.cell).floor().max(0.0) as usize).min(self.rows - 1);
+        (cx, cy)
+    }
+    fn cell_of(&self, p: &Position) -> usize {
+        let (cx, cy) = self.coords(p);
+        cy * self.cols + cx
+    }
+}
+
+pub struct Channel {
+    radio: RadioConfig,
+    positions: Vec<Position>,
+    /// Signals weaker than this are not delivered (the carrier-sense threshold).
+    cull_power: f64,
+    grid: Grid,
+    txs: Vec<Option<Transmission>>,
+    free: Vec<TxId>,
+}
+
+impl Channel {
+    pub fn new(radio: &RadioConfig, positions: Vec<Position>) -> Channel {
+        let cull_power = radio.cs_threshold_w.min(radio.rx_threshold_w);
+        // Heights differ per node (z); use the largest antenna height for the
+        // cull distance so the grid never misses a radio above the threshold.
+        let max_z = positions.iter().map(|p| p.z).fold(0.0f64, f64::max);
+        let h = radio.antenna_height_m + max_z;
+        let reach = radio.propagation.distance_for_power(radio, cull_power, h, h);
+        let grid = Grid::new(&positions, reach * 1.000_001 + 1e-6);
+        Channel { radio: radio.clone(), positions, cull_power, grid, txs: Vec::with_capacity(64), free: Vec::new() }
+    }
+
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// Received power at `to` of a transmission from `from`.
+    pub fn power_between(&self, from: NodeId, to: NodeId) -> f64 {
+        let (a, b) = (&self.positions[from as usize], &self.positions[to as usize]);
+        let h = self.radio.antenna_height_m;
+        self.radio.propagation.rx_power(&self.radio, a.distance(b), h + a.z, h + b.z)
+    }
+
+    /// Every radio except `sender` that receives the sender's signal at or
+    /// above the carrier-sense threshold, with power and propagation delay.
+    pub fn hearers(&self, sender: NodeId, out: &mut Vec<Hearer>) {
+        out.clear();
+        let p = &self.positions[sender as usize];
+        let (cx, cy) = self.grid.coords(p);
+        let h = self.radio.antenna_height_m;
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(self.grid.rows - 1) {
+            for gx in cx.saturating_sub(1)..=(cx + 1).min(self.grid.cols - 1) {
+                for &n in &self.grid.cells[gy * self.grid.cols + gx] {
+                    if n == sender {
+                        continue;
+                    }
+                    let q = &self.positions[n as usize];
+                    let d = p.distance(q);
+                    let power = self.radio.propagation.rx_power(&self.radio, d, h + p.z, h + q.z);
+                    if power >= self.cull_power {
+                        out.push(Hearer { node: n, power, delay: Time::from_secs_f64(d / SPEED_OF_LIGHT) });
+                    }
+                }
+            }
+        }
+        // Grid order depends on cell layout only; sort so that event order
+        // is by node id, independent of the grid geometry.
+        out.sort_unstable_by_key(|h| h.node);
+    }
+
+    /// Puts a frame on the air; `receivers` is how many signal ends will be
+    /// reported through `signal_ended`.
+    pub fn begin(&mut self, sender: NodeId, frame: Frame, start: Time, end: Time, receivers: u32) -> TxId {
+        let t = Transmission { sender, frame, start, end, pending: receivers };
+        match self.free.pop() {
+            Some(id) => {
+                self.txs[id as usize] = Some(t);
+                id
+            }
+            None => {
+                self.txs.push(Some(t));
+                (self.txs.len() - 1) as TxId
             }
         }
     }
+
+    pub fn get(&self, id: TxId) -> &Transmission {
+        self.txs[id as usize].as_ref().expect("transmission released early")
+    }
+
+    /// One receiver is done with the transmission; frees it after the last.
+    pub fn signal_ended(&mut self, id: TxId) {
+        let slot = &mut self.txs[id as usize];
+        let t = slot.as_mut().expect("transmission released early");
+        t.pending -= 1;
+        if t.pending == 0 {
+            *slot = None;
+            self.free.push(id);
+        }
+    }
+
+    /// Transmissions currently held (in flight or awaiting receivers).
+    pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
+        self.txs.iter().flatten()
+    }
+}
+
+/// Neighbour lists for links of at most `range` metres (build-time helper
+/// for static routes and connectivity reports).
+pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
+    let n = positions.len();
+    let grid = Grid::new(positions, range.max(1e-3));
+    let mut adj = vec![Vec::new(); n];
+    for (i, p) in positions.iter().enumerate() {
+        let (cx, cy) = grid.coords(p);
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
+            for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
+                for &j in &grid.cells[gy * grid.cols + gx] {
+                    if j as usize != i && p.distance(&positions[j as usize]) <= range {
+                        adj[i].push(j);
+                    }
+                }
+            }
+        }
+        adj[i].sort_unstable();
+    }
     adj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+
+    #[test]
+    fn grid_finds_exactly_the_radios_above_threshold() {
+        let radio = RadioConfig::default();
+        // Irregular positions over a large area.
+        let mut pos = Vec::new();
+        let mut s = 12345u64;
+        for _ in 0..300 {
+            s = crate::sim::rng::mix64(s);
+            let x = (s % 3000) as f64;
+            s = crate::sim::rng::mix64(s);
+            let y = (s % 2000) as f64;
+            pos.push(Position::new(x, y));
+        }
+        let ch = Channel::new(&radio, pos.clone());
+        let mut out = Vec::new();
+        for sender in 0..pos.len() as u32 {
+            ch.hearers(sender, &mut out);
+            let brute: Vec<u32> = (0..pos.len() as u32)
+                .filter(|&j| j != sender && ch.power_between(sender, j) >= radio.cs_threshold_w)
+                .collect();
+            let got: Vec<u32> = out.iter().map(|h| h.node).collect();
+            assert_eq!(got, brute, "sender {sender}");
+        }
+    }
+
+    #[test]
+    fn connectivity_of_a_chain() {
+        let adj = connectivity(&SimConfig::chain_positions(4, 200.0), 250.0);
+        assert_eq!(adj, vec![vec![1], vec![0, 2], vec![1, 3], vec![2]]);
+    }
 }

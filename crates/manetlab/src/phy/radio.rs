@@ -1,16 +1,274 @@
-//! One node's radio receiver: threshold reception and capture.
+//! One node's radio: the threshold reception model with capture.
+//!
+//! Every signal at or above the carrier-sense threshold makes the medium
+//! busy for its duration. The receiver locks onto one frame at a time; a
+//! frame decodes iff it was locked from its first to its last bit, was at or
+//! above the receive threshold, the radio did not transmit meanwhile, and no
+//! overlapping signal came within the capture ratio of it. What happens when
+//! a second frame arrives during a reception is the [`CaptureRule`].
+
+use super::TxId;
+use crate::sim::Time;
 
 /// What happens when a second frame arrives during a reception.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CaptureRule {
     /// ns-2: the frame being received survives iff it is at least the
     /// capture ratio stronger than the newcomer; a later frame is never
-    /// decoded.
+    /// decoded. A signal below the receive threshold also locks an idle
+    /// receiver (as ns-2's MAC does) and so can spoil a later frame.
     Ns2,
     /// ns-3 frame capture: a later frame at least the capture ratio stronger
-    /// than the current one takes the receiver over (the first is lost).
+    /// than the current one takes the receiver over (the first is lost). A
+    /// signal below the receive threshold never locks the receiver.
     StrongerWins,
 }
 
-pub struct Radio;
-pub enum RxOutcome {}
+impl CaptureRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            CaptureRule::Ns2 => "ns2",
+            CaptureRule::StrongerWins => "stronger-wins",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Signal {
+    tx: TxId,
+    power: f64,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Lock {
+    tx: TxId,
+    power: f64,
+    end: Time,
+    ok: bool,
+    /// Lost because another signal overlapped (rather than weak / own tx).
+    collided: bool,
+}
+
+/// What a signal's start did to the receiver.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StartOutcome {
+    /// The medium went from idle to busy.
+    pub became_busy: bool,
+    /// The frame was ignored because the ongoing reception captured the
+    /// receiver (ns-2 then defers EIFS after it).
+    pub captured_out: bool,
+}
+
+/// What a signal's end means for the MAC.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RxOutcome {
+    /// The signal was not the locked frame: nothing to report.
+    Nothing,
+    /// The locked frame decoded correctly.
+    Decoded(TxId),
+    /// The locked frame was lost; `collided` tells collision from error.
+    Failed { collided: bool },
+}
+
+/// Receiver counters.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RadioStats {
+    pub decoded: u64,
+    /// Locked frames lost because another signal overlapped.
+    pub collisions: u64,
+    /// Locked frames lost for being too weak or arriving during a transmission.
+    pub errors: u64,
+    /// Later frames ignored because the ongoing reception captured the receiver.
+    pub captures: u64,
+    /// Frames lost when a stronger later frame took the receiver over.
+    pub preempted: u64,
+}
+
+pub struct Radio {
+    rule: CaptureRule,
+    rx_threshold: f64,
+    capture_ratio: f64,
+    active: Vec<Signal>,
+    lock: Option<Lock>,
+    transmitting: bool,
+    pub stats: RadioStats,
+}
+
+impl Radio {
+    pub fn new(rule: CaptureRule, rx_threshold: f64, capture_ratio: f64) -> Radio {
+        Radio {
+            rule,
+            rx_threshold,
+            capture_ratio,
+            active: Vec::with_capacity(16),
+            lock: None,
+            transmitting: false,
+            stats: RadioStats::default(),
+        }
+    }
+
+    /// Physical carrier sense (energy from others; own transmission excluded).
+    pub fn sensing(&self) -> bool {
+        !self.active.is_empty()
+    }
+
+    pub fn transmitting(&self) -> bool {
+        self.transmitting
+    }
+
+    /// A signal of `power` watts starts arriving; it lasts until `end`.
+    pub fn signal_start(&mut self, tx: TxId, power: f64, end: Time) -> StartOutcome {
+        let became_busy = self.active.is_empty();
+        self.active.push(Signal { tx, power });
+        let decodable = power >= self.rx_threshold && !self.transmitting;
+        let mut captured_out = false;
+        match (self.lock, self.rule) {
+            (None, CaptureRule::Ns2) => {
+                // Any sensed signal occupies the receiver. Like ns-2, energy
+                // left over from a frame that was captured out does not
+                // interfere with a new lock (ns-2 covers it with EIFS NAV).
+                self.lock = Some(Lock { tx, power, end, ok: decodable, collided: false });
+            }
+            (None, CaptureRule::StrongerWins) => {
+                if decodable {
+                    // Survives the signals already on the air only if it
+                    // dominates every one of them by the capture ratio.
+                    let clean = self.active.iter().all(|s| s.tx == tx || power >= self.capture_ratio * s.power);
+                    self.lock = Some(Lock { tx, power, end, ok: clean, collided: !clean });
+                }
+            }
+            (Some(mut lock), rule) => {
+                if lock.power >= self.capture_ratio * power {
+                    // The ongoing reception captures the receiver.
+                    captured_out = true;
+                    self.stats.captures += 1;
+                } else if rule == CaptureRule::StrongerWins && decodable && power >= self.capture_ratio * lock.power {
+                    // The newcomer takes the receiver over.
+                    self.stats.preempted += 1;
+                    let clean = self.active.iter().all(|s| s.tx == tx || power >= self.capture_ratio * s.power);
+                    self.lock = Some(Lock { tx, power, end, ok: clean, collided: !clean });
+                } else {
+                    // Collision: the locked frame is lost. The receiver stays
+                    // busy with whichever of the two lasts longer.
+                    lock.ok = false;
+                    lock.collided = true;
+                    if end > lock.end {
+                        lock = Lock { tx, power, end, ok: false, collided: true };
+                    }
+                    self.lock = Some(lock);
+                }
+            }
+        }
+        StartOutcome { became_busy, captured_out }
+    }
+
+    /// The signal of `tx` ends. Returns the outcome for the MAC and whether
+    /// the medium became idle (no more sensed energy).
+    pub fn signal_end(&mut self, tx: TxId) -> (RxOutcome, bool) {
+        if let Some(i) = self.active.iter().position(|s| s.tx == tx) {
+            self.active.swap_remove(i);
+        }
+        let mut outcome = RxOutcome::Nothing;
+        if let Some(lock) = self.lock {
+            if lock.tx == tx {
+                self.lock = None;
+                outcome = if lock.ok {
+                    self.stats.decoded += 1;
+                    RxOutcome::Decoded(tx)
+                } else {
+                    if lock.collided {
+                        self.stats.collisions += 1;
+                    } else {
+                        self.stats.errors += 1;
+                    }
+                    RxOutcome::Failed { collided: lock.collided }
+                };
+            }
+        }
+        (outcome, self.active.is_empty())
+    }
+
+    /// The radio starts transmitting: half duplex, any reception is lost.
+    pub fn start_tx(&mut self) {
+        self.transmitting = true;
+        if let Some(lock) = self.lock.as_mut() {
+            lock.ok = false;
+        }
+    }
+
+    pub fn end_tx(&mut self) {
+        self.transmitting = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const RX: f64 = 1e-9;
+    fn t(us: u64) -> Time {
+        Time::from_us(us)
+    }
+
+    #[test]
+    fn lone_frame_decodes_and_weak_one_fails() {
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        assert!(r.signal_start(1, 2e-9, t(10)).became_busy);
+        assert_eq!(r.signal_end(1), (RxOutcome::Decoded(1), true));
+        r.signal_start(2, 0.5e-9, t(20));
+        assert_eq!(r.signal_end(2), (RxOutcome::Failed { collided: false }, true));
+    }
+
+    #[test]
+    fn ns2_first_survives_iff_ten_times_stronger() {
+        // First frame 10x stronger: captures, second ignored.
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        r.signal_start(1, 10e-9, t(100));
+        assert!(r.signal_start(2, 1e-9, t(150)).captured_out);
+        assert_eq!(r.signal_end(1), (RxOutcome::Decoded(1), false));
+        assert_eq!(r.signal_end(2), (RxOutcome::Nothing, true));
+        // First frame only 9x stronger: both lost.
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        r.signal_start(1, 9e-9, t(100));
+        r.signal_start(2, 1e-9, t(150));
+        assert_eq!(r.signal_end(1).0, RxOutcome::Nothing);
+        assert_eq!(r.signal_end(2).0, RxOutcome::Failed { collided: true });
+        // A much stronger later frame is never decoded under ns2.
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        r.signal_start(1, 1e-9, t(100));
+        r.signal_start(2, 100e-9, t(90));
+        assert_eq!(r.signal_end(2).0, RxOutcome::Nothing);
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: true });
+    }
+
+    #[test]
+    fn stronger_wins_takes_over() {
+        let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
+        r.signal_start(1, 1e-9, t(100));
+        r.signal_start(2, 10e-9, t(90));
+        assert_eq!(r.signal_end(2).0, RxOutcome::Decoded(2));
+        assert_eq!(r.signal_end(1).0, RxOutcome::Nothing);
+        assert_eq!(r.stats.preempted, 1);
+        // Below the ratio: both lost.
+        let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
+        r.signal_start(1, 1e-9, t(100));
+        r.signal_start(2, 5e-9, t(90));
+        assert_eq!(r.signal_end(2).0, RxOutcome::Nothing);
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: true });
+        // A signal below the receive threshold does not lock the receiver,
+        // and a later strong frame decodes over it.
+        let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
+        r.signal_start(1, 0.1e-9, t(100));
+        r.signal_start(2, 5e-9, t(90));
+        assert_eq!(r.signal_end(2).0, RxOutcome::Decoded(2));
+        assert_eq!(r.signal_end(1), (RxOutcome::Nothing, true));
+    }
+
+    #[test]
+    fn transmitting_spoils_reception() {
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        r.signal_start(1, 5e-9, t(100));
+        r.start_tx();
+        r.end_tx();
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: false });
+    }
+}

@@ -1,1 +1,67 @@
-//! (to be written)
+//! Transport endpoints: UDP (and TCP, TFRC as they land).
+//!
+//! An endpoint is one end of a flow bound to a port on a node. The node
+//! hands it packets addressed to its port and fires its timers; it answers
+//! with [`EndpointAction`]s. Each protocol is one module implementing
+//! [`Endpoint`].
+
+pub mod udp;
+
+use crate::metrics::Metrics;
+use crate::net::{Body, NodeId, Packet, IP_HEADER_BYTES};
+use crate::sim::{RngStream, Time};
+
+/// What an endpoint asks the node to do.
+#[derive(Copy, Clone, Debug)]
+pub enum EndpointAction {
+    /// Hand this packet to the network layer.
+    Send(Packet),
+    /// Call `on_timer(token)` at `at`.
+    Timer { at: Time, token: u64 },
+}
+
+/// What an endpoint may use while handling one event.
+pub struct EndpointCtx<'a> {
+    pub now: Time,
+    pub node: NodeId,
+    pub rng: &'a mut RngStream,
+    pub out: &'a mut Vec<EndpointAction>,
+    pub metrics: &'a mut Metrics,
+}
+
+impl EndpointCtx<'_> {
+    /// A new packet with a fresh uid; `l4_bytes` is the transport header and
+    /// payload (the IP header is added here).
+    pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, flow: u32, body: Body) -> Packet {
+        let uid = self.metrics.fate.create(self.now);
+        Packet {
+            uid,
+            src: self.node,
+            dst,
+            ttl: Packet::DEFAULT_TTL,
+            dscp: 0,
+            size: IP_HEADER_BYTES + l4_bytes,
+            next_hop: dst,
+            prev_hop: self.node,
+            created: self.now,
+            flow,
+            body,
+        }
+    }
+    pub fn send(&mut self, pkt: Packet) {
+        self.out.push(EndpointAction::Send(pkt));
+    }
+    pub fn timer(&mut self, at: Time, token: u64) {
+        self.out.push(EndpointAction::Timer { at, token });
+    }
+}
+
+pub trait Endpoint {
+    /// The port packets are demultiplexed on.
+    fn port(&self) -> u16;
+    /// Called once at time zero (schedule the start timer here).
+    fn start(&mut self, ctx: &mut EndpointCtx);
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64);
+    /// A packet addressed to this node and port.
+    fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
+}

@@ -1,0 +1,516 @@
+//! One run: the nodes, the channel, the event queue, and the dispatch that
+//! carries actions between layers.
+//!
+//! Each event is handed to the layer it belongs to. A layer answers with
+//! actions (transmit a frame, deliver a packet up, queue a packet, set a
+//! timer); these go into a FIFO work list that is drained before the next
+//! event, so the order of everything that happens at one instant is fixed by
+//! the code, never by hashing or threads. Scratch buffers are reused: the
+//! steady state allocates nothing per event.
+
+use crate::config::{SimConfig, Traffic};
+use crate::mac::dcf::{Dcf, MacAction, MacTimer};
+use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
+use crate::metrics::{DropReason, Fate, Metrics};
+use crate::net::routing::{self, NetAction, Origin, RouteCtx, RoutingConfig};
+use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::node::{NetStats, Node};
+use crate::phy::channel::{Channel, Hearer, TxId};
+use crate::phy::radio::{CaptureRule, Radio, RxOutcome};
+use crate::sim::{EventQueue, Purpose, RngStream, Time};
+use crate::transport::udp::{UdpSender, UdpSink};
+use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Kernel events. Small and `Copy`: the queue stores them by value.
+#[derive(Copy, Clone, Debug)]
+enum Event {
+    /// The first bit of a transmission reaches `node`.
+    SignalStart { node: NodeId, tx: TxId, power: f64, end: Time },
+    /// The last bit of a transmission passes `node`.
+    SignalEnd { node: NodeId, tx: TxId },
+    /// `node`'s own transmission ends.
+    TxEnd { node: NodeId },
+    Mac { node: NodeId, kind: MacTimer, gen: u32 },
+    Endpoint { node: NodeId, idx: u16, token: u64 },
+    Routing { node: NodeId, token: u64 },
+}
+
+/// Work produced while handling one event, executed in FIFO order.
+#[derive(Debug)]
+enum Work {
+    Mac(NodeId, MacAction),
+    Net(NodeId, NetAction),
+    Endpoint(NodeId, u16, EndpointAction),
+}
+
+/// Why a configuration cannot be run.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BuildError {
+    #[error("flow '{flow}': node {node} does not exist (the scenario has {nodes} nodes)")]
+    NoSuchNode { flow: String, node: u32, nodes: usize },
+    #[error("flow '{0}': source and destination are the same node")]
+    SelfFlow(String),
+    #[error("routing path {0:?} names a node that does not exist")]
+    BadPath(Vec<u32>),
+    #[error("the scenario has no nodes")]
+    NoNodes,
+    #[error("too many flows ({0}); at most 50000")]
+    TooManyFlows(usize),
+}
+
+/// First port used by flows: flow i uses port FLOW_PORT_BASE + i at both ends.
+const FLOW_PORT_BASE: u32 = 10_000;
+
+pub struct Simulation {
+    cfg: SimConfig,
+    queue: EventQueue<Event>,
+    nodes: Vec<Node>,
+    channel: Channel,
+    metrics: Metrics,
+    /// Per endpoint (node, index) random stream, seeded by flow.
+    endpoint_rngs: Vec<Vec<RngStream>>,
+    executed: u64,
+    started: bool,
+    work: VecDeque<Work>,
+    mac_out: Vec<MacAction>,
+    net_out: Vec<NetAction>,
+    ep_out: Vec<EndpointAction>,
+    hearers: Vec<Hearer>,
+}
+
+impl Simulation {
+    pub fn new(cfg: SimConfig) -> Result<Simulation, BuildError> {
+        let n = cfg.nodes.len();
+        if n == 0 {
+            return Err(BuildError::NoNodes);
+        }
+        if cfg.flows.len() > 50_000 {
+            return Err(BuildError::TooManyFlows(cfg.flows.len()));
+        }
+        for f in &cfg.flows {
+            for node in [f.src, f.dst] {
+                if node as usize >= n {
+                    return Err(BuildError::NoSuchNode { flow: f.name.clone(), node, nodes: n });
+                }
+            }
+            if f.src == f.dst {
+                return Err(BuildError::SelfFlow(f.name.clone()));
+            }
+        }
+        let channel = Channel::new(&cfg.radio, cfg.nodes.clone());
+        let mut tables = match &cfg.routing {
+            RoutingConfig::Static { paths } => {
+                if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
+                    return Err(BuildError::BadPath(p.clone()));
+                }
+                routing::static_routes::build_tables(&cfg.nodes, cfg.radio.rx_range(), paths)
+            }
+        }
+        .into_iter();
+        let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
+        let mut nodes = Vec::with_capacity(n);
+        for id in 0..n as NodeId {
+            let routing: Box<dyn routing::Routing> = match &cfg.routing {
+                RoutingConfig::Static { .. } => Box::new(routing::StaticRouting::from_table(tables.next().unwrap())),
+            };
+            nodes.push(Node {
+                id,
+                radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
+                mac: Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
+                ifq: crate::queue::build(&cfg.queue),
+                routing,
+                endpoints: Vec::new(),
+                routing_rng: RngStream::new(cfg.seed, id as u64, Purpose::Routing, 0),
+                app_rng: RngStream::new(cfg.seed, id as u64, Purpose::AppJitter, 0),
+                net: NetStats::default(),
+            });
+        }
+        let mut endpoint_rngs: Vec<Vec<RngStream>> = (0..n).map(|_| Vec::new()).collect();
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let port = (FLOW_PORT_BASE + i as u32) as u16;
+            let flow_entity = (1u64 << 32) | i as u64;
+            let stop = f.stop.unwrap_or(cfg.duration).min(cfg.duration);
+            let sender: Box<dyn Endpoint> = match &f.traffic {
+                Traffic::Cbr { size, interval, jitter } => {
+                    let cbr = crate::app::Cbr::new(*size, *interval, *jitter, f.start, stop);
+                    Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(cbr)))
+                }
+            };
+            let sink: Box<dyn Endpoint> = Box::new(UdpSink::new(i as u32, port));
+            nodes[f.src as usize].endpoints.push(sender);
+            endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
+            nodes[f.dst as usize].endpoints.push(sink);
+            endpoint_rngs[f.dst as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 1));
+        }
+        let metrics = Metrics::new(cfg.warmup, cfg.flows.len());
+        Ok(Simulation {
+            cfg,
+            queue: EventQueue::new(),
+            nodes,
+            channel,
+            metrics,
+            endpoint_rngs,
+            executed: 0,
+            started: false,
+            work: VecDeque::with_capacity(64),
+            mac_out: Vec::with_capacity(16),
+            net_out: Vec::with_capacity(16),
+            ep_out: Vec::with_capacity(16),
+            hearers: Vec::with_capacity(64),
+        })
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+    /// Events executed so far.
+    pub fn events(&self) -> u64 {
+        self.executed
+    }
+
+    /// Runs to the configured duration and returns the report.
+    pub fn run(mut self) -> Report {
+        self.run_until(self.cfg.duration);
+        self.report()
+    }
+
+    /// Executes every event up to and including time `t` (capped at the
+    /// configured duration). Can be called repeatedly to show progress.
+    pub fn run_until(&mut self, t: Time) {
+        let t = t.min(self.cfg.duration);
+        if !self.started {
+            self.started = true;
+            for node in 0..self.nodes.len() {
+                for idx in 0..self.nodes[node].endpoints.len() {
+                    self.with_endpoint(node as NodeId, idx as u16, |ep, ctx| ep.start(ctx));
+                }
+            }
+            self.drain_work();
+        }
+        while let Some(next) = self.queue.peek_time() {
+            if next > t {
+                break;
+            }
+            let (_, ev) = self.queue.pop().unwrap();
+            self.executed += 1;
+            self.handle(ev);
+            self.drain_work();
+        }
+        self.queue.advance_to(t);
+    }
+
+    fn handle(&mut self, ev: Event) {
+        let now = self.queue.now();
+        match ev {
+            Event::SignalStart { node, tx, power, end } => {
+                let n = &mut self.nodes[node as usize];
+                let o = n.radio.signal_start(tx, power, end);
+                if o.became_busy {
+                    n.mac.on_sense_busy(now);
+                }
+                if o.captured_out {
+                    n.mac.on_captured_out(now, end, &mut self.mac_out);
+                }
+            }
+            Event::SignalEnd { node, tx } => {
+                let n = &mut self.nodes[node as usize];
+                let (outcome, idle) = n.radio.signal_end(tx);
+                match outcome {
+                    RxOutcome::Decoded(id) => {
+                        let frame = self.channel.get(id).frame;
+                        n.mac.on_rx_end(now, Some(&frame), idle, &mut self.mac_out);
+                    }
+                    RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
+                    RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
+                }
+                self.channel.signal_ended(tx);
+            }
+            Event::TxEnd { node } => {
+                let n = &mut self.nodes[node as usize];
+                n.radio.end_tx();
+                n.mac.on_tx_end(now, &mut self.mac_out);
+            }
+            Event::Mac { node, kind, gen } => {
+                self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
+            }
+            Event::Endpoint { node, idx, token } => {
+                self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token));
+                return;
+            }
+            Event::Routing { node, token } => {
+                self.with_routing(node, |r, ctx| r.on_timer(ctx, token));
+                return;
+            }
+        }
+        self.collect_mac(match ev {
+            Event::SignalStart { node, .. } | Event::SignalEnd { node, .. } | Event::TxEnd { node } | Event::Mac { node, .. } => node,
+            _ => unreachable!(),
+        });
+    }
+
+    fn collect_mac(&mut self, node: NodeId) {
+        for a in self.mac_out.drain(..) {
+            self.work.push_back(Work::Mac(node, a));
+        }
+    }
+
+    fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        let mut ctx = RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng };
+        f(n.routing.as_mut(), &mut ctx);
+        for a in self.net_out.drain(..) {
+            self.work.push_back(Work::Net(node, a));
+        }
+    }
+
+    fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        let rng = &mut self.endpoint_rngs[node as usize][idx as usize];
+        let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: &mut self.metrics };
+        f(n.endpoints[idx as usize].as_mut(), &mut ctx);
+        for a in self.ep_out.drain(..) {
+            self.work.push_back(Work::Endpoint(node, idx, a));
+        }
+    }
+
+    fn drain_work(&mut self) {
+        while let Some(w) = self.work.pop_front() {
+            match w {
+                Work::Mac(node, a) => self.do_mac(node, a),
+                Work::Net(node, a) => self.do_net(node, a),
+                Work::Endpoint(node, idx, a) => self.do_endpoint(node, idx, a),
+            }
+        }
+    }
+
+    fn do_mac(&mut self, node: NodeId, a: MacAction) {
+        let now = self.queue.now();
+        match a {
+            MacAction::Transmit(frame, d) => {
+                self.nodes[node as usize].radio.start_tx();
+                self.channel.hearers(node, &mut self.hearers);
+                if !self.hearers.is_empty() {
+                    let end = now + d;
+                    let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
+                    for h in &self.hearers {
+                        let start = now + h.delay;
+                        self.queue.schedule(start, Event::SignalStart { node: h.node, tx, power: h.power, end: start + d });
+                        self.queue.schedule(start + d, Event::SignalEnd { node: h.node, tx });
+                    }
+                }
+                self.queue.schedule(now + d, Event::TxEnd { node });
+            }
+            MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+            MacAction::Deliver(pkt, from) => self.net_input(node, pkt, from),
+            MacAction::Overheard(pkt, _from) => {
+                if self.nodes[node as usize].routing.wants_overheard() {
+                    self.with_routing(node, |r, ctx| r.on_overheard(ctx, &pkt));
+                }
+            }
+            MacAction::TxSuccess(_) => {}
+            MacAction::TxFailed(pkt) => {
+                self.nodes[node as usize].net.link_failures += 1;
+                self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
+            }
+            MacAction::Ready => self.feed_mac(node),
+        }
+    }
+
+    /// Gives the MAC the next queued packet if it can take one.
+    fn feed_mac(&mut self, node: NodeId) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        if n.mac.can_accept() {
+            if let Some(p) = n.ifq.dequeue() {
+                n.mac.enqueue(now, p, &mut self.mac_out);
+                self.collect_mac(node);
+            }
+        }
+    }
+
+    fn do_net(&mut self, node: NodeId, a: NetAction) {
+        match a {
+            NetAction::Transmit(pkt) => {
+                let n = &mut self.nodes[node as usize];
+                if let Err(p) = n.ifq.enqueue(pkt) {
+                    self.drop_packet(node, p, DropReason::Ifq);
+                } else {
+                    self.feed_mac(node);
+                }
+            }
+            NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
+            NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
+        }
+    }
+
+    fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
+        match a {
+            EndpointAction::Send(pkt) => {
+                self.nodes[node as usize].net.originated += 1;
+                self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Local));
+            }
+            EndpointAction::Timer { at, token } => self.queue.schedule(at, Event::Endpoint { node, idx, token }),
+        }
+    }
+
+    fn drop_packet(&mut self, node: NodeId, pkt: Packet, why: DropReason) {
+        self.nodes[node as usize].net.drops[why.index()] += 1;
+        if !pkt.is_control() {
+            self.metrics.fate.dropped(pkt.uid, why);
+        }
+    }
+
+    /// A packet decoded by this node's MAC (addressed to it or broadcast).
+    fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId) {
+        pkt.prev_hop = from;
+        if pkt.dst == node || pkt.dst == BROADCAST {
+            if pkt.is_control() {
+                self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
+                return;
+            }
+            let n = &mut self.nodes[node as usize];
+            n.net.delivered += 1;
+            let port = match pkt.body {
+                Body::Udp { dport, .. } => dport,
+                Body::Tcp(s) => s.dport,
+            };
+            match n.endpoint_for_port(port) {
+                Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
+                None => {
+                    self.metrics.fate.delivered(pkt.uid);
+                }
+            }
+            return;
+        }
+        if pkt.ttl <= 1 {
+            return self.drop_packet(node, pkt, DropReason::Ttl);
+        }
+        pkt.ttl -= 1;
+        self.nodes[node as usize].net.forwarded += 1;
+        self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Forward));
+    }
+
+    /// Builds the report from the current state (normally at the end).
+    pub fn report(&self) -> Report {
+        let end = self.queue.now().max(self.cfg.duration);
+        let flows = self
+            .cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let s = &self.metrics.flows[i];
+                let from = f.start.max(self.cfg.warmup);
+                let until = f.stop.unwrap_or(end).min(end);
+                let span = until.saturating_sub(from).as_secs_f64();
+                let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
+                let mut sorted = s.delays.clone();
+                sorted.sort_unstable();
+                let q = |p: f64| -> f64 {
+                    if sorted.is_empty() {
+                        0.0
+                    } else {
+                        let k = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+                        sorted[k] as f64 * 1e-9
+                    }
+                };
+                let n = s.received_packets;
+                FlowReport {
+                    id: i as u32,
+                    name: f.name.clone(),
+                    kind: match f.traffic {
+                        Traffic::Cbr { .. } => "cbr".into(),
+                    },
+                    src: f.src,
+                    dst: f.dst,
+                    sent_packets: s.sent_packets,
+                    sent_bytes: s.sent_bytes,
+                    received_packets: n,
+                    received_bytes: s.received_bytes,
+                    duplicates: s.duplicates,
+                    delivery_ratio: if s.sent_packets > 0 { n as f64 / s.sent_packets as f64 } else { 0.0 },
+                    goodput_bps: per_s(s.received_bytes),
+                    offered_bps: per_s(s.sent_bytes),
+                    delay_mean_s: if n > 0 { s.delays.iter().sum::<u64>() as f64 * 1e-9 / n as f64 } else { 0.0 },
+                    delay_p50_s: q(0.5),
+                    delay_p95_s: q(0.95),
+                    delay_max_s: sorted.last().map(|&d| d as f64 * 1e-9).unwrap_or(0.0),
+                    jitter_s: if n > 1 { s.delay_abs_diff_sum as f64 * 1e-9 / (n - 1) as f64 } else { 0.0 },
+                    jitter_rfc3550_s: s.rfc3550_jitter * 1e-9,
+                }
+            })
+            .collect();
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let p = self.cfg.nodes[n.id as usize];
+                NodeReport {
+                    id: n.id,
+                    x: p.x,
+                    y: p.y,
+                    originated: n.net.originated,
+                    forwarded: n.net.forwarded,
+                    delivered: n.net.delivered,
+                    link_failures: n.net.link_failures,
+                    drops: DropReason::ALL
+                        .iter()
+                        .filter(|r| n.net.drops[r.index()] > 0)
+                        .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
+                        .collect(),
+                    mac: n.mac.stats,
+                    radio: n.radio.stats,
+                }
+            })
+            .collect();
+        Report {
+            seed: self.cfg.seed,
+            duration_s: self.cfg.duration.as_secs_f64(),
+            warmup_s: self.cfg.warmup.as_secs_f64(),
+            events: self.executed,
+            flows,
+            nodes,
+            audit: self.audit(),
+        }
+    }
+
+    /// Accounts for every packet created by an endpoint.
+    pub fn audit(&self) -> Audit {
+        let mut where_held: BTreeMap<u64, &'static str> = BTreeMap::new();
+        for n in &self.nodes {
+            n.ifq.for_each(&mut |p| {
+                where_held.insert(p.uid, "queue");
+            });
+            if let Some(p) = n.mac.current() {
+                where_held.insert(p.uid, "mac");
+            }
+            n.routing.held(&mut |p| {
+                where_held.insert(p.uid, "routing");
+            });
+        }
+        for t in self.channel.in_flight() {
+            if let Some(p) = t.frame.packet {
+                where_held.entry(p.uid).or_insert("air");
+            }
+        }
+        let mut a = Audit::default();
+        for (uid, fate) in self.metrics.fate.iter() {
+            a.created += 1;
+            match fate {
+                Fate::Delivered => a.delivered += 1,
+                Fate::Dropped(r) => *a.dropped.entry(r.code().to_string()).or_default() += 1,
+                Fate::InFlight => match where_held.get(&uid) {
+                    Some(place) => *a.held_at_end.entry(place.to_string()).or_default() += 1,
+                    None => a.unaccounted += 1,
+                },
+            }
+        }
+        a
+    }
+}

@@ -1,0 +1,70 @@
+//! UDP: a sending endpoint driven by a traffic source, and a sink.
+
+use super::{Endpoint, EndpointCtx};
+use crate::app::TrafficSource;
+use crate::net::packet::UDP_HEADER_BYTES;
+use crate::net::{Body, NodeId, Packet};
+
+/// Sends one UDP datagram per departure of its traffic source.
+pub struct UdpSender {
+    flow: u32,
+    port: u16,
+    dst: NodeId,
+    dport: u16,
+    seq: u64,
+    source: Box<dyn TrafficSource>,
+}
+
+impl UdpSender {
+    pub fn new(flow: u32, port: u16, dst: NodeId, dport: u16, source: Box<dyn TrafficSource>) -> Self {
+        UdpSender { flow, port, dst, dport, seq: 0, source }
+    }
+    fn arm(&mut self, ctx: &mut EndpointCtx) {
+        if let Some(at) = self.source.next_departure(ctx.now, ctx.rng) {
+            ctx.timer(at, 0);
+        }
+    }
+}
+
+impl Endpoint for UdpSender {
+    fn port(&self) -> u16 {
+        self.port
+    }
+    fn start(&mut self, ctx: &mut EndpointCtx) {
+        self.arm(ctx);
+    }
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, _token: u64) {
+        let payload = self.source.payload_bytes(self.seq);
+        let body = Body::Udp { sport: self.port, dport: self.dport, seq: self.seq };
+        let pkt = ctx.new_packet(self.dst, UDP_HEADER_BYTES + payload, self.flow, body);
+        ctx.metrics.flow_sent(self.flow, ctx.now, payload);
+        self.seq += 1;
+        ctx.send(pkt);
+        self.arm(ctx);
+    }
+    fn on_packet(&mut self, _ctx: &mut EndpointCtx, _pkt: &Packet) {}
+}
+
+/// Receives a flow's datagrams and records them in the flow's metrics.
+pub struct UdpSink {
+    flow: u32,
+    port: u16,
+}
+
+impl UdpSink {
+    pub fn new(flow: u32, port: u16) -> Self {
+        UdpSink { flow, port }
+    }
+}
+
+impl Endpoint for UdpSink {
+    fn port(&self) -> u16 {
+        self.port
+    }
+    fn start(&mut self, _ctx: &mut EndpointCtx) {}
+    fn on_timer(&mut self, _ctx: &mut EndpointCtx, _token: u64) {}
+    fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
+        let payload = pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES);
+        ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, payload, pkt.uid);
+    }
+}
