@@ -8,15 +8,16 @@ use super::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Heap entry. `key` packs (time, insertion sequence) into one integer so
+/// that ordering is a single comparison.
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -27,9 +28,15 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: invert so the earliest (time, seq) is on top.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
+}
+
+#[inline]
+fn key_time(key: u128) -> Time {
+    Time((key >> 64) as u64)
 }
 
 /// Pending events, earliest first; ties broken by scheduling order.
@@ -58,7 +65,7 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time: at, seq, event });
+        self.heap.push(Entry { key: ((at.0 as u128) << 64) | seq as u128, event });
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -66,14 +73,15 @@ impl<E> EventQueue<E> {
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| key_time(e.key))
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now);
-        self.now = e.time;
-        Some((e.time, e.event))
+        let t = key_time(e.key);
+        debug_assert!(t >= self.now);
+        self.now = t;
+        Some((t, e.event))
     }
     /// Advances the clock with no event (used at the end of a run).
     pub fn advance_to(&mut self, t: Time) {
