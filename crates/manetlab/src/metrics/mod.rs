@@ -1,5 +1,6 @@
 //! Measurement: per-flow and per-node counters, drop reasons, statistics.
 
+pub mod analytic;
 pub mod drop;
 pub mod stats;
 
