@@ -410,16 +410,7 @@ impl Simulation {
                 let until = f.stop.unwrap_or(end).min(end);
                 let span = until.saturating_sub(from).as_secs_f64();
                 let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
-                let mut sorted = s.delays.clone();
-                sorted.sort_unstable();
-                let q = |p: f64| -> f64 {
-                    if sorted.is_empty() {
-                        0.0
-                    } else {
-                        let k = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
-                        sorted[k] as f64 * 1e-9
-                    }
-                };
+                let q = |p: f64| s.delay.quantile(p).unwrap_or(0) as f64 * 1e-9;
                 let n = s.received_packets;
                 FlowReport {
                     id: i as u32,
@@ -437,12 +428,12 @@ impl Simulation {
                     delivery_ratio: if s.sent_packets > 0 { n as f64 / s.sent_packets as f64 } else { 0.0 },
                     goodput_bps: per_s(s.received_bytes),
                     offered_bps: per_s(s.sent_bytes),
-                    delay_mean_s: if n > 0 { s.delays.iter().sum::<u64>() as f64 * 1e-9 / n as f64 } else { 0.0 },
+                    delay_mean_s: s.delay.mean().unwrap_or(0.0) * 1e-9,
                     delay_p50_s: q(0.5),
                     delay_p95_s: q(0.95),
-                    delay_max_s: sorted.last().map(|&d| d as f64 * 1e-9).unwrap_or(0.0),
-                    jitter_s: if n > 1 { s.delay_abs_diff_sum as f64 * 1e-9 / (n - 1) as f64 } else { 0.0 },
-                    jitter_rfc3550_s: s.rfc3550_jitter * 1e-9,
+                    delay_max_s: s.delay.max().unwrap_or(0) as f64 * 1e-9,
+                    jitter_s: if n > 1 { s.jitter.mean_abs_diff() } else { 0.0 },
+                    jitter_rfc3550_s: if n > 1 { s.jitter.rfc3550() } else { 0.0 },
                 }
             })
             .collect();

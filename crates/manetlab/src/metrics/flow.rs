@@ -1,5 +1,8 @@
-//! Per-flow statistics (FlowMonitor-like).
+//! Per-flow statistics (FlowMonitor-like): counts, first/last times, the
+//! one-way delay distribution and jitter. Fixed-size state: recording a
+//! packet allocates nothing.
 
+use super::stats::{Histogram, Jitter};
 use crate::sim::Time;
 
 #[derive(Clone, Debug, Default)]
@@ -13,12 +16,10 @@ pub struct FlowStats {
     pub last_sent: Option<Time>,
     pub first_received: Option<Time>,
     pub last_received: Option<Time>,
-    /// One-way delays in nanoseconds, in arrival order.
-    pub delays: Vec<u64>,
-    /// Sum over consecutive arrivals of |delay_i - delay_{i-1}|.
-    pub delay_abs_diff_sum: u128,
-    /// RFC 3550 §6.4.1 interarrival jitter estimate, ns.
-    pub rfc3550_jitter: f64,
+    /// One-way delays, nanoseconds.
+    pub delay: Histogram,
+    /// Jitter over one-way delays, seconds.
+    pub jitter: Jitter,
 }
 
 impl FlowStats {
@@ -29,13 +30,8 @@ impl FlowStats {
         self.last_sent = Some(now);
     }
     pub fn on_received(&mut self, now: Time, created: Time, payload: u32) {
-        let delay = (now - created).as_ns();
-        if let Some(&prev) = self.delays.last() {
-            let d = delay.abs_diff(prev);
-            self.delay_abs_diff_sum += d as u128;
-            self.rfc3550_jitter += (d as f64 - self.rfc3550_jitter) / 16.0;
-        }
-        self.delays.push(delay);
+        self.delay.record((now - created).as_ns());
+        self.jitter.record(created.as_secs_f64(), now.as_secs_f64());
         self.received_packets += 1;
         self.received_bytes += payload as u64;
         self.first_received.get_or_insert(now);

@@ -1,10 +1,12 @@
 //! Measurement: per-flow statistics, per-node counters, packet fates and
 //! the end-of-run report.
 
+pub mod analytic;
 pub mod drop;
 pub mod fate;
 pub mod flow;
 pub mod report;
+pub mod stats;
 
 pub use drop::DropReason;
 pub use fate::{Fate, FateTable};
