@@ -1,3 +1,177 @@
+//! `manetlab`: run scenario files and paper reproductions.
+//!
+//! A thin front end: parsing, validation and simulation live in the library;
+//! this crate turns them into commands, tables, files and progress bars.
+
+mod output;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use manetlab::scenario::Scenario;
+use manetlab::sim::Time;
+use manetlab::{Report, Simulation};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Deterministic packet-level simulator for multi-hop 802.11 ad hoc networks.
+#[derive(Parser)]
+#[command(name = "manetlab", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario file: prints a per-flow table, writes summary.json and flows.csv.
+    Run {
+        /// The scenario (TOML), see docs/scenario.md.
+        file: PathBuf,
+        /// Seed of the first replication (overrides [run] seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a key, e.g. --set mac.data_rate=11Mbps (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Number of replications (overrides [run] replications).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Output directory (default: [output] dir, else out/<scenario file stem>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Validate a scenario file without running it.
+    Check {
+        file: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+}
+
 fn main() {
-    println!("manetlab (in progress)");
+    let cli = Cli::parse();
+    let code = match cli.cmd {
+        Cmd::Run { file, seed, set, runs, out, quiet } => run(file, seed, set, runs, out, quiet),
+        Cmd::Check { file, set } => check(file, set),
+    };
+    std::process::exit(code);
+}
+
+/// Loads a scenario; on error prints it and returns exit code 2.
+fn load(file: &PathBuf, set: &[String]) -> Result<Scenario, i32> {
+    Scenario::load(file, set).map_err(|e| {
+        eprintln!("error: {e}");
+        2
+    })
+}
+
+fn check(file: PathBuf, set: Vec<String>) -> i32 {
+    match load(&file, &set) {
+        Ok(s) => {
+            let cfg = s.config(s.seed());
+            println!(
+                "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
+                file.display(),
+                cfg.nodes.len(),
+                cfg.flows.len(),
+                cfg.duration.as_secs_f64(),
+                s.replications,
+                if s.replications == 1 { "" } else { "s" }
+            );
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+fn run(file: PathBuf, seed: Option<u64>, set: Vec<String>, runs: Option<u32>, out: Option<PathBuf>, quiet: bool) -> i32 {
+    let scenario = match load(&file, &set) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    match run_loaded(&file, &scenario, seed, runs, out, quiet) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn run_loaded(file: &std::path::Path, scenario: &Scenario, seed: Option<u64>, runs: Option<u32>, out: Option<PathBuf>, quiet: bool) -> Result<()> {
+    let first_seed = seed.unwrap_or(scenario.seed());
+    let reps = runs.unwrap_or(scenario.replications).max(1);
+    let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
+    let configs: Vec<_> = seeds.iter().map(|&s| scenario.config(s)).collect();
+    // Validate every replication before spending time on any.
+    let sims: Vec<Simulation> = configs
+        .into_iter()
+        .map(|c| Simulation::new(c).map_err(|e| anyhow::anyhow!("{}: {e}", file.display())))
+        .collect::<Result<_>>()?;
+
+    let total_ns: u64 = sims.iter().map(|s| s.config().duration.as_ns()).sum();
+    let bar = progress_bar(total_ns, quiet);
+    let done = AtomicU64::new(0);
+    let started = Instant::now();
+    let reports: Vec<Report> = sims
+        .into_par_iter()
+        .map(|sim| {
+            let mut last = Time::ZERO;
+            sim.run_with_progress(100, |now, _| {
+                let d = done.fetch_add((now - last).as_ns(), Ordering::Relaxed) + (now - last).as_ns();
+                last = now;
+                if started.elapsed() > Duration::from_secs(2) {
+                    bar.set_position(d);
+                }
+            })
+        })
+        .collect();
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+
+    let dir = out
+        .or_else(|| scenario.output_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(file.file_stem().unwrap_or_default()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
+    output::write_flows_csv(&dir, &seeds, &reports)?;
+    if !quiet {
+        output::print_table(&scenario.name, &seeds, &reports);
+        let events: u64 = reports.iter().map(|r| r.events).sum();
+        println!(
+            "\n{} events in {:.3} s wall ({:.2} M events/s); results in {}",
+            events,
+            wall,
+            events as f64 / wall.max(1e-9) / 1e6,
+            dir.display()
+        );
+        for r in &reports {
+            if !r.audit.balances() {
+                eprintln!("warning: seed {}: packet audit does not balance: {:?}", r.seed, r.audit);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A bar over simulated time, drawn only on a terminal and only once a run
+/// has taken more than a couple of seconds.
+fn progress_bar(total_ns: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total_ns), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} simulated {percent:>3}% [{bar:40}] elapsed {elapsed}, left ~{eta}")
+            .unwrap()
+            .progress_chars("=> "),
+    );
+    bar
 }

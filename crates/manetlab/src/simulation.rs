@@ -178,6 +178,18 @@ impl Simulation {
         self.report()
     }
 
+    /// Runs to the end in `steps` slices, calling `progress(now, events)`
+    /// after each (for progress bars); the result equals `run()`.
+    pub fn run_with_progress(mut self, steps: u32, mut progress: impl FnMut(Time, u64)) -> Report {
+        let steps = steps.max(1) as u64;
+        let total = self.cfg.duration.as_ns();
+        for k in 1..=steps {
+            self.run_until(Time(total / steps * k + if k == steps { total % steps } else { 0 }));
+            progress(self.now(), self.executed);
+        }
+        self.report()
+    }
+
     /// Executes every event up to and including time `t` (capped at the
     /// configured duration). Can be called repeatedly to show progress.
     pub fn run_until(&mut self, t: Time) {

@@ -1,0 +1,143 @@
+//! Result files and the terminal table.
+
+use anyhow::{Context, Result};
+use manetlab::metrics::stats::{mean_ci95, Summary};
+use manetlab::Report;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Per-flow aggregate over replications of the main metrics.
+fn aggregate(reports: &[Report]) -> Vec<serde_json::Value> {
+    let Some(first) = reports.first() else { return Vec::new() };
+    first
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let col = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| -> Summary {
+                reports.iter().map(|r| g(&r.flows[i])).collect()
+            };
+            json!({
+                "flow": f.name,
+                "src": f.src,
+                "dst": f.dst,
+                "goodput_bps": col(&|x| x.goodput_bps).values(),
+                "delivery_ratio": col(&|x| x.delivery_ratio).values(),
+                "delay_mean_s": col(&|x| x.delay_mean_s).values(),
+                "delay_p95_s": col(&|x| x.delay_p95_s).values(),
+                "jitter_s": col(&|x| x.jitter_s).values(),
+            })
+        })
+        .collect()
+}
+
+pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> Result<()> {
+    let v = json!({
+        "scenario": name,
+        "seeds": seeds,
+        "replications": reports,
+        "aggregate": aggregate(reports),
+    });
+    let path = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n").with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+const CSV_COLUMNS: [&str; 18] = [
+    "replication", "seed", "flow", "kind", "src", "dst", "sent_packets", "received_packets", "delivery_ratio",
+    "goodput_bps", "offered_bps", "delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_max_s", "jitter_s",
+    "jitter_rfc3550_s", "duplicates",
+];
+
+pub fn write_flows_csv(dir: &Path, seeds: &[u64], reports: &[Report]) -> Result<()> {
+    let mut s = CSV_COLUMNS.join(",") + "\n";
+    for (k, (r, seed)) in reports.iter().zip(seeds).enumerate() {
+        for f in &r.flows {
+            let _ = writeln!(
+                s,
+                "{k},{seed},{},{},{},{},{},{},{:.6},{:.3},{:.3},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{}",
+                f.name, f.kind, f.src, f.dst, f.sent_packets, f.received_packets, f.delivery_ratio, f.goodput_bps,
+                f.offered_bps, f.delay_mean_s, f.delay_p50_s, f.delay_p95_s, f.delay_max_s, f.jitter_s,
+                f.jitter_rfc3550_s, f.duplicates
+            );
+        }
+    }
+    if reports.len() > 1 {
+        // Two extra rows per flow: the mean and the 95% CI half-width.
+        for (i, f) in reports[0].flows.iter().enumerate() {
+            let stat = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| {
+                mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>())
+            };
+            let cols: Vec<(f64, f64)> = vec![
+                stat(&|x| x.sent_packets as f64),
+                stat(&|x| x.received_packets as f64),
+                stat(&|x| x.delivery_ratio),
+                stat(&|x| x.goodput_bps),
+                stat(&|x| x.offered_bps),
+                stat(&|x| x.delay_mean_s),
+                stat(&|x| x.delay_p50_s),
+                stat(&|x| x.delay_p95_s),
+                stat(&|x| x.delay_max_s),
+                stat(&|x| x.jitter_s),
+                stat(&|x| x.jitter_rfc3550_s),
+                stat(&|x| x.duplicates as f64),
+            ];
+            for (label, pick) in [("mean", 0usize), ("ci95", 1usize)] {
+                let vals: Vec<String> = cols.iter().map(|c| format!("{:.9}", if pick == 0 { c.0 } else { c.1 })).collect();
+                let _ = writeln!(s, "{label},,{},{},{},{},{}", f.name, f.kind, f.src, f.dst, vals.join(","));
+            }
+        }
+    }
+    let path = dir.join("flows.csv");
+    std::fs::write(&path, s).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
+    let n = reports.len();
+    if n == 1 {
+        println!("{name} (seed {}, {} s)", seeds[0], reports[0].duration_s);
+    } else {
+        println!("{name} ({n} replications, seeds {}..{}; mean ± 95% CI)", seeds[0], seeds[n - 1]);
+    }
+    println!(
+        "{:<12} {:>9} {:>9} {:>9} {:>7} {:>18} {:>16} {:>10} {:>10}",
+        "flow", "src->dst", "sent", "recv", "PDR%", "goodput kbit/s", "delay ms", "p95 ms", "jitter ms"
+    );
+    for (i, f) in reports[0].flows.iter().enumerate() {
+        let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>());
+        let fmt = |(m, h): (f64, f64), scale: f64, prec: usize| {
+            if n == 1 {
+                format!("{:.*}", prec, m * scale)
+            } else {
+                format!("{:.*} ± {:.*}", prec, m * scale, prec, h * scale)
+            }
+        };
+        println!(
+            "{:<12} {:>9} {:>9.0} {:>9.0} {:>7.1} {:>18} {:>16} {:>10.2} {:>10.2}",
+            f.name,
+            format!("{}->{}", f.src, f.dst),
+            st(&|x| x.sent_packets as f64).0,
+            st(&|x| x.received_packets as f64).0,
+            st(&|x| x.delivery_ratio).0 * 100.0,
+            fmt(st(&|x| x.goodput_bps), 1e-3, 1),
+            fmt(st(&|x| x.delay_mean_s), 1e3, 2),
+            st(&|x| x.delay_p95_s).0 * 1e3,
+            st(&|x| x.jitter_s).0 * 1e3,
+        );
+    }
+    let r = &reports[0];
+    let mac = r.mac_totals();
+    let radio = r.radio_totals();
+    let drops: std::collections::BTreeMap<String, u64> = r.nodes.iter().flat_map(|nd| nd.drops.iter()).fold(Default::default(), |mut m, (k, v)| {
+        *m.entry(k.clone()).or_default() += v;
+        m
+    });
+    println!(
+        "\nMAC (seed {}): {} data, {} RTS, {} retries, {} retry drops; radio: {} collisions, {} captures; drops {:?}",
+        r.seed, mac.data_sent, mac.rts_sent, mac.retries, mac.retry_drops, radio.collisions, radio.captures, drops
+    );
+}
