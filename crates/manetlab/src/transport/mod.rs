@@ -1,1 +1,3 @@
-//! (to be written)
+//! Transport layer endpoints.
+
+pub mod tcp;
