@@ -28,6 +28,14 @@ pub enum DataSource {
 }
 
 /// Connection phase of the sender.
+///
+/// Room for later modes: ELFN's standby (freeze) is meant to become a
+/// third state in which `on_timer` skips the RTO path, `poll_at` reports
+/// the probe deadline instead of `rto_deadline`, and `next_segment` emits
+/// probes; congestion state, `snd_*` and the estimator are kept as they
+/// are, so `resume` only has to re-arm the timer and restore the state.
+/// Pacing would add a release deadline checked in `next_segment` and
+/// folded into `poll_at`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SenderState {
     /// SYN sent (or due), waiting for the SYN-ACK.

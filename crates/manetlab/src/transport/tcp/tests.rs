@@ -262,6 +262,20 @@ fn test_established_write_extends_finite_source() {
     assert!(net.tx.is_complete());
 }
 
+#[test]
+fn test_established_ack_loss_covered_by_cumulative_acks() {
+    let mut net = Net::new(cfg(), DataSource::Finite(100 * MSS), 10, 500);
+    let mut k = 0u32;
+    net.drop_ack = Box::new(move |_, _| {
+        k += 1;
+        k % 3 == 0
+    });
+    net.run_to_completion(Time::from_secs(60));
+    assert_eq!(net.delivered, 100 * MSS);
+    assert_eq!(net.tx.stats().retransmissions, 0);
+    assert_eq!(net.tx.stats().bytes_acked, 100 * MSS);
+}
+
 // ---------------------------------------------------------------- loss recovery
 
 #[test]
