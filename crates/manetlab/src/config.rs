@@ -7,6 +7,7 @@ use crate::net::routing::RoutingConfig;
 use crate::phy::RadioConfig;
 use crate::queue::QueueConfig;
 use crate::sim::Time;
+use crate::transport::tcp::{DataSource, TcpConfig};
 
 /// A point in metres. `z` is the ground height of the node (antenna height
 /// is added by the radio).
@@ -32,6 +33,17 @@ pub enum Traffic {
     /// UDP constant bit rate: `size` payload bytes every `interval`, each
     /// gap optionally perturbed by up to ±`jitter` (uniform).
     Cbr { size: u32, interval: Time, jitter: Time },
+    /// A one-way TCP connection carrying bulk (FTP) or finite data.
+    Tcp { tcp: TcpConfig, data: DataSource },
+}
+
+impl Traffic {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Traffic::Cbr { .. } => "cbr",
+            Traffic::Tcp { .. } => "tcp",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

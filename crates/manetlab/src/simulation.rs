@@ -18,6 +18,7 @@ use crate::node::{NetStats, Node};
 use crate::phy::channel::{Channel, Hearer, TxId};
 use crate::phy::radio::{CaptureRule, Radio, RxOutcome};
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
+use crate::transport::tcp::{TcpSink, TcpSource};
 use crate::transport::udp::{UdpSender, UdpSink};
 use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use std::collections::{BTreeMap, VecDeque};
@@ -136,8 +137,12 @@ impl Simulation {
                     let cbr = crate::app::Cbr::new(*size, *interval, *jitter, f.start, stop);
                     Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(cbr)))
                 }
+                Traffic::Tcp { tcp, data } => Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop)),
             };
-            let sink: Box<dyn Endpoint> = Box::new(UdpSink::new(i as u32, port));
+            let sink: Box<dyn Endpoint> = match &f.traffic {
+                Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
+                Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
+            };
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
             nodes[f.dst as usize].endpoints.push(sink);
@@ -427,9 +432,8 @@ impl Simulation {
                 FlowReport {
                     id: i as u32,
                     name: f.name.clone(),
-                    kind: match f.traffic {
-                        Traffic::Cbr { .. } => "cbr".into(),
-                    },
+                    kind: f.traffic.kind().into(),
+                    tcp: self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == (FLOW_PORT_BASE + i as u32) as u16).and_then(|e| e.tcp_summary()),
                     src: f.src,
                     dst: f.dst,
                     sent_packets: s.sent_packets,

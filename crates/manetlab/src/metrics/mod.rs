@@ -34,10 +34,9 @@ impl Metrics {
             }
         }
     }
-    /// A packet reached its application. Duplicates are counted apart.
+    /// Payload reached the application (`first` = not a duplicate).
     /// Everything received after the warm-up counts, whenever it was sent.
-    pub fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, uid: u64) {
-        let first = self.fate.delivered(uid);
+    pub fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool) {
         if now < self.warmup {
             return;
         }

@@ -33,6 +33,9 @@ pub struct FlowReport {
     pub jitter_s: f64,
     /// RFC 3550 interarrival jitter at the end of the run.
     pub jitter_rfc3550_s: f64,
+    /// TCP sender counters (TCP flows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::transport::tcp::TcpSummary>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -5,6 +5,7 @@
 //! with [`EndpointAction`]s. Each protocol is one module implementing
 //! [`Endpoint`].
 
+pub mod tcp;
 pub mod udp;
 
 use crate::metrics::Metrics;
@@ -64,4 +65,12 @@ pub trait Endpoint {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64);
     /// A packet addressed to this node and port.
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
+    /// Connection summary, for TCP senders.
+    fn tcp_summary(&self) -> Option<tcp::TcpSummary> {
+        None
+    }
+    /// The TCP sender state machine (its traces), for TCP senders.
+    fn tcp_sender(&self) -> Option<&tcp::TcpSender> {
+        None
+    }
 }

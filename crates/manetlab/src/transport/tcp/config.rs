@@ -1,0 +1,100 @@
+//! TCP parameters (ns-2 `Agent/TCP` and `Agent/TCPSink` semantics).
+
+use super::congestion::{CongestionControl, NewReno, Reno};
+use crate::sim::Time;
+
+/// Which congestion-control / loss-recovery variant a sender runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TcpVariant {
+    /// RFC 5681 fast retransmit / fast recovery; recovery ends on the first
+    /// new ACK (ns-2 `Agent/TCP/Reno`).
+    Reno,
+    /// RFC 6582 partial-ACK handling (ns-2 `Agent/TCP/Newreno`).
+    #[default]
+    NewReno,
+}
+
+impl TcpVariant {
+    /// A fresh congestion-control instance for this variant.
+    pub fn build(self) -> Box<dyn CongestionControl> {
+        match self {
+            TcpVariant::Reno => Box::new(Reno),
+            TcpVariant::NewReno => Box::new(NewReno),
+        }
+    }
+}
+
+/// Parameters shared by a sender and its receiver.
+///
+/// `Default` gives ns-2's values (`tcpTick_` 10 ms, `minrto_` 0.2 s,
+/// `maxrto_` 60 s, `rtxcur_init_` 3 s, `window_` 20, `numdupacks_` 3),
+/// except `initial_cwnd` = 1 (ns-2's pre-2001 `windowInit_`, used by the
+/// papers we reproduce) and `packetSize_` = 1460.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment (ns-2 `packetSize_`: the payload; the
+    /// network layer adds TCP/IP headers).
+    pub mss: u32,
+    /// Largest number of segments in flight (ns-2 `window_`, the receiver's
+    /// window as the sender assumes it).
+    pub max_window: u32,
+    /// Congestion window at start, segments (ns-2 `windowInit_`).
+    pub initial_cwnd: u32,
+    /// Slow-start threshold at start, segments. `None` = `max_window`, which
+    /// is what ns-2's `reset()` does (`ssthresh_ = window_`); use a large
+    /// number for RFC 5681's "arbitrarily high" initial value.
+    pub initial_ssthresh: Option<u32>,
+    /// Window the receiver advertises, bytes (`TcpSeg::wnd`). The default
+    /// never limits the sender, as with ns-2's `TCPSink`.
+    pub rcv_window: u32,
+    /// RTO before any RTT sample (RFC 6298 §2.1).
+    pub initial_rto: Time,
+    /// Lower bound on the RTO (RFC 6298 §2.4).
+    pub min_rto: Time,
+    /// Upper bound on the RTO, backoff included (RFC 6298 §2.5).
+    pub max_rto: Time,
+    /// Clock granularity G of RFC 6298 §2.2 (ns-2 `tcpTick_`).
+    pub tick: Time,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
+    pub dupack_threshold: u32,
+    /// RFC 3042 limited transmit: one new segment on each of the first two
+    /// duplicate ACKs (ns-2 `singledup_`). Off by default.
+    pub limited_transmit: bool,
+    /// Receiver delays ACKs: one ACK per two full segments, or after
+    /// `delack_timeout` (RFC 5681 §4.2; ns-2 `TCPSink/DelAck`).
+    pub delayed_ack: bool,
+    /// Longest an ACK is delayed.
+    pub delack_timeout: Time,
+    /// Open with SYN, SYN-ACK, ACK. With `false` the sender starts
+    /// established, like ns-2's one-way TCP.
+    pub handshake: bool,
+    pub variant: TcpVariant,
+    /// Record cwnd/ssthresh/srtt/rto series in the sender's trace.
+    pub record_series: bool,
+    /// Record the time-sequence log in the sender's trace.
+    pub record_seq_log: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            max_window: 20,
+            initial_cwnd: 1,
+            initial_ssthresh: None,
+            rcv_window: 1 << 30,
+            initial_rto: Time::from_secs(3),
+            min_rto: Time::from_ms(200),
+            max_rto: Time::from_secs(60),
+            tick: Time::from_ms(10),
+            dupack_threshold: 3,
+            limited_transmit: false,
+            delayed_ack: false,
+            delack_timeout: Time::from_ms(200),
+            handshake: false,
+            variant: TcpVariant::default(),
+            record_series: true,
+            record_seq_log: true,
+        }
+    }
+}
