@@ -413,6 +413,14 @@ impl Simulation {
         self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Forward));
     }
 
+    /// A copy of the TCP sender trace of flow `flow` (None for non-TCP flows).
+    pub fn tcp_trace(&self, flow: usize) -> Option<crate::transport::tcp::TcpTrace> {
+        let f = self.cfg.flows.get(flow)?;
+        let port = (FLOW_PORT_BASE + flow as u32) as u16;
+        let ep = self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == port)?;
+        ep.tcp_sender().map(|t| t.trace().clone())
+    }
+
     /// Builds the report from the current state (normally at the end).
     pub fn report(&self) -> Report {
         let end = self.queue.now().max(self.cfg.duration);

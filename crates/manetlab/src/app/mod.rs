@@ -7,7 +7,7 @@ pub use cbr::Cbr;
 
 use crate::sim::{RngStream, Time};
 
-pub trait TrafficSource {
+pub trait TrafficSource: Send {
     /// The time of the next packet, given the current time; None = done.
     fn next_departure(&mut self, now: Time, rng: &mut RngStream) -> Option<Time>;
     /// Payload bytes of packet number `seq`.

@@ -31,7 +31,7 @@ impl Default for QueueConfig {
 }
 
 /// An interface queue discipline.
-pub trait QueueDisc {
+pub trait QueueDisc: Send {
     /// Offers a packet; on refusal the packet is handed back for accounting.
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
     /// The next packet the MAC should send, if any.

@@ -57,7 +57,7 @@ impl EndpointCtx<'_> {
     }
 }
 
-pub trait Endpoint {
+pub trait Endpoint: Send {
     /// The port packets are demultiplexed on.
     fn port(&self) -> u16;
     /// Called once at time zero (schedule the start timer here).

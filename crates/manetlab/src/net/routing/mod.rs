@@ -71,7 +71,7 @@ impl RouteCtx<'_> {
     }
 }
 
-pub trait Routing {
+pub trait Routing: Send {
     /// Short protocol name for reports ("static", "aodv", "dsr").
     fn name(&self) -> &'static str;
     /// Finds a next hop for `pkt` (set `pkt.next_hop` and transmit), buffers
