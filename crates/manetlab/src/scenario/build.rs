@@ -69,10 +69,11 @@ fn rates_list(standard: PhyStandard) -> String {
     format!("{} Mbit/s", r.join(", "))
 }
 
+/// "a DSSS" / "an OFDM".
 fn standard_name(s: PhyStandard) -> &'static str {
     match s {
-        PhyStandard::Dsss => "DSSS",
-        PhyStandard::Ofdm => "OFDM",
+        PhyStandard::Dsss => "a DSSS",
+        PhyStandard::Ofdm => "an OFDM",
     }
 }
 
@@ -447,7 +448,7 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
                 ErrorKind::BadValue,
                 s,
                 format!(
-                    "'{key}' = {} is not a {} rate{how}; valid rates: {}",
+                    "'{key}' = {} is not {} rate{how}; valid rates: {}",
                     s.get_ref(),
                     standard_name(standard),
                     rates_list(standard)

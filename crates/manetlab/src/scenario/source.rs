@@ -476,6 +476,26 @@ fn tidy(msg: &str) -> String {
     msg.trim().replace('`', "'").replace('\n', "; ")
 }
 
+/// The allowed name nearest to a misspelt one, if it is close enough to be a typo.
+fn closest<'a>(name: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let name: Vec<char> = name.to_lowercase().chars().collect();
+    let (best, d) = allowed.iter().map(|a| (*a, edit_distance(&name, &a.chars().collect::<Vec<_>>()))).min_by_key(|x| x.1)?;
+    (d <= 2.max(name.len() / 4) && d < name.len()).then_some(best)
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// Plain words for serde's names of expected types.
 fn expected_words(e: &str) -> String {
     match e {
@@ -505,7 +525,7 @@ pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
     let span = e.span();
     let at = span.clone().map_or(At::Nowhere, |s| At::Offset(s.start));
     // The root table is reported with an empty span at 0.
-    let at_root = span.as_ref().map_or(true, |s| s.is_empty());
+    let at_root = !matches!(&span, Some(s) if !s.is_empty());
     let path = match &span {
         Some(s) if !at_root => path_at(root, s.start),
         _ => Vec::new(),
@@ -516,7 +536,8 @@ pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
         let (name, allowed) = words.split_first().map_or(("?", &[][..]), |(n, a)| (*n, a));
         let table = section_name(path.get(..path.len().saturating_sub(1)).unwrap_or(&[]));
         let what = if path.len() <= 1 { format!("unknown section '{name}'") } else { format!("unknown field '{name}' in {table}") };
-        return Diag::new(ErrorKind::UnknownKey, at, format!("{what}; expected one of: {}", allowed.join(", ")));
+        let hint = closest(name, allowed).map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
+        return Diag::new(ErrorKind::UnknownKey, at, format!("{what}; expected one of: {}{hint}", allowed.join(", ")));
     }
     if let Some(rest) = msg.strip_prefix("missing field ") {
         let name = quoted_words(rest).first().copied().unwrap_or("?").to_string();
@@ -622,6 +643,14 @@ mod tests {
         let e = apply("", &["mac..x=3"]).unwrap_err();
         assert!(e.msg.contains("key path"), "{e:?}");
         assert_eq!(e.at, At::Override(0));
+    }
+
+    #[test]
+    fn suggestions_for_typos() {
+        assert_eq!(closest("rx_rnge", &["rx_range", "cs_range"]), Some("rx_range"));
+        assert_eq!(closest("radi", &["run", "radio"]), Some("radio"));
+        assert_eq!(closest("zzz", &["run", "radio"]), None);
+        assert_eq!(edit_distance(&['a', 'b'], &[]), 2);
     }
 
     #[test]

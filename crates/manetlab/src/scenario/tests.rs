@@ -289,7 +289,7 @@ fn unknown_key() {
         &e,
         ErrorKind::UnknownKey,
         pos(&t, "rx_rnge", 0),
-        &["unknown field 'rx_rnge' in [radio]; expected one of: propagation, tx_power, frequency"],
+        &["unknown field 'rx_rnge' in [radio]; expected one of: propagation, tx_power, frequency", "(did you mean 'rx_range'?)"],
     );
     assert_eq!(e.to_string(), format!("t.toml:{}:1: {}", pos(&t, "rx_rnge", 0).0, e.message()));
 
@@ -372,7 +372,7 @@ fn bad_unit() {
     );
 
     let t = format!("{BASE}\n[mac]\nstandard = \"ofdm\"\nbasic_rate = \"11Mbps\"\n");
-    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"11Mbps\"", 0), &["not a OFDM rate", "6, 9, 12, 18, 24, 36, 48, 54 Mbit/s"]);
+    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"11Mbps\"", 0), &["not an OFDM rate", "6, 9, 12, 18, 24, 36, 48, 54 Mbit/s"]);
 }
 
 #[test]

@@ -477,7 +477,7 @@ impl fmt::Display for Duration {
         let ns = self.0.as_ns();
         let (scale, unit) = if ns == 0 {
             (1_000_000_000, "s")
-        } else if ns % 60_000_000_000 == 0 {
+        } else if ns.checked_rem(60_000_000_000) == Some(0) {
             (60_000_000_000, "min")
         } else if ns >= 1_000_000_000 {
             (1_000_000_000, "s")
