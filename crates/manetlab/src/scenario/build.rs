@@ -31,7 +31,11 @@ pub(crate) const MAX_UDP_PAYLOAD: u32 = MAX_MSDU - IP_HEADER_BYTES - UDP_HEADER_
 pub(crate) enum Topology {
     Fixed(Vec<Position>),
     /// Uniform in [0, width) x [0, height), from the run seed.
-    Random { nodes: u32, width: f64, height: f64 },
+    Random {
+        nodes: u32,
+        width: f64,
+        height: f64,
+    },
 }
 
 /// A checked scenario: everything but the seed-dependent parts of a run.
@@ -59,13 +63,19 @@ fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Res
     let name = v.get_ref().trim();
     options.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, t)| *t).ok_or_else(|| {
         let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-        err(ErrorKind::BadValue, v, format!("unknown value {:?} for '{key}'; expected one of: {}", name, names.join(", ")))
+        err(
+            ErrorKind::BadValue,
+            v,
+            format!("unknown value {:?} for '{key}'; expected one of: {}", name, names.join(", ")),
+        )
     })
 }
 
 fn rates_list(standard: PhyStandard) -> String {
-    let r: Vec<String> =
-        PhyMode::valid_rates(standard).iter().map(|&b| super::units::DataRate(b).to_string().replace("Mbps", "")).collect();
+    let r: Vec<String> = PhyMode::valid_rates(standard)
+        .iter()
+        .map(|&b| super::units::DataRate(b).to_string().replace("Mbps", ""))
+        .collect();
     format!("{} Mbit/s", r.join(", "))
 }
 
@@ -113,7 +123,11 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
     };
     if let Some(n) = &run.name {
         if n.get_ref().trim().is_empty() {
-            return Err(err(ErrorKind::BadValue, n, "'run.name' must not be empty (leave it out to use the file name)"));
+            return Err(err(
+                ErrorKind::BadValue,
+                n,
+                "'run.name' must not be empty (leave it out to use the file name)",
+            ));
         }
     }
 
@@ -133,7 +147,8 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
     // [queue]
     let q = &f.queue;
     if let Some(k) = &q.kind {
-        cfg.queue.kind = choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
+        cfg.queue.kind =
+            choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
     }
     if let Some(l) = &q.limit {
         if *l.get_ref() == 0 {
@@ -157,7 +172,10 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
             return Err(Diag::new(
                 ErrorKind::Inconsistent,
                 where_,
-                format!("flow name {:?} is used twice ([[flow]] #{prev} and #{i}); flow names must be unique", flow.name),
+                format!(
+                    "flow name {:?} is used twice ([[flow]] #{prev} and #{i}); flow names must be unique",
+                    flow.name
+                ),
             ));
         }
         cfg.flows.push(flow);
@@ -195,7 +213,12 @@ fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
     let kind = choice(
         &t.kind,
         "topology.kind",
-        &[("chain", TopoKind::Chain), ("grid", TopoKind::Grid), ("random", TopoKind::Random), ("explicit", TopoKind::Explicit)],
+        &[
+            ("chain", TopoKind::Chain),
+            ("grid", TopoKind::Grid),
+            ("random", TopoKind::Random),
+            ("explicit", TopoKind::Explicit),
+        ],
     )?;
     let kind_name = t.kind.get_ref().trim().to_ascii_lowercase();
     let uses: &[&str] = match kind {
@@ -237,14 +260,22 @@ fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
     let count = |s: &Spanned<u32>, key: &str| -> Result<u32, Diag> {
         let v = *s.get_ref();
         if v == 0 || v as u64 > MAX_NODES {
-            return Err(err(ErrorKind::OutOfRange, s, format!("'topology.{key}' must be from 1 to {MAX_NODES}, got {v}")));
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'topology.{key}' must be from 1 to {MAX_NODES}, got {v}"),
+            ));
         }
         Ok(v)
     };
     let positive = |s: &Spanned<Distance>, key: &str| -> Result<f64, Diag> {
         let v = s.get_ref().0;
         if v <= 0.0 {
-            return Err(err(ErrorKind::OutOfRange, s, format!("'{key}' must be greater than zero, got {}", s.get_ref())));
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'{key}' must be greater than zero, got {}", s.get_ref()),
+            ));
         }
         Ok(v)
     };
@@ -283,7 +314,11 @@ fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
                 ));
             };
             if w.0 <= 0.0 || h.0 <= 0.0 {
-                return Err(err(ErrorKind::OutOfRange, area, format!("'topology.area' must have a positive width and height, got [{w}, {h}]")));
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    area,
+                    format!("'topology.area' must have a positive width and height, got [{w}, {h}]"),
+                ));
             }
             Topology::Random { nodes: n, width: w.0, height: h.0 }
         }
@@ -293,7 +328,11 @@ fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
                 return Err(err(ErrorKind::OutOfRange, ps, "'topology.positions' must list at least one node"));
             }
             if ps.get_ref().len() as u64 > MAX_NODES {
-                return Err(err(ErrorKind::OutOfRange, ps, format!("'topology.positions' lists more than {MAX_NODES} nodes")));
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    ps,
+                    format!("'topology.positions' lists more than {MAX_NODES} nodes"),
+                ));
             }
             let mut out = Vec::with_capacity(ps.get_ref().len());
             for (i, p) in ps.get_ref().iter().enumerate() {
@@ -466,7 +505,11 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
     if preamble == Preamble::Short {
         let p = m.preamble.as_ref().map_or(At::Nowhere, at);
         if standard != PhyStandard::Dsss {
-            return Err(Diag::new(ErrorKind::Inconsistent, p, "preamble = \"short\" applies to DSSS only (mac.standard is ofdm)"));
+            return Err(Diag::new(
+                ErrorKind::Inconsistent,
+                p,
+                "preamble = \"short\" applies to DSSS only (mac.standard is ofdm)",
+            ));
         }
         if data_rate == 1_000_000 || basic_rate == 1_000_000 {
             return Err(Diag::new(
@@ -530,7 +573,11 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
             for (i, p) in r.paths.iter().flatten().enumerate() {
                 let key = format!("routing.paths.{i}");
                 if p.get_ref().len() < 2 {
-                    return Err(err(ErrorKind::BadValue, p, format!("'{key}' must list at least a source and a destination")));
+                    return Err(err(
+                        ErrorKind::BadValue,
+                        p,
+                        format!("'{key}' must list at least a source and a destination"),
+                    ));
                 }
                 let mut nodes = Vec::with_capacity(p.get_ref().len());
                 for (j, hop) in p.get_ref().iter().enumerate() {
@@ -545,7 +592,10 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
                     return Err(err(
                         ErrorKind::Inconsistent,
                         p,
-                        format!("'{key}' is a second path from {} to {} (the first is routing.paths.{prev})", pair.0, pair.1),
+                        format!(
+                            "'{key}' is a second path from {} to {} (the first is routing.paths.{prev})",
+                            pair.0, pair.1
+                        ),
                     ));
                 }
                 paths.push(nodes);
@@ -565,7 +615,11 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
     let src = node_index(&fl.src, &key("src"), n)?;
     let dst = node_index(&fl.dst, &key("dst"), n)?;
     if src == dst {
-        return Err(err(ErrorKind::Inconsistent, &fl.dst, format!("'{}' must differ from its source (both are node {src})", key("dst"))));
+        return Err(err(
+            ErrorKind::Inconsistent,
+            &fl.dst,
+            format!("'{}' must differ from its source (both are node {src})", key("dst")),
+        ));
     }
     let name = match &fl.name {
         Some(s) if s.get_ref().trim().is_empty() => {
@@ -581,7 +635,12 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         return Err(Diag::new(
             ErrorKind::Inconsistent,
             s,
-            format!("'{}' ({}) is not before the end of the run ({})", key("start"), Duration(start), Duration(duration)),
+            format!(
+                "'{}' ({}) is not before the end of the run ({})",
+                key("start"),
+                Duration(start),
+                Duration(duration)
+            ),
         ));
     }
     let stop = match &fl.stop {
@@ -595,10 +654,14 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         Some(s) => Some(s.get_ref().0),
         None => None,
     };
-    let missing = |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
+    let missing =
+        |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
     let traffic = match kind {
         FlowType::Cbr => {
-            let size_s = fl.packet_size.as_ref().ok_or_else(|| missing("packet_size", "a cbr flow needs its UDP payload size"))?;
+            let size_s = fl
+                .packet_size
+                .as_ref()
+                .ok_or_else(|| missing("packet_size", "a cbr flow needs its UDP payload size"))?;
             let size = size_s.get_ref().0;
             if size == 0 || size > MAX_UDP_PAYLOAD {
                 return Err(err(
@@ -620,17 +683,30 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
                         format!("give either '{}' or '{}', not both", key("rate"), key("interval")),
                     ));
                 }
-                (None, None) => return Err(missing("rate", "a cbr flow needs a rate (e.g. \"2Mbps\") or an interval (e.g. \"10ms\")")),
+                (None, None) => {
+                    return Err(missing(
+                        "rate",
+                        "a cbr flow needs a rate (e.g. \"2Mbps\") or an interval (e.g. \"10ms\")",
+                    ))
+                }
                 (Some(r), None) => {
                     let ns = (size as u128 * 8 * 1_000_000_000 + r.get_ref().0 as u128 / 2) / r.get_ref().0 as u128;
                     if ns == 0 {
-                        return Err(err(ErrorKind::OutOfRange, r, format!("'{}' is too high: packets would be less than 1 ns apart", key("rate"))));
+                        return Err(err(
+                            ErrorKind::OutOfRange,
+                            r,
+                            format!("'{}' is too high: packets would be less than 1 ns apart", key("rate")),
+                        ));
                     }
                     (Time::from_ns(ns as u64), r.span().start)
                 }
                 (None, Some(iv)) => {
                     if iv.get_ref().0 == Time::ZERO {
-                        return Err(err(ErrorKind::OutOfRange, iv, format!("'{}' must be greater than zero", key("interval"))));
+                        return Err(err(
+                            ErrorKind::OutOfRange,
+                            iv,
+                            format!("'{}' must be greater than zero", key("interval")),
+                        ));
                     }
                     (iv.get_ref().0, iv.span().start)
                 }
@@ -641,7 +717,12 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
                 return Err(Diag::new(
                     ErrorKind::Inconsistent,
                     j,
-                    format!("'{}' ({}) must be smaller than the packet interval ({})", key("jitter"), Duration(jitter), Duration(interval.0)),
+                    format!(
+                        "'{}' ({}) must be smaller than the packet interval ({})",
+                        key("jitter"),
+                        Duration(jitter),
+                        Duration(interval.0)
+                    ),
                 ));
             }
             Traffic::Cbr { size, interval: interval.0, jitter }

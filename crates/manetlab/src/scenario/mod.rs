@@ -103,7 +103,8 @@ impl Scenario {
                 return Err(src.error(d));
             }
         }
-        let doc = toml_edit::ImDocument::parse(src.text.as_str()).map_err(|e| src.error(source::describe_syntax_error(&e)))?;
+        let doc = toml_edit::ImDocument::parse(src.text.as_str())
+            .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
         let parsed: file::ScenarioFile =
             toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?;
         let plan = build::build(&parsed, doc.as_table()).map_err(|d| src.error(d))?;

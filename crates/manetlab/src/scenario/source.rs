@@ -279,8 +279,11 @@ fn plan(
         }
         Some(Node::Tables(a)) => {
             let (&which, tail) = tail.split_first().unwrap_or((&"", &[]));
-            let listed =
-                format!("the file has {} [[{key}]] section{} (numbered from 0)", a.len(), if a.len() == 1 { "" } else { "s" });
+            let listed = format!(
+                "the file has {} [[{key}]] section{} (numbered from 0)",
+                a.len(),
+                if a.len() == 1 { "" } else { "s" }
+            );
             let indices: Vec<usize> = if which == "*" {
                 (0..a.len()).collect()
             } else {
@@ -330,8 +333,12 @@ fn insert(
         p.extend(rest.iter().map(|s| s.to_string()));
         return Err(format!("'{}' does not exist in the file (no section to take '{}' from)", p.join("."), bad));
     }
-    let key: Vec<String> =
-        here[cur.depth.min(here.len())..].iter().map(String::as_str).chain(rest.iter().copied()).map(quoted_key).collect();
+    let key: Vec<String> = here[cur.depth.min(here.len())..]
+        .iter()
+        .map(String::as_str)
+        .chain(rest.iter().copied())
+        .map(quoted_key)
+        .collect();
     let line = format!("{} = {}", key.join("."), value);
     let edit = match cur.anchor {
         Anchor::Root => {
@@ -479,7 +486,8 @@ fn tidy(msg: &str) -> String {
 /// The allowed name nearest to a misspelt one, if it is close enough to be a typo.
 fn closest<'a>(name: &str, allowed: &[&'a str]) -> Option<&'a str> {
     let name: Vec<char> = name.to_lowercase().chars().collect();
-    let (best, d) = allowed.iter().map(|a| (*a, edit_distance(&name, &a.chars().collect::<Vec<_>>()))).min_by_key(|x| x.1)?;
+    let (best, d) =
+        allowed.iter().map(|a| (*a, edit_distance(&name, &a.chars().collect::<Vec<_>>()))).min_by_key(|x| x.1)?;
     (d <= 2.max(name.len() / 4) && d < name.len()).then_some(best)
 }
 
@@ -535,7 +543,11 @@ pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
         let words = quoted_words(rest);
         let (name, allowed) = words.split_first().map_or(("?", &[][..]), |(n, a)| (*n, a));
         let table = section_name(path.get(..path.len().saturating_sub(1)).unwrap_or(&[]));
-        let what = if path.len() <= 1 { format!("unknown section '{name}'") } else { format!("unknown field '{name}' in {table}") };
+        let what = if path.len() <= 1 {
+            format!("unknown section '{name}'")
+        } else {
+            format!("unknown field '{name}' in {table}")
+        };
         let hint = closest(name, allowed).map_or(String::new(), |c| format!(" (did you mean '{c}'?)"));
         return Diag::new(ErrorKind::UnknownKey, at, format!("{what}; expected one of: {}{hint}", allowed.join(", ")));
     }
@@ -544,7 +556,11 @@ pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
         if at_root {
             return Diag::new(ErrorKind::MissingKey, At::Nowhere, format!("missing required section [{name}]"));
         }
-        return Diag::new(ErrorKind::MissingKey, at, format!("missing required key '{name}' in {}", section_name(&path)));
+        return Diag::new(
+            ErrorKind::MissingKey,
+            at,
+            format!("missing required key '{name}' in {}", section_name(&path)),
+        );
     }
     let what = if key.is_empty() { "value".to_string() } else { format!("'{key}'") };
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
@@ -562,7 +578,11 @@ pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
                 "u32" => "an integer from 0 to 4294967295".to_string(),
                 e => expected_words(e),
             };
-            return Diag::new(ErrorKind::OutOfRange, at, format!("out-of-range value for {what}: expected {exp}, got {}", got_words(got)));
+            return Diag::new(
+                ErrorKind::OutOfRange,
+                at,
+                format!("out-of-range value for {what}: expected {exp}, got {}", got_words(got)),
+            );
         }
     }
     if msg.starts_with("invalid length ") || msg.starts_with("unknown variant ") {
@@ -603,9 +623,15 @@ mod tests {
 
     #[test]
     fn inserts_missing_keys_and_sections() {
-        let s = apply("[mac]\n[[flow]]\nsrc = 1\n[[flow]]\nsrc = 2\n", &["mac.cw_min=15", "flow.1.rate=1Mbps", "queue.limit=10"])
-            .unwrap();
-        assert_eq!(s.text, "queue.limit = 10\n[mac]\ncw_min = 15\n[[flow]]\nsrc = 1\n[[flow]]\nrate = \"1Mbps\"\nsrc = 2\n");
+        let s = apply(
+            "[mac]\n[[flow]]\nsrc = 1\n[[flow]]\nsrc = 2\n",
+            &["mac.cw_min=15", "flow.1.rate=1Mbps", "queue.limit=10"],
+        )
+        .unwrap();
+        assert_eq!(
+            s.text,
+            "queue.limit = 10\n[mac]\ncw_min = 15\n[[flow]]\nsrc = 1\n[[flow]]\nrate = \"1Mbps\"\nsrc = 2\n"
+        );
         let doc: toml::Table = toml::from_str(&s.text).unwrap();
         assert_eq!(doc["queue"]["limit"].as_integer(), Some(10));
     }
@@ -618,8 +644,11 @@ mod tests {
 
     #[test]
     fn dotted_and_inline_tables() {
-        let s = apply("radio.tx_power = \"1W\"\nmac = { cw_min = 3 }\n", &["radio.rx_range=200m", "mac.cw_max=7", "mac.cw_min=1"])
-            .unwrap();
+        let s = apply(
+            "radio.tx_power = \"1W\"\nmac = { cw_min = 3 }\n",
+            &["radio.rx_range=200m", "mac.cw_max=7", "mac.cw_min=1"],
+        )
+        .unwrap();
         let doc: toml::Table = toml::from_str(&s.text).unwrap();
         assert_eq!(doc["radio"]["rx_range"].as_str(), Some("200m"));
         assert_eq!(doc["mac"]["cw_max"].as_integer(), Some(7));

@@ -289,7 +289,10 @@ fn unknown_key() {
         &e,
         ErrorKind::UnknownKey,
         pos(&t, "rx_rnge", 0),
-        &["unknown field 'rx_rnge' in [radio]; expected one of: propagation, tx_power, frequency", "(did you mean 'rx_range'?)"],
+        &[
+            "unknown field 'rx_rnge' in [radio]; expected one of: propagation, tx_power, frequency",
+            "(did you mean 'rx_range'?)",
+        ],
     );
     assert_eq!(e.to_string(), format!("t.toml:{}:1: {}", pos(&t, "rx_rnge", 0).0, e.message()));
 
@@ -327,7 +330,12 @@ fn missing_key() {
 #[test]
 fn wrong_type() {
     let t = BASE.replace("duration = \"10s\"", "duration = \"10s\"\nseed = \"x\"");
-    assert_at(&err(&t), ErrorKind::WrongType, pos(&t, "\"x\"", 0), &["'run.seed'", "expected a non-negative integer", "string \"x\""]);
+    assert_at(
+        &err(&t),
+        ErrorKind::WrongType,
+        pos(&t, "\"x\"", 0),
+        &["'run.seed'", "expected a non-negative integer", "string \"x\""],
+    );
 
     let t = BASE.replace("nodes = 3", "nodes = 2.5");
     assert_at(&err(&t), ErrorKind::WrongType, pos(&t, "2.5", 0), &["'topology.nodes'", "number 2.5"]);
@@ -348,7 +356,10 @@ fn bad_unit() {
         &err(&t),
         ErrorKind::BadValue,
         pos(&t, "\"200\"", 0),
-        &["'topology.spacing'", "expected a distance such as \"250m\" or \"1.5km\" (units: m, km, cm, mm), got \"200\""],
+        &[
+            "'topology.spacing'",
+            "expected a distance such as \"250m\" or \"1.5km\" (units: m, km, cm, mm), got \"200\"",
+        ],
     );
 
     let t = BASE.replace("duration = \"10s\"", "duration = 10");
@@ -361,7 +372,12 @@ fn bad_unit() {
     assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"-5B\"", 0), &["'flow.0.packet_size'", "must not be negative"]);
 
     let t = BASE.replace("\"chain\"", "\"ring\"");
-    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"ring\"", 0), &["unknown value \"ring\" for 'topology.kind'", "chain, grid, random, explicit"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::BadValue,
+        pos(&t, "\"ring\"", 0),
+        &["unknown value \"ring\" for 'topology.kind'", "chain, grid, random, explicit"],
+    );
 
     let t = format!("{BASE}\n[mac]\ndata_rate = \"3Mbps\"\n");
     assert_at(
@@ -372,13 +388,23 @@ fn bad_unit() {
     );
 
     let t = format!("{BASE}\n[mac]\nstandard = \"ofdm\"\nbasic_rate = \"11Mbps\"\n");
-    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"11Mbps\"", 0), &["not an OFDM rate", "6, 9, 12, 18, 24, 36, 48, 54 Mbit/s"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::BadValue,
+        pos(&t, "\"11Mbps\"", 0),
+        &["not an OFDM rate", "6, 9, 12, 18, 24, 36, 48, 54 Mbit/s"],
+    );
 }
 
 #[test]
 fn out_of_range() {
     let t = BASE.replace("src = 2", "src = 7");
-    assert_at(&err(&t), ErrorKind::OutOfRange, pos(&t, "7", 0), &["'flow.0.src' = 7 is not a node: the topology has 3 nodes (0 to 2)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::OutOfRange,
+        pos(&t, "7", 0),
+        &["'flow.0.src' = 7 is not a node: the topology has 3 nodes (0 to 2)"],
+    );
 
     let t = BASE.replace("duration = \"10s\"", "duration = \"10s\"\nseed = -1");
     assert_at(&err(&t), ErrorKind::OutOfRange, pos(&t, "-1", 0), &["'run.seed'", "non-negative"]);
@@ -399,37 +425,82 @@ fn out_of_range() {
 #[test]
 fn inconsistent_combinations() {
     let t = format!("{BASE}\n[radio]\nrx_range = \"250m\"\nrx_threshold = \"3.652e-10W\"\n");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"3.652e-10W\"", 0), &["either 'radio.rx_range' or 'radio.rx_threshold', not both"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"3.652e-10W\"", 0),
+        &["either 'radio.rx_range' or 'radio.rx_threshold', not both"],
+    );
 
     let t = format!("{BASE}\n[radio]\nrx_range = \"600m\"\n");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"600m\"", 0), &["carrier-sense range (550.0 m) is shorter than the receive range (600.0 m)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"600m\"", 0),
+        &["carrier-sense range (550.0 m) is shorter than the receive range (600.0 m)"],
+    );
 
     let t = BASE.replace("dst = 0", "dst = 2");
     assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "2\n", 1), &["'flow.0.dst' must differ from its source"]);
 
     let t = BASE.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\ninterval = \"10ms\"");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"10ms\"", 0), &["either 'flow.0.rate' or 'flow.0.interval'"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"10ms\"", 0),
+        &["either 'flow.0.rate' or 'flow.0.interval'"],
+    );
 
     let t = BASE.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nstart = \"5s\"\nstop = \"5s\"");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"5s\"", 1), &["'flow.0.stop' (5s) must be after its start (5s)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"5s\"", 1),
+        &["'flow.0.stop' (5s) must be after its start (5s)"],
+    );
 
     let t = BASE.replace("rate = \"1Mbps\"", "rate = \"1Mbps\"\nstart = \"10s\"");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"10s\"", 1), &["'flow.0.start' (10s) is not before the end of the run (10s)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"10s\"", 1),
+        &["'flow.0.start' (10s) is not before the end of the run (10s)"],
+    );
 
     let t = BASE.replace("duration = \"10s\"", "duration = \"10s\"\nwarmup = \"20s\"");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"20s\"", 0), &["'run.warmup' (20s) must be shorter than 'run.duration' (10s)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"20s\"", 0),
+        &["'run.warmup' (20s) must be shorter than 'run.duration' (10s)"],
+    );
 
     let t = BASE.replace("spacing = \"200m\"", "spacing = \"200m\"\nrows = 4");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "4", 0), &["'topology.rows' is not used by kind = \"chain\" (it uses: nodes, spacing)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "4", 0),
+        &["'topology.rows' is not used by kind = \"chain\" (it uses: nodes, spacing)"],
+    );
 
     let t = format!("{BASE}\n[mac]\ncw_min = 63\ncw_max = 31\n");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "31", 0), &["'mac.cw_min' (63) must not exceed 'mac.cw_max' (31)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "31", 0),
+        &["'mac.cw_min' (63) must not exceed 'mac.cw_max' (31)"],
+    );
 
     let t = format!("{BASE}\n[mac]\npreamble = \"short\"\nbasic_rate = \"1Mbps\"\n");
     assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"short\"", 0), &["cannot be used with 1 Mbit/s"]);
 
     let t = BASE.replace("rate = \"1Mbps\"", "interval = \"1ms\"\njitter = \"1ms\"");
-    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"1ms\"", 1), &["'flow.0.jitter' (1ms) must be smaller than the packet interval (1ms)"]);
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"1ms\"", 1),
+        &["'flow.0.jitter' (1ms) must be smaller than the packet interval (1ms)"],
+    );
 
     let t = format!("{BASE}\n[[flow]]\nname = \"flow0\"\nsrc = 0\ndst = 1\ntype = \"cbr\"\npacket_size = \"10B\"\nrate = \"1Mbps\"\n");
     assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"flow0\"", 0), &["flow name \"flow0\" is used twice"]);
@@ -469,7 +540,14 @@ fn overrides_change_the_run() {
     assert!(sc.effective_toml().contains("data_rate = \"2Mbps\""));
 
     // Keys and sections absent from the file are added; values keep their type.
-    let sc = with(&["mac.cw_min=15", "queue.limit=10", "run.replications=3", "routing.paths=[[2,1,0]]", "flow.*.jitter=1ms"]).unwrap();
+    let sc = with(&[
+        "mac.cw_min=15",
+        "queue.limit=10",
+        "run.replications=3",
+        "routing.paths=[[2,1,0]]",
+        "flow.*.jitter=1ms",
+    ])
+    .unwrap();
     let c = sc.config(1);
     assert_eq!((c.mac.cw_min(), c.queue.limit, sc.replications), (15, 10, 3));
     assert_eq!(c.routing, RoutingConfig::Static { paths: vec![vec![2, 1, 0]] });

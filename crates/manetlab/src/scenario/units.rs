@@ -203,23 +203,21 @@ struct Kind {
 }
 
 const DISTANCE: Kind = Kind { what: "a distance", examples: "\"250m\" or \"1.5km\"", units: "m, km, cm, mm" };
-const TIME: Kind =
-    Kind { what: "a time", examples: "\"10s\" or \"200ms\"", units: "ns, us, ms, s, min, h" };
+const TIME: Kind = Kind { what: "a time", examples: "\"10s\" or \"200ms\"", units: "ns, us, ms, s, min, h" };
 const RATE: Kind = Kind {
     what: "a data rate",
     examples: "\"2Mbps\" or \"800kbps\"",
     units: "bps, kbps, Mbps, Gbps (bits per second; also b/s, kb/s, Mb/s, Gb/s, kbit/s, Mbit/s), \
             Bps, KBps, MBps, GBps (bytes per second; also B/s, KB/s, MB/s, GB/s)",
 };
-const SIZE: Kind = Kind { what: "a size", examples: "\"1460B\" or \"1.5KB\"", units: "B, KB (=kB, 1000 B), MB, KiB (1024 B), MiB" };
-const POWER: Kind = Kind {
-    what: "a power",
-    examples: "\"0.28183815W\" or \"24.5dBm\"",
-    units: "W, mW, uW, nW, pW, dBm, dBW",
-};
+const SIZE: Kind =
+    Kind { what: "a size", examples: "\"1460B\" or \"1.5KB\"", units: "B, KB (=kB, 1000 B), MB, KiB (1024 B), MiB" };
+const POWER: Kind =
+    Kind { what: "a power", examples: "\"0.28183815W\" or \"24.5dBm\"", units: "W, mW, uW, nW, pW, dBm, dBW" };
 const RATIO: Kind = Kind { what: "a ratio", examples: "\"10dB\" or 10", units: "dB, or a plain number (linear)" };
 const FREQUENCY: Kind = Kind { what: "a frequency", examples: "\"914MHz\" or \"2.4GHz\"", units: "Hz, kHz, MHz, GHz" };
-const COORD: Kind = Kind { what: "a coordinate", examples: "\"200m\" or 200", units: "m, km, cm, mm, or a plain number (metres)" };
+const COORD: Kind =
+    Kind { what: "a coordinate", examples: "\"200m\" or 200", units: "m, km, cm, mm, or a plain number (metres)" };
 const RTS: Kind = Kind { what: "an RTS threshold", examples: "\"0B\" or \"off\"", units: "B, KB, KiB, or \"off\"" };
 
 impl Kind {
