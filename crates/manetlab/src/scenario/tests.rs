@@ -553,6 +553,10 @@ fn overrides_change_the_run() {
     assert_eq!(c.routing, RoutingConfig::Static { paths: vec![vec![2, 1, 0]] });
     assert_eq!(cbr(&c, 0).2, Time::from_ms(1));
 
+    // The effective text is a complete scenario that builds the same run.
+    let again = Scenario::from_str(sc.effective_toml(), "effective.toml").unwrap();
+    assert_eq!(again.config(4), sc.config(4));
+
     // The last override of a key wins.
     let c = with(&["mac.data_rate=1Mbps", "mac.data_rate=5.5Mbps"]).unwrap().config(1);
     assert_eq!(c.mac.phy.data_rate, 5_500_000);
@@ -656,6 +660,16 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_override_keys_never_panic(key in "\\PC{0,16}", value in "\\PC{0,8}") {
+        let ov = format!("{key}={value}");
+        let text = default_text();
+        match Scenario::parse(&text, "d.toml", &[ov.as_str(), "mac.cw_min=3"]) {
+            Ok(sc) => { let _ = sc.config(1); }
+            Err(e) => check_error_is_located(&text, &e),
+        }
+    }
+
+    #[test]
     fn override_values_never_panic(
         key in prop::sample::select(vec!["run.duration", "run.seed", "topology.nodes", "topology.spacing",
             "radio.rx_range", "radio.tx_power", "mac.data_rate", "mac.rts_threshold", "flow.0.rate",
@@ -667,4 +681,21 @@ proptest! {
             prop_assert!(e.override_arg().is_some() || e.line().is_some() || e.kind() == ErrorKind::MissingKey, "{}", e);
         }
     }
+}
+
+#[test]
+fn examples_in_the_docs_parse() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md")).unwrap();
+    let blocks: Vec<&str> = doc.split("```toml\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    assert!(blocks.len() >= 3);
+    let first = Scenario::from_str(blocks[0], "docs-first.toml").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(first.config(1).flows.len(), 1);
+    let full = Scenario::from_str(blocks.last().unwrap(), "docs-full.toml").unwrap_or_else(|e| panic!("{e}"));
+    let c = full.config(full.seed());
+    // The complete example states the defaults, so it builds the default layers.
+    assert_eq!(c.mac, crate::mac::MacConfig { cw_min: Some(31), cw_max: Some(1023), ..Default::default() });
+    assert_eq!(c.queue, QueueConfig::default());
+    assert!((c.radio.rx_range() - 250.0).abs() < 1e-6 && (c.radio.cs_range() - 550.0).abs() < 1e-6);
+    assert_eq!(cbr(&c, 0).1, Time::from_us(5880));
+    assert_eq!(full.output_dir, Some(PathBuf::from("out/chain")));
 }
