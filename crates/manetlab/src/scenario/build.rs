@@ -1,0 +1,732 @@
+//! Semantic checks and the typed run description: `ScenarioFile` -> `Plan`.
+//!
+//! Everything that can be wrong with a well-typed file is found here, once,
+//! so that `Scenario::config` cannot fail.
+
+use super::error::{At, Diag, ErrorKind};
+use super::file::{FlowSection, ScenarioFile};
+use super::source::section_at;
+use super::units::{Distance, Duration};
+use crate::config::{FlowConfig, Position, SimConfig, Traffic};
+use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::net::routing::RoutingConfig;
+use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
+use crate::queue::QueueKind;
+use crate::sim::Time;
+use std::collections::HashMap;
+use toml::Spanned;
+use toml_edit::Table;
+
+/// Most nodes a topology may have.
+pub(crate) const MAX_NODES: u64 = 1_000_000;
+
+/// IEEE 802.11's largest MSDU, bytes.
+pub(crate) const MAX_MSDU: u32 = 2304;
+
+/// Largest UDP payload that fits one 802.11 frame (no fragmentation).
+pub(crate) const MAX_UDP_PAYLOAD: u32 = MAX_MSDU - IP_HEADER_BYTES - UDP_HEADER_BYTES;
+
+/// Node positions, fixed or drawn per replication.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Topology {
+    Fixed(Vec<Position>),
+    /// Uniform in [0, width) x [0, height), from the run seed.
+    Random {
+        nodes: u32,
+        width: f64,
+        height: f64,
+    },
+}
+
+/// A checked scenario: everything but the seed-dependent parts of a run.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub name: Option<String>,
+    pub seed: u64,
+    pub replications: u32,
+    pub output_dir: Option<String>,
+    /// The run with `nodes` empty and `seed` unset.
+    pub base: SimConfig,
+    pub topology: Topology,
+}
+
+fn at<T>(s: &Spanned<T>) -> At {
+    At::Offset(s.span().start)
+}
+
+fn err<T>(kind: ErrorKind, s: &Spanned<T>, msg: impl Into<String>) -> Diag {
+    Diag::new(kind, at(s), msg)
+}
+
+/// Matches a name against `options` (case-insensitive), listing them on failure.
+fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Result<T, Diag> {
+    let name = v.get_ref().trim();
+    options.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, t)| *t).ok_or_else(|| {
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        err(
+            ErrorKind::BadValue,
+            v,
+            format!("unknown value {:?} for '{key}'; expected one of: {}", name, names.join(", ")),
+        )
+    })
+}
+
+fn rates_list(standard: PhyStandard) -> String {
+    let r: Vec<String> = PhyMode::valid_rates(standard)
+        .iter()
+        .map(|&b| super::units::DataRate(b).to_string().replace("Mbps", ""))
+        .collect();
+    format!("{} Mbit/s", r.join(", "))
+}
+
+/// "a DSSS" / "an OFDM".
+fn standard_name(s: PhyStandard) -> &'static str {
+    match s {
+        PhyStandard::Dsss => "a DSSS",
+        PhyStandard::Ofdm => "an OFDM",
+    }
+}
+
+fn later<A, B>(a: &Spanned<A>, b: &Spanned<B>) -> At {
+    At::Offset(a.span().start.max(b.span().start))
+}
+
+pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
+    let mut cfg = SimConfig::default();
+
+    // [run]
+    let run = &f.run;
+    cfg.duration = run.duration.get_ref().0;
+    if cfg.duration == Time::ZERO {
+        return Err(err(ErrorKind::OutOfRange, &run.duration, "'run.duration' must be greater than zero"));
+    }
+    if let Some(w) = &run.warmup {
+        cfg.warmup = w.get_ref().0;
+        if cfg.warmup >= cfg.duration {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                w,
+                format!(
+                    "'run.warmup' ({}) must be shorter than 'run.duration' ({})",
+                    w.get_ref(),
+                    run.duration.get_ref()
+                ),
+            ));
+        }
+    }
+    let replications = match &run.replications {
+        Some(r) if *r.get_ref() == 0 => {
+            return Err(err(ErrorKind::OutOfRange, r, "'run.replications' must be at least 1"));
+        }
+        Some(r) => *r.get_ref(),
+        None => 1,
+    };
+    if let Some(n) = &run.name {
+        if n.get_ref().trim().is_empty() {
+            return Err(err(
+                ErrorKind::BadValue,
+                n,
+                "'run.name' must not be empty (leave it out to use the file name)",
+            ));
+        }
+    }
+
+    // [topology]
+    let topology = topology(f, doc)?;
+    let n = match &topology {
+        Topology::Fixed(p) => p.len() as u64,
+        Topology::Random { nodes, .. } => *nodes as u64,
+    };
+
+    // [radio]
+    radio(f, doc, &mut cfg)?;
+
+    // [mac]
+    mac(f, &mut cfg)?;
+
+    // [queue]
+    let q = &f.queue;
+    if let Some(k) = &q.kind {
+        cfg.queue.kind =
+            choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
+    }
+    if let Some(l) = &q.limit {
+        if *l.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, l, "'queue.limit' must be at least 1 packet"));
+        }
+        cfg.queue.limit = *l.get_ref() as usize;
+    }
+    if let Some(c) = q.control_first {
+        cfg.queue.control_first = c;
+    }
+
+    // [routing]
+    cfg.routing = routing(f, n)?;
+
+    // [[flow]]
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for (i, fl) in f.flow.iter().enumerate() {
+        let flow = flow(i, fl, n, cfg.duration)?;
+        if let Some(prev) = names.insert(flow.name.clone(), i) {
+            let where_ = fl.name.as_ref().map_or(At::Offset(fl.src.span().start), at);
+            return Err(Diag::new(
+                ErrorKind::Inconsistent,
+                where_,
+                format!(
+                    "flow name {:?} is used twice ([[flow]] #{prev} and #{i}); flow names must be unique",
+                    flow.name
+                ),
+            ));
+        }
+        cfg.flows.push(flow);
+    }
+
+    // [output]
+    let output_dir = match &f.output.dir {
+        Some(d) if d.get_ref().trim().is_empty() => {
+            return Err(err(ErrorKind::BadValue, d, "'output.dir' must not be empty"));
+        }
+        Some(d) => Some(d.get_ref().clone()),
+        None => None,
+    };
+
+    Ok(Plan {
+        name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
+        seed: run.seed.unwrap_or(1),
+        replications,
+        output_dir,
+        base: cfg,
+        topology,
+    })
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum TopoKind {
+    Chain,
+    Grid,
+    Random,
+    Explicit,
+}
+
+fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
+    let t = &f.topology;
+    let kind = choice(
+        &t.kind,
+        "topology.kind",
+        &[
+            ("chain", TopoKind::Chain),
+            ("grid", TopoKind::Grid),
+            ("random", TopoKind::Random),
+            ("explicit", TopoKind::Explicit),
+        ],
+    )?;
+    let kind_name = t.kind.get_ref().trim().to_ascii_lowercase();
+    let uses: &[&str] = match kind {
+        TopoKind::Chain => &["nodes", "spacing"],
+        TopoKind::Grid => &["rows", "cols", "spacing"],
+        TopoKind::Random => &["nodes", "area"],
+        TopoKind::Explicit => &["positions"],
+    };
+    let given: [(&str, Option<usize>); 6] = [
+        ("nodes", t.nodes.as_ref().map(|s| s.span().start)),
+        ("spacing", t.spacing.as_ref().map(|s| s.span().start)),
+        ("rows", t.rows.as_ref().map(|s| s.span().start)),
+        ("cols", t.cols.as_ref().map(|s| s.span().start)),
+        ("area", t.area.as_ref().map(|s| s.span().start)),
+        ("positions", t.positions.as_ref().map(|s| s.span().start)),
+    ];
+    for (key, off) in given {
+        if let Some(off) = off {
+            if !uses.contains(&key) {
+                return Err(Diag::at(
+                    ErrorKind::Inconsistent,
+                    off,
+                    format!("'topology.{key}' is not used by kind = {kind_name:?} (it uses: {})", uses.join(", ")),
+                ));
+            }
+        }
+    }
+    let section = match section_at(doc, &["topology"]) {
+        At::Nowhere => at(&t.kind),
+        a => a,
+    };
+    let missing = |key: &str| {
+        Diag::new(
+            ErrorKind::MissingKey,
+            section,
+            format!("missing required key '{key}' in [topology]: kind = {kind_name:?} needs {}", uses.join(", ")),
+        )
+    };
+    let count = |s: &Spanned<u32>, key: &str| -> Result<u32, Diag> {
+        let v = *s.get_ref();
+        if v == 0 || v as u64 > MAX_NODES {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'topology.{key}' must be from 1 to {MAX_NODES}, got {v}"),
+            ));
+        }
+        Ok(v)
+    };
+    let positive = |s: &Spanned<Distance>, key: &str| -> Result<f64, Diag> {
+        let v = s.get_ref().0;
+        if v <= 0.0 {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'{key}' must be greater than zero, got {}", s.get_ref()),
+            ));
+        }
+        Ok(v)
+    };
+    Ok(match kind {
+        TopoKind::Chain => {
+            let n = count(t.nodes.as_ref().ok_or_else(|| missing("nodes"))?, "nodes")?;
+            let sp = positive(t.spacing.as_ref().ok_or_else(|| missing("spacing"))?, "topology.spacing")?;
+            Topology::Fixed(SimConfig::chain_positions(n as usize, sp))
+        }
+        TopoKind::Grid => {
+            let rows_s = t.rows.as_ref().ok_or_else(|| missing("rows"))?;
+            let rows = count(rows_s, "rows")?;
+            let cols = count(t.cols.as_ref().ok_or_else(|| missing("cols"))?, "cols")?;
+            let sp = positive(t.spacing.as_ref().ok_or_else(|| missing("spacing"))?, "topology.spacing")?;
+            if rows as u64 * cols as u64 > MAX_NODES {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    rows_s,
+                    format!("a {rows} x {cols} grid has more than {MAX_NODES} nodes"),
+                ));
+            }
+            Topology::Fixed(SimConfig::grid_positions(rows as usize, cols as usize, sp))
+        }
+        TopoKind::Random => {
+            let n = count(t.nodes.as_ref().ok_or_else(|| missing("nodes"))?, "nodes")?;
+            let area = t.area.as_ref().ok_or_else(|| missing("area"))?;
+            let [w, h] = area.get_ref()[..] else {
+                return Err(err(
+                    ErrorKind::BadValue,
+                    area,
+                    format!(
+                        "'topology.area' must be [width, height], e.g. [\"1500m\", \"300m\"]; got {} value{}",
+                        area.get_ref().len(),
+                        if area.get_ref().len() == 1 { "" } else { "s" }
+                    ),
+                ));
+            };
+            if w.0 <= 0.0 || h.0 <= 0.0 {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    area,
+                    format!("'topology.area' must have a positive width and height, got [{w}, {h}]"),
+                ));
+            }
+            Topology::Random { nodes: n, width: w.0, height: h.0 }
+        }
+        TopoKind::Explicit => {
+            let ps = t.positions.as_ref().ok_or_else(|| missing("positions"))?;
+            if ps.get_ref().is_empty() {
+                return Err(err(ErrorKind::OutOfRange, ps, "'topology.positions' must list at least one node"));
+            }
+            if ps.get_ref().len() as u64 > MAX_NODES {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    ps,
+                    format!("'topology.positions' lists more than {MAX_NODES} nodes"),
+                ));
+            }
+            let mut out = Vec::with_capacity(ps.get_ref().len());
+            for (i, p) in ps.get_ref().iter().enumerate() {
+                match p.get_ref()[..] {
+                    [x, y] => out.push(Position { x: x.0, y: y.0, z: 0.0 }),
+                    [x, y, z] => out.push(Position { x: x.0, y: y.0, z: z.0 }),
+                    _ => {
+                        return Err(err(
+                            ErrorKind::BadValue,
+                            p,
+                            format!("'topology.positions.{i}' must be [x, y] or [x, y, z] (metres or distances such as \"200m\")"),
+                        ))
+                    }
+                }
+            }
+            Topology::Fixed(out)
+        }
+    })
+}
+
+fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Result<(), Diag> {
+    let r = &f.radio;
+    let radio = &mut cfg.radio;
+    if let Some(p) = &r.propagation {
+        radio.propagation = choice(
+            p,
+            "radio.propagation",
+            &[
+                ("two-ray-ground", Propagation::TwoRayGround),
+                ("tworayground", Propagation::TwoRayGround),
+                ("free-space", Propagation::FreeSpace),
+                ("freespace", Propagation::FreeSpace),
+                ("friis", Propagation::FreeSpace),
+            ],
+        )?;
+    }
+    if let Some(p) = r.tx_power {
+        radio.tx_power_w = p.0;
+    }
+    if let Some(fr) = r.frequency {
+        radio.frequency_hz = fr.0;
+    }
+    if let Some(g) = r.tx_gain {
+        radio.tx_gain = g.0;
+    }
+    if let Some(g) = r.rx_gain {
+        radio.rx_gain = g.0;
+    }
+    if let Some(h) = &r.antenna_height {
+        if h.get_ref().0 <= 0.0 {
+            return Err(err(ErrorKind::OutOfRange, h, "'radio.antenna_height' must be greater than zero"));
+        }
+        radio.antenna_height_m = h.get_ref().0;
+    }
+    if let Some(l) = r.system_loss {
+        radio.system_loss = l.0;
+    }
+    if let Some(c) = r.capture_threshold {
+        radio.capture_ratio = c.0;
+    }
+    if let Some(c) = &r.capture_rule {
+        radio.capture_rule = choice(
+            c,
+            "radio.capture_rule",
+            &[("ns2", CaptureRule::Ns2), ("ns-2", CaptureRule::Ns2), ("stronger-wins", CaptureRule::StrongerWins)],
+        )?;
+    }
+    if let (Some(a), Some(b)) = (&r.rx_range, &r.rx_threshold) {
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            later(a, b),
+            "give either 'radio.rx_range' or 'radio.rx_threshold', not both",
+        ));
+    }
+    if let (Some(a), Some(b)) = (&r.cs_range, &r.cs_threshold) {
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            later(a, b),
+            "give either 'radio.cs_range' or 'radio.cs_threshold', not both",
+        ));
+    }
+    if let Some(t) = &r.rx_threshold {
+        radio.rx_threshold_w = t.get_ref().0;
+    }
+    if let Some(t) = &r.cs_threshold {
+        radio.cs_threshold_w = t.get_ref().0;
+    }
+    for (s, key) in [(&r.rx_range, "radio.rx_range"), (&r.cs_range, "radio.cs_range")] {
+        if let Some(s) = s {
+            if s.get_ref().0 <= 0.0 {
+                return Err(err(ErrorKind::OutOfRange, s, format!("'{key}' must be greater than zero")));
+            }
+        }
+    }
+    radio.set_ranges(r.rx_range.as_ref().map(|d| d.get_ref().0), r.cs_range.as_ref().map(|d| d.get_ref().0));
+    let (rx, cs) = (radio.rx_threshold_w, radio.cs_threshold_w);
+    let section = section_at(doc, &["radio"]);
+    let rx_at = r.rx_range.as_ref().map(at).or(r.rx_threshold.as_ref().map(at)).unwrap_or(section);
+    let cs_at = r.cs_range.as_ref().map(at).or(r.cs_threshold.as_ref().map(at)).unwrap_or(section);
+    for (w, a, key) in [(rx, rx_at, "receive"), (cs, cs_at, "carrier-sense")] {
+        if !(w.is_finite() && w > 0.0) {
+            return Err(Diag::new(
+                ErrorKind::OutOfRange,
+                a,
+                format!("the {key} threshold works out to {w:e} W; choose a range or threshold the radio can reach"),
+            ));
+        }
+    }
+    if cs > rx * (1.0 + 1e-9) {
+        let a = if r.cs_range.is_some() || r.cs_threshold.is_some() { cs_at } else { rx_at };
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            a,
+            format!(
+                "the carrier-sense range ({:.1} m) is shorter than the receive range ({:.1} m); \
+                 set 'radio.cs_range' (or 'radio.cs_threshold') to cover at least the receive range",
+                radio.cs_range(),
+                radio.rx_range()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
+    let m = &f.mac;
+    let mac = &mut cfg.mac;
+    let standard = match &m.standard {
+        Some(s) => choice(
+            s,
+            "mac.standard",
+            &[
+                ("dsss", PhyStandard::Dsss),
+                ("802.11", PhyStandard::Dsss),
+                ("802.11b", PhyStandard::Dsss),
+                ("ofdm", PhyStandard::Ofdm),
+                ("802.11a", PhyStandard::Ofdm),
+            ],
+        )?,
+        None => PhyStandard::Dsss,
+    };
+    let default_rate = match standard {
+        PhyStandard::Dsss => PhyMode::default().data_rate,
+        PhyStandard::Ofdm => 6_000_000,
+    };
+    let rate = |s: &Option<Spanned<super::units::DataRate>>, key: &str| -> Result<u64, Diag> {
+        let Some(s) = s else { return Ok(default_rate) };
+        let v = s.get_ref().0;
+        if !PhyMode::valid_rates(standard).contains(&v) {
+            let how = if m.standard.is_some() { "" } else { " (mac.standard defaults to dsss)" };
+            return Err(err(
+                ErrorKind::BadValue,
+                s,
+                format!(
+                    "'{key}' = {} is not {} rate{how}; valid rates: {}",
+                    s.get_ref(),
+                    standard_name(standard),
+                    rates_list(standard)
+                ),
+            ));
+        }
+        Ok(v)
+    };
+    let data_rate = rate(&m.data_rate, "mac.data_rate")?;
+    let basic_rate = rate(&m.basic_rate, "mac.basic_rate")?;
+    let preamble = match &m.preamble {
+        Some(p) => choice(p, "mac.preamble", &[("long", Preamble::Long), ("short", Preamble::Short)])?,
+        None => Preamble::Long,
+    };
+    if preamble == Preamble::Short {
+        let p = m.preamble.as_ref().map_or(At::Nowhere, at);
+        if standard != PhyStandard::Dsss {
+            return Err(Diag::new(
+                ErrorKind::Inconsistent,
+                p,
+                "preamble = \"short\" applies to DSSS only (mac.standard is ofdm)",
+            ));
+        }
+        if data_rate == 1_000_000 || basic_rate == 1_000_000 {
+            return Err(Diag::new(
+                ErrorKind::Inconsistent,
+                p,
+                "preamble = \"short\" cannot be used with 1 Mbit/s (802.11b allows it at 2, 5.5 and 11 Mbit/s only)",
+            ));
+        }
+    }
+    mac.phy = PhyMode { standard, preamble, data_rate, basic_rate };
+    if let Some(t) = m.rts_threshold {
+        mac.rts_threshold = t.0;
+    }
+    for (s, key, dst) in [
+        (&m.short_retry_limit, "mac.short_retry_limit", &mut mac.short_retry_limit),
+        (&m.long_retry_limit, "mac.long_retry_limit", &mut mac.long_retry_limit),
+    ] {
+        if let Some(s) = s {
+            if *s.get_ref() == 0 {
+                return Err(err(ErrorKind::OutOfRange, s, format!("'{key}' must be at least 1 (attempts per frame)")));
+            }
+            *dst = *s.get_ref();
+        }
+    }
+    mac.cw_min = m.cw_min.as_ref().map(|s| *s.get_ref());
+    mac.cw_max = m.cw_max.as_ref().map(|s| *s.get_ref());
+    if mac.cw_min() > mac.cw_max() {
+        let a = m.cw_max.as_ref().or(m.cw_min.as_ref()).map_or(At::Nowhere, at);
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            a,
+            format!("'mac.cw_min' ({}) must not exceed 'mac.cw_max' ({})", mac.cw_min(), mac.cw_max()),
+        ));
+    }
+    Ok(())
+}
+
+fn node_index(s: &Spanned<u32>, key: &str, n: u64) -> Result<u32, Diag> {
+    let v = *s.get_ref();
+    if v as u64 >= n {
+        let nodes = if n == 1 { "1 node (0)".to_string() } else { format!("{n} nodes (0 to {})", n - 1) };
+        return Err(err(ErrorKind::OutOfRange, s, format!("'{key}' = {v} is not a node: the topology has {nodes}")));
+    }
+    Ok(v)
+}
+
+fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
+    let r = &f.routing;
+    #[derive(Copy, Clone)]
+    enum Protocol {
+        Static,
+    }
+    let protocol = match &r.protocol {
+        Some(p) => choice(p, "routing.protocol", &[("static", Protocol::Static)])?,
+        None => Protocol::Static,
+    };
+    match protocol {
+        Protocol::Static => {
+            let mut paths = Vec::new();
+            let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
+            for (i, p) in r.paths.iter().flatten().enumerate() {
+                let key = format!("routing.paths.{i}");
+                if p.get_ref().len() < 2 {
+                    return Err(err(
+                        ErrorKind::BadValue,
+                        p,
+                        format!("'{key}' must list at least a source and a destination"),
+                    ));
+                }
+                let mut nodes = Vec::with_capacity(p.get_ref().len());
+                for (j, hop) in p.get_ref().iter().enumerate() {
+                    let v = node_index(hop, &format!("{key}.{j}"), n)?;
+                    if nodes.contains(&v) {
+                        return Err(err(ErrorKind::BadValue, hop, format!("'{key}' visits node {v} twice")));
+                    }
+                    nodes.push(v);
+                }
+                let pair = (nodes[0], nodes[nodes.len() - 1]);
+                if let Some(prev) = seen.insert(pair, i) {
+                    return Err(err(
+                        ErrorKind::Inconsistent,
+                        p,
+                        format!(
+                            "'{key}' is a second path from {} to {} (the first is routing.paths.{prev})",
+                            pair.0, pair.1
+                        ),
+                    ));
+                }
+                paths.push(nodes);
+            }
+            Ok(RoutingConfig::Static { paths })
+        }
+    }
+}
+
+#[derive(Copy, Clone)]
+enum FlowType {
+    Cbr,
+}
+
+fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig, Diag> {
+    let key = |k: &str| format!("flow.{i}.{k}");
+    let src = node_index(&fl.src, &key("src"), n)?;
+    let dst = node_index(&fl.dst, &key("dst"), n)?;
+    if src == dst {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            &fl.dst,
+            format!("'{}' must differ from its source (both are node {src})", key("dst")),
+        ));
+    }
+    let name = match &fl.name {
+        Some(s) if s.get_ref().trim().is_empty() => {
+            return Err(err(ErrorKind::BadValue, s, format!("'{}' must not be empty", key("name"))));
+        }
+        Some(s) => s.get_ref().trim().to_string(),
+        None => format!("flow{i}"),
+    };
+    let kind = choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr)])?;
+    let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
+    if start >= duration {
+        let s = fl.start.as_ref().map_or(At::Offset(fl.kind.span().start), at);
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            s,
+            format!(
+                "'{}' ({}) is not before the end of the run ({})",
+                key("start"),
+                Duration(start),
+                Duration(duration)
+            ),
+        ));
+    }
+    let stop = match &fl.stop {
+        Some(s) if s.get_ref().0 <= start => {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                s,
+                format!("'{}' ({}) must be after its start ({})", key("stop"), s.get_ref(), Duration(start)),
+            ));
+        }
+        Some(s) => Some(s.get_ref().0),
+        None => None,
+    };
+    let missing =
+        |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
+    let traffic = match kind {
+        FlowType::Cbr => {
+            let size_s = fl
+                .packet_size
+                .as_ref()
+                .ok_or_else(|| missing("packet_size", "a cbr flow needs its UDP payload size"))?;
+            let size = size_s.get_ref().0;
+            if size == 0 || size > MAX_UDP_PAYLOAD {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    size_s,
+                    format!(
+                        "'{}' must be from 1B to {MAX_UDP_PAYLOAD}B (the 802.11 MSDU limit of {MAX_MSDU}B less {}B of IP and UDP headers), got {}",
+                        key("packet_size"),
+                        IP_HEADER_BYTES + UDP_HEADER_BYTES,
+                        size_s.get_ref()
+                    ),
+                ));
+            }
+            let interval = match (&fl.rate, &fl.interval) {
+                (Some(a), Some(b)) => {
+                    return Err(Diag::new(
+                        ErrorKind::Inconsistent,
+                        later(a, b),
+                        format!("give either '{}' or '{}', not both", key("rate"), key("interval")),
+                    ));
+                }
+                (None, None) => {
+                    return Err(missing(
+                        "rate",
+                        "a cbr flow needs a rate (e.g. \"2Mbps\") or an interval (e.g. \"10ms\")",
+                    ))
+                }
+                (Some(r), None) => {
+                    let ns = (size as u128 * 8 * 1_000_000_000 + r.get_ref().0 as u128 / 2) / r.get_ref().0 as u128;
+                    if ns == 0 {
+                        return Err(err(
+                            ErrorKind::OutOfRange,
+                            r,
+                            format!("'{}' is too high: packets would be less than 1 ns apart", key("rate")),
+                        ));
+                    }
+                    (Time::from_ns(ns as u64), r.span().start)
+                }
+                (None, Some(iv)) => {
+                    if iv.get_ref().0 == Time::ZERO {
+                        return Err(err(
+                            ErrorKind::OutOfRange,
+                            iv,
+                            format!("'{}' must be greater than zero", key("interval")),
+                        ));
+                    }
+                    (iv.get_ref().0, iv.span().start)
+                }
+            };
+            let jitter = fl.jitter.as_ref().map_or(Time::ZERO, |j| j.get_ref().0);
+            if jitter >= interval.0 {
+                let j = fl.jitter.as_ref().map_or(At::Offset(interval.1), at);
+                return Err(Diag::new(
+                    ErrorKind::Inconsistent,
+                    j,
+                    format!(
+                        "'{}' ({}) must be smaller than the packet interval ({})",
+                        key("jitter"),
+                        Duration(jitter),
+                        Duration(interval.0)
+                    ),
+                ));
+            }
+            Traffic::Cbr { size, interval: interval.0, jitter }
+        }
+    };
+    Ok(FlowConfig { name, src, dst, traffic, start, stop })
+}

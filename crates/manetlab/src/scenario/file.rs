@@ -1,0 +1,123 @@
+//! The scenario file as written: TOML sections deserialized with spans.
+//!
+//! Nothing here checks meaning; `build` turns this into a `SimConfig` and
+//! reports semantic errors at the spans kept here. Sections whose keys depend
+//! on a `kind`/`type`/`protocol` are flat structs of optional keys, so a key
+//! that belongs to another kind gets a precise message ("'rows' is not used by
+//! kind = \"chain\"") instead of a generic serde one, and new kinds (AODV,
+//! TCP flows...) slot in by adding keys and a branch in `build`.
+
+use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Size};
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScenarioFile {
+    pub run: RunSection,
+    pub topology: TopologySection,
+    #[serde(default)]
+    pub radio: RadioSection,
+    #[serde(default)]
+    pub mac: MacSection,
+    #[serde(default)]
+    pub queue: QueueSection,
+    #[serde(default)]
+    pub routing: RoutingSection,
+    #[serde(default)]
+    pub flow: Vec<FlowSection>,
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RunSection {
+    pub name: Option<Spanned<String>>,
+    pub duration: Spanned<Duration>,
+    pub warmup: Option<Spanned<Duration>>,
+    pub seed: Option<u64>,
+    pub replications: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TopologySection {
+    pub kind: Spanned<String>,
+    pub nodes: Option<Spanned<u32>>,
+    pub spacing: Option<Spanned<Distance>>,
+    pub rows: Option<Spanned<u32>>,
+    pub cols: Option<Spanned<u32>>,
+    pub area: Option<Spanned<Vec<Distance>>>,
+    pub positions: Option<Spanned<Vec<Spanned<Vec<Coord>>>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RadioSection {
+    pub propagation: Option<Spanned<String>>,
+    pub tx_power: Option<Power>,
+    pub frequency: Option<Frequency>,
+    pub tx_gain: Option<Ratio>,
+    pub rx_gain: Option<Ratio>,
+    pub antenna_height: Option<Spanned<Distance>>,
+    pub system_loss: Option<Ratio>,
+    pub rx_range: Option<Spanned<Distance>>,
+    pub rx_threshold: Option<Spanned<Power>>,
+    pub cs_range: Option<Spanned<Distance>>,
+    pub cs_threshold: Option<Spanned<Power>>,
+    pub capture_threshold: Option<Ratio>,
+    pub capture_rule: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MacSection {
+    pub standard: Option<Spanned<String>>,
+    pub data_rate: Option<Spanned<DataRate>>,
+    pub basic_rate: Option<Spanned<DataRate>>,
+    pub preamble: Option<Spanned<String>>,
+    pub rts_threshold: Option<RtsThreshold>,
+    pub short_retry_limit: Option<Spanned<u32>>,
+    pub long_retry_limit: Option<Spanned<u32>>,
+    pub cw_min: Option<Spanned<u32>>,
+    pub cw_max: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct QueueSection {
+    pub kind: Option<Spanned<String>>,
+    pub limit: Option<Spanned<u32>>,
+    pub control_first: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RoutingSection {
+    pub protocol: Option<Spanned<String>>,
+    /// Static routing: explicit node sequences src..dst.
+    pub paths: Option<Vec<Spanned<Vec<Spanned<u32>>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FlowSection {
+    pub name: Option<Spanned<String>>,
+    pub src: Spanned<u32>,
+    pub dst: Spanned<u32>,
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    pub packet_size: Option<Spanned<Size>>,
+    pub rate: Option<Spanned<DataRate>>,
+    pub interval: Option<Spanned<Duration>>,
+    pub jitter: Option<Spanned<Duration>>,
+    pub start: Option<Spanned<Duration>>,
+    pub stop: Option<Spanned<Duration>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OutputSection {
+    pub dir: Option<Spanned<String>>,
+}
