@@ -53,6 +53,26 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Reproduce a paper's experiment: runs, report.md with published numbers beside ours, figures.
+    Study {
+        /// Study name (see --list).
+        name: Option<String>,
+        /// List the studies.
+        #[arg(long)]
+        list: bool,
+        /// Replications (seeds) per point.
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Fewer seeds and shorter runs.
+        #[arg(long)]
+        quick: bool,
+        /// First seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output directory (default: out/study-<name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() {
@@ -60,6 +80,7 @@ fn main() {
     let code = match cli.cmd {
         Cmd::Run { file, seed, set, runs, out, quiet } => run(file, seed, set, runs, out, quiet),
         Cmd::Check { file, set } => check(file, set),
+        Cmd::Study { name, list, runs, quick, seed, out } => study(name, list, runs, quick, seed, out),
     };
     std::process::exit(code);
 }
@@ -159,6 +180,55 @@ fn run_loaded(file: &std::path::Path, scenario: &Scenario, seed: Option<u64>, ru
         }
     }
     Ok(())
+}
+
+fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed: u64, out: Option<PathBuf>) -> i32 {
+    use manetlab::study;
+    let Some(name) = name.filter(|_| !list) else {
+        println!("studies:");
+        for s in study::STUDIES {
+            println!("  {:<10} {} ({})", s.name, s.about, s.paper);
+        }
+        return if list { 0 } else { 2 };
+    };
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
+    let opts = study::StudyOptions { runs, quick, out: out.clone(), seed };
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
+        b.set_style(ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}").unwrap().progress_chars("=> "));
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    let res = study::run(&name, &opts, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    match res {
+        Ok(r) => {
+            println!("{}", r.markdown);
+            let failed = r.checks.iter().filter(|c| !c.passed).count();
+            println!(
+                "{} runs in {:.1} s; {} of {} checks passed; report: {}",
+                r.runs,
+                started.elapsed().as_secs_f64(),
+                r.checks.len() - failed,
+                r.checks.len(),
+                out.join("report.md").display()
+            );
+            0
+        }
+        Err(e @ study::StudyError::Unknown(..)) => {
+            eprintln!("error: {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
 }
 
 /// A bar over simulated time, drawn only on a terminal and only once a run

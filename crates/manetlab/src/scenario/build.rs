@@ -605,9 +605,113 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
     }
 }
 
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq)]
 enum FlowType {
     Cbr,
+    Tcp,
+}
+
+/// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
+const MAX_TCP_MSS: u32 = MAX_MSDU - IP_HEADER_BYTES - crate::net::packet::TCP_HEADER_BYTES;
+
+/// Refuses keys that belong to the other flow type.
+fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag> {
+    let (name, uses): (&str, &[&str]) = match kind {
+        FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter"]),
+        FlowType::Tcp => (
+            "tcp",
+            &["variant", "mss", "max_window", "bytes", "initial_rto", "min_rto", "max_rto", "delayed_ack", "handshake"],
+        ),
+    };
+    let given: [(&str, Option<usize>); 13] = [
+        ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
+        ("rate", fl.rate.as_ref().map(|s| s.span().start)),
+        ("interval", fl.interval.as_ref().map(|s| s.span().start)),
+        ("jitter", fl.jitter.as_ref().map(|s| s.span().start)),
+        ("variant", fl.variant.as_ref().map(|s| s.span().start)),
+        ("mss", fl.mss.as_ref().map(|s| s.span().start)),
+        ("max_window", fl.max_window.as_ref().map(|s| s.span().start)),
+        ("bytes", fl.bytes.as_ref().map(|s| s.span().start)),
+        ("initial_rto", fl.initial_rto.as_ref().map(|s| s.span().start)),
+        ("min_rto", fl.min_rto.as_ref().map(|s| s.span().start)),
+        ("max_rto", fl.max_rto.as_ref().map(|s| s.span().start)),
+        ("delayed_ack", fl.delayed_ack.as_ref().map(|s| s.span().start)),
+        ("handshake", fl.handshake.as_ref().map(|s| s.span().start)),
+    ];
+    for (key, o) in given {
+        if let Some(o) = o {
+            if !uses.contains(&key) {
+                return Err(Diag::at(
+                    ErrorKind::Inconsistent,
+                    o,
+                    format!("'flow.{i}.{key}' is not used by type = {name:?} (it uses: {})", uses.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
+    use crate::transport::tcp::{DataSource, TcpConfig, TcpVariant};
+    let key = |k: &str| format!("flow.{i}.{k}");
+    let mut tcp = TcpConfig::default();
+    if let Some(v) = &fl.variant {
+        tcp.variant = choice(v, &key("variant"), &[("reno", TcpVariant::Reno), ("newreno", TcpVariant::NewReno)])?;
+    }
+    if let Some(m) = &fl.mss {
+        let mss = m.get_ref().0;
+        if mss == 0 || mss > MAX_TCP_MSS {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                m,
+                format!("'{}' must be from 1B to {MAX_TCP_MSS}B (no fragmentation), got {}", key("mss"), m.get_ref()),
+            ));
+        }
+        tcp.mss = mss;
+    }
+    if let Some(w) = &fl.max_window {
+        if *w.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, w, format!("'{}' must be at least 1 packet", key("max_window"))));
+        }
+        tcp.max_window = *w.get_ref();
+    }
+    for (k, v, slot) in [
+        ("initial_rto", &fl.initial_rto, &mut tcp.initial_rto),
+        ("min_rto", &fl.min_rto, &mut tcp.min_rto),
+        ("max_rto", &fl.max_rto, &mut tcp.max_rto),
+    ] {
+        if let Some(v) = v {
+            if v.get_ref().0 == Time::ZERO {
+                return Err(err(ErrorKind::OutOfRange, v, format!("'{}' must be greater than zero", key(k))));
+            }
+            *slot = v.get_ref().0;
+        }
+    }
+    if tcp.min_rto > tcp.max_rto {
+        let s = fl.min_rto.as_ref().or(fl.max_rto.as_ref()).unwrap();
+        return Err(err(
+            ErrorKind::Inconsistent,
+            s,
+            format!("'{}' must not exceed '{}'", key("min_rto"), key("max_rto")),
+        ));
+    }
+    if let Some(d) = &fl.delayed_ack {
+        tcp.delayed_ack = *d.get_ref();
+    }
+    if let Some(h) = &fl.handshake {
+        tcp.handshake = *h.get_ref();
+    }
+    tcp.record_series = false;
+    tcp.record_seq_log = false;
+    let data = match &fl.bytes {
+        Some(b) if b.get_ref().0 == 0 => {
+            return Err(err(ErrorKind::OutOfRange, b, format!("'{}' must be at least 1B", key("bytes"))));
+        }
+        Some(b) => DataSource::Finite(b.get_ref().0 as u64),
+        None => DataSource::Bulk,
+    };
+    Ok(Traffic::Tcp { tcp, data })
 }
 
 fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig, Diag> {
@@ -628,7 +732,9 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         Some(s) => s.get_ref().trim().to_string(),
         None => format!("flow{i}"),
     };
-    let kind = choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr)])?;
+    let kind =
+        choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp)])?;
+    flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
     if start >= duration {
         let s = fl.start.as_ref().map_or(At::Offset(fl.kind.span().start), at);
@@ -657,6 +763,7 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
     let missing =
         |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
     let traffic = match kind {
+        FlowType::Tcp => tcp_traffic(i, fl)?,
         FlowType::Cbr => {
             let size_s = fl
                 .packet_size

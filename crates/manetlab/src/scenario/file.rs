@@ -114,6 +114,16 @@ pub(crate) struct FlowSection {
     pub jitter: Option<Spanned<Duration>>,
     pub start: Option<Spanned<Duration>>,
     pub stop: Option<Spanned<Duration>>,
+    // TCP flows.
+    pub variant: Option<Spanned<String>>,
+    pub mss: Option<Spanned<Size>>,
+    pub max_window: Option<Spanned<u32>>,
+    pub bytes: Option<Spanned<Size>>,
+    pub initial_rto: Option<Spanned<Duration>>,
+    pub min_rto: Option<Spanned<Duration>>,
+    pub max_rto: Option<Spanned<Duration>>,
+    pub delayed_ack: Option<Spanned<bool>>,
+    pub handshake: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

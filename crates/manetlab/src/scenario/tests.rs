@@ -19,6 +19,7 @@ fn example(name: &str) -> Scenario {
 fn cbr(cfg: &SimConfig, i: usize) -> (u32, Time, Time) {
     match cfg.flows[i].traffic {
         Traffic::Cbr { size, interval, jitter } => (size, interval, jitter),
+        ref t => panic!("flow {i} is {}, not cbr", t.kind()),
     }
 }
 
@@ -698,4 +699,57 @@ fn examples_in_the_docs_parse() {
     assert!((c.radio.rx_range() - 250.0).abs() < 1e-6 && (c.radio.cs_range() - 550.0).abs() < 1e-6);
     assert_eq!(cbr(&c, 0).1, Time::from_us(5880));
     assert_eq!(full.output_dir, Some(PathBuf::from("out/chain")));
+}
+
+const TCP: &str = r#"[run]
+duration = "10s"
+
+[topology]
+kind = "chain"
+nodes = 5
+spacing = "200m"
+
+[[flow]]
+src = 0
+dst = 4
+type = "tcp"
+variant = "reno"
+mss = "1460B"
+max_window = 8
+initial_rto = "6s"
+"#;
+
+#[test]
+fn tcp_flows_parse_with_their_settings() {
+    use crate::transport::tcp::{DataSource, TcpVariant};
+    let cfg = parse(TCP).unwrap().config(1);
+    match &cfg.flows[0].traffic {
+        Traffic::Tcp { tcp, data } => {
+            assert_eq!(tcp.variant, TcpVariant::Reno);
+            assert_eq!(tcp.mss, 1460);
+            assert_eq!(tcp.max_window, 8);
+            assert_eq!(tcp.initial_rto, Time::from_secs(6));
+            assert_eq!(*data, DataSource::Bulk);
+        }
+        t => panic!("not tcp: {t:?}"),
+    }
+    let finite = parse(&format!("{TCP}bytes = \"1MB\"\n")).unwrap().config(1);
+    assert!(matches!(finite.flows[0].traffic, Traffic::Tcp { data: DataSource::Finite(1_000_000), .. }));
+    // "ftp" is an alias.
+    assert!(parse(&TCP.replace("type = \"tcp\"", "type = \"ftp\"")).is_ok());
+}
+
+#[test]
+fn tcp_and_cbr_keys_do_not_mix() {
+    let e = err(&format!("{TCP}rate = \"1Mbps\"\n"));
+    assert_at(&e, ErrorKind::Inconsistent, pos(&format!("{TCP}rate = \"1Mbps\"\n"), "\"1Mbps\"", 0), &["flow.0.rate", "not used by type = \"tcp\""]);
+    let text = format!("{BASE}max_window = 8\n");
+    let e = err(&text);
+    assert_at(&e, ErrorKind::Inconsistent, pos(&text, "8\n", 0), &["flow.0.max_window", "cbr"]);
+    let text = TCP.replace("reno", "vegas");
+    let e = err(&text);
+    assert_at(&e, ErrorKind::BadValue, pos(&text, "\"vegas\"", 0), &["unknown value", "newreno"]);
+    let text = TCP.replace("mss = \"1460B\"", "mss = \"3000B\"");
+    let e = err(&text);
+    assert_at(&e, ErrorKind::OutOfRange, pos(&text, "\"3000B\"", 0), &["flow.0.mss"]);
 }

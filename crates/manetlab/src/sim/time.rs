@@ -38,7 +38,7 @@ impl Time {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 * 1e-3
