@@ -86,7 +86,7 @@ fn main() {
 }
 
 /// Loads a scenario; on error prints it and returns exit code 2.
-fn load(file: &PathBuf, set: &[String]) -> Result<Scenario, i32> {
+fn load(file: &std::path::Path, set: &[String]) -> Result<Scenario, i32> {
     Scenario::load(file, set).map_err(|e| {
         eprintln!("error: {e}");
         2
@@ -112,7 +112,14 @@ fn check(file: PathBuf, set: Vec<String>) -> i32 {
     }
 }
 
-fn run(file: PathBuf, seed: Option<u64>, set: Vec<String>, runs: Option<u32>, out: Option<PathBuf>, quiet: bool) -> i32 {
+fn run(
+    file: PathBuf,
+    seed: Option<u64>,
+    set: Vec<String>,
+    runs: Option<u32>,
+    out: Option<PathBuf>,
+    quiet: bool,
+) -> i32 {
     let scenario = match load(&file, &set) {
         Ok(s) => s,
         Err(code) => return code,
@@ -126,7 +133,14 @@ fn run(file: PathBuf, seed: Option<u64>, set: Vec<String>, runs: Option<u32>, ou
     }
 }
 
-fn run_loaded(file: &std::path::Path, scenario: &Scenario, seed: Option<u64>, runs: Option<u32>, out: Option<PathBuf>, quiet: bool) -> Result<()> {
+fn run_loaded(
+    file: &std::path::Path,
+    scenario: &Scenario,
+    seed: Option<u64>,
+    runs: Option<u32>,
+    out: Option<PathBuf>,
+    quiet: bool,
+) -> Result<()> {
     let first_seed = seed.unwrap_or(scenario.seed());
     let reps = runs.unwrap_or(scenario.replications).max(1);
     let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
@@ -195,7 +209,11 @@ fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed:
     let opts = study::StudyOptions { runs, quick, out: out.clone(), seed };
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
-        b.set_style(ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}").unwrap().progress_chars("=> "));
+        b.set_style(
+            ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
         b
     } else {
         ProgressBar::hidden()

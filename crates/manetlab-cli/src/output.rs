@@ -41,15 +41,31 @@ pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) 
     });
     let path = dir.join("summary.json");
     let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n").with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
+        .with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
 const CSV_COLUMNS: [&str; 18] = [
-    "replication", "seed", "flow", "kind", "src", "dst", "sent_packets", "received_packets", "delivery_ratio",
-    "goodput_bps", "offered_bps", "delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_max_s", "jitter_s",
-    "jitter_rfc3550_s", "duplicates",
+    "replication",
+    "seed",
+    "flow",
+    "kind",
+    "src",
+    "dst",
+    "sent_packets",
+    "received_packets",
+    "delivery_ratio",
+    "goodput_bps",
+    "offered_bps",
+    "delay_mean_s",
+    "delay_p50_s",
+    "delay_p95_s",
+    "delay_max_s",
+    "jitter_s",
+    "jitter_rfc3550_s",
+    "duplicates",
 ];
 
 pub fn write_flows_csv(dir: &Path, seeds: &[u64], reports: &[Report]) -> Result<()> {
@@ -59,9 +75,22 @@ pub fn write_flows_csv(dir: &Path, seeds: &[u64], reports: &[Report]) -> Result<
             let _ = writeln!(
                 s,
                 "{k},{seed},{},{},{},{},{},{},{:.6},{:.3},{:.3},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{}",
-                f.name, f.kind, f.src, f.dst, f.sent_packets, f.received_packets, f.delivery_ratio, f.goodput_bps,
-                f.offered_bps, f.delay_mean_s, f.delay_p50_s, f.delay_p95_s, f.delay_max_s, f.jitter_s,
-                f.jitter_rfc3550_s, f.duplicates
+                f.name,
+                f.kind,
+                f.src,
+                f.dst,
+                f.sent_packets,
+                f.received_packets,
+                f.delivery_ratio,
+                f.goodput_bps,
+                f.offered_bps,
+                f.delay_mean_s,
+                f.delay_p50_s,
+                f.delay_p95_s,
+                f.delay_max_s,
+                f.jitter_s,
+                f.jitter_rfc3550_s,
+                f.duplicates
             );
         }
     }
@@ -86,7 +115,8 @@ pub fn write_flows_csv(dir: &Path, seeds: &[u64], reports: &[Report]) -> Result<
                 stat(&|x| x.duplicates as f64),
             ];
             for (label, pick) in [("mean", 0usize), ("ci95", 1usize)] {
-                let vals: Vec<String> = cols.iter().map(|c| format!("{:.9}", if pick == 0 { c.0 } else { c.1 })).collect();
+                let vals: Vec<String> =
+                    cols.iter().map(|c| format!("{:.9}", if pick == 0 { c.0 } else { c.1 })).collect();
                 let _ = writeln!(s, "{label},,{},{},{},{},{}", f.name, f.kind, f.src, f.dst, vals.join(","));
             }
         }
@@ -108,7 +138,9 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
         "flow", "src->dst", "sent", "recv", "PDR%", "goodput kbit/s", "delay ms", "p95 ms", "jitter ms"
     );
     for (i, f) in reports[0].flows.iter().enumerate() {
-        let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>());
+        let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| {
+            mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>())
+        };
         let fmt = |(m, h): (f64, f64), scale: f64, prec: usize| {
             if n == 1 {
                 format!("{:.*}", prec, m * scale)
@@ -132,10 +164,11 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
     let r = &reports[0];
     let mac = r.mac_totals();
     let radio = r.radio_totals();
-    let drops: std::collections::BTreeMap<String, u64> = r.nodes.iter().flat_map(|nd| nd.drops.iter()).fold(Default::default(), |mut m, (k, v)| {
-        *m.entry(k.clone()).or_default() += v;
-        m
-    });
+    let drops: std::collections::BTreeMap<String, u64> =
+        r.nodes.iter().flat_map(|nd| nd.drops.iter()).fold(Default::default(), |mut m, (k, v)| {
+            *m.entry(k.clone()).or_default() += v;
+            m
+        });
     println!(
         "\nMAC (seed {}): {} data, {} RTS, {} retries, {} retry drops; radio: {} collisions, {} captures; drops {:?}",
         r.seed, mac.data_sent, mac.rts_sent, mac.retries, mac.retry_drops, radio.collisions, radio.captures, drops

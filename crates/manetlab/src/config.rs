@@ -48,7 +48,7 @@ impl Traffic {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowConfig {
-    /// Name shown in reports (defaults to "flow<i>").
+    /// Name shown in reports (defaults to `flow<i>`).
     pub name: String,
     pub src: u32,
     pub dst: u32,

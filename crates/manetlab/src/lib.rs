@@ -18,18 +18,18 @@
 
 pub mod app;
 pub mod config;
-pub mod node;
-pub mod simulation;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
 pub mod net;
+pub mod node;
 pub mod phy;
 pub mod queue;
 pub mod scenario;
 pub mod sim;
+pub mod simulation;
 pub mod study;
 pub mod transport;
-pub use simulation::{BuildError, Simulation};
 pub use config::SimConfig;
 pub use metrics::Report;
+pub use simulation::{BuildError, Simulation};

@@ -27,14 +27,35 @@ use std::collections::{BTreeMap, VecDeque};
 #[derive(Copy, Clone, Debug)]
 enum Event {
     /// The first bit of a transmission reaches `node`.
-    SignalStart { node: NodeId, tx: TxId, power: f64, end: Time },
+    SignalStart {
+        node: NodeId,
+        tx: TxId,
+        power: f64,
+        end: Time,
+    },
     /// The last bit of a transmission passes `node`.
-    SignalEnd { node: NodeId, tx: TxId },
+    SignalEnd {
+        node: NodeId,
+        tx: TxId,
+    },
     /// `node`'s own transmission ends.
-    TxEnd { node: NodeId },
-    Mac { node: NodeId, kind: MacTimer, gen: u32 },
-    Endpoint { node: NodeId, idx: u16, token: u64 },
-    Routing { node: NodeId, token: u64 },
+    TxEnd {
+        node: NodeId,
+    },
+    Mac {
+        node: NodeId,
+        kind: MacTimer,
+        gen: u32,
+    },
+    Endpoint {
+        node: NodeId,
+        idx: u16,
+        token: u64,
+    },
+    Routing {
+        node: NodeId,
+        token: u64,
+    },
 }
 
 /// Work produced while handling one event, executed in FIFO order.
@@ -118,7 +139,12 @@ impl Simulation {
             nodes.push(Node {
                 id,
                 radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
-                mac: Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
+                mac: Dcf::new(
+                    id,
+                    &cfg.mac,
+                    nav_on_capture,
+                    RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                ),
                 ifq: crate::queue::build(&cfg.queue),
                 routing,
                 endpoints: Vec::new(),
@@ -137,7 +163,9 @@ impl Simulation {
                     let cbr = crate::app::Cbr::new(*size, *interval, *jitter, f.start, stop);
                     Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(cbr)))
                 }
-                Traffic::Tcp { tcp, data } => Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop)),
+                Traffic::Tcp { tcp, data } => {
+                    Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop))
+                }
             };
             let sink: Box<dyn Endpoint> = match &f.traffic {
                 Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
@@ -264,7 +292,10 @@ impl Simulation {
             }
         }
         self.collect_mac(match ev {
-            Event::SignalStart { node, .. } | Event::SignalEnd { node, .. } | Event::TxEnd { node } | Event::Mac { node, .. } => node,
+            Event::SignalStart { node, .. }
+            | Event::SignalEnd { node, .. }
+            | Event::TxEnd { node }
+            | Event::Mac { node, .. } => node,
             _ => unreachable!(),
         });
     }
@@ -317,7 +348,8 @@ impl Simulation {
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
                     for h in &self.hearers {
                         let start = now + h.delay;
-                        self.queue.schedule(start, Event::SignalStart { node: h.node, tx, power: h.power, end: start + d });
+                        self.queue
+                            .schedule(start, Event::SignalStart { node: h.node, tx, power: h.power, end: start + d });
                         self.queue.schedule(start + d, Event::SignalEnd { node: h.node, tx });
                     }
                 }
@@ -441,7 +473,11 @@ impl Simulation {
                     id: i as u32,
                     name: f.name.clone(),
                     kind: f.traffic.kind().into(),
-                    tcp: self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == (FLOW_PORT_BASE + i as u32) as u16).and_then(|e| e.tcp_summary()),
+                    tcp: self.nodes[f.src as usize]
+                        .endpoints
+                        .iter()
+                        .find(|e| e.port() == (FLOW_PORT_BASE + i as u32) as u16)
+                        .and_then(|e| e.tcp_summary()),
                     src: f.src,
                     dst: f.dst,
                     sent_packets: s.sent_packets,

@@ -5,8 +5,8 @@
 //! - success, basic: Ts = DATA + SIFS + δ + ACK + DIFS + δ
 //! - success, RTS:   Ts = RTS + SIFS + δ + CTS + SIFS + δ + DATA + SIFS + δ + ACK + DIFS + δ
 //! - collision: every station, colliders included, saw a frame it could not
-//!   decode and defers EIFS (= SIFS + ACK@1Mbit/s + DIFS) instead of DIFS:
-//!   Tc = DATA + EIFS + δ (basic), RTS + EIFS + δ (RTS/CTS).
+//!   decode and defers EIFS (= SIFS + ACK@1Mbit/s + DIFS) instead of DIFS,
+//!   so Tc = DATA + EIFS + δ (basic), RTS + EIFS + δ (RTS/CTS).
 //! W = CWmin + 1 = 32, m = log2((CWmax + 1)/W) = 5. Bianchi assumes no retry
 //! limit; with the limit of 7 attempts the difference is p^7 < 0.1%.
 
@@ -61,7 +61,12 @@ fn check(n: u32, rts: bool) {
     let sim = simulate(n, rts);
     let want = model(n, rts);
     let err = (sim - want) / want;
-    println!("n={n:2} rts={rts}: simulated {:.1} kbit/s, Bianchi {:.1} kbit/s, {:+.2}%", sim / 1e3, want / 1e3, err * 100.0);
+    println!(
+        "n={n:2} rts={rts}: simulated {:.1} kbit/s, Bianchi {:.1} kbit/s, {:+.2}%",
+        sim / 1e3,
+        want / 1e3,
+        err * 100.0
+    );
     assert!(err.abs() < 0.05, "n={n} rts={rts}: {sim} vs {want}");
 }
 

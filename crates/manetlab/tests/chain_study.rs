@@ -14,7 +14,15 @@ fn chain_study_quick_meets_acceptance_band() {
         assert!(c.passed, "{}: {}", c.what, c.detail);
     }
     assert_eq!(res.checks.len(), 12);
-    for f in ["report.md", "results.json", "chain_goodput.csv", "chain_goodput.svg", "chain_goodput.png", "chain_4hop_timeseq.svg", "chain_4hop_cwnd.png"] {
+    for f in [
+        "report.md",
+        "results.json",
+        "chain_goodput.csv",
+        "chain_goodput.svg",
+        "chain_goodput.png",
+        "chain_4hop_timeseq.svg",
+        "chain_4hop_cwnd.png",
+    ] {
         let p = out.join(f);
         let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
         assert!(len > 100, "{} missing or empty", p.display());

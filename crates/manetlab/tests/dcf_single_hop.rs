@@ -22,7 +22,8 @@ fn formula_bps(m: &PhyMode, rts: bool) -> f64 {
     let backoff = m.cw_min() as f64 / 2.0 * us(m.slot());
     let mut cycle = us(m.difs()) + backoff + us(data) + us(m.sifs()) + us(ack);
     if rts {
-        cycle += us(m.frame_time(RTS_BYTES, m.basic_rate)) + us(m.frame_time(CTS_BYTES, m.basic_rate)) + 2.0 * us(m.sifs());
+        cycle +=
+            us(m.frame_time(RTS_BYTES, m.basic_rate)) + us(m.frame_time(CTS_BYTES, m.basic_rate)) + 2.0 * us(m.sifs());
     }
     PAYLOAD as f64 * 8.0 / (cycle * 1e-6)
 }
@@ -43,7 +44,13 @@ fn check(m: PhyMode, rts: bool) {
     let sim = simulate(m, rts);
     let want = formula_bps(&m, rts);
     let err = (sim - want).abs() / want;
-    println!("rate {} rts {rts}: simulated {:.1} kbit/s, formula {:.1} kbit/s, error {:.2}%", m.data_rate, sim / 1e3, want / 1e3, err * 100.0);
+    println!(
+        "rate {} rts {rts}: simulated {:.1} kbit/s, formula {:.1} kbit/s, error {:.2}%",
+        m.data_rate,
+        sim / 1e3,
+        want / 1e3,
+        err * 100.0
+    );
     assert!(err < 0.03, "simulated {sim} vs formula {want}");
 }
 

@@ -38,10 +38,13 @@ fn single_hop_saturation() -> f64 {
 fn two_hop_chain_rises_peaks_and_flattens() {
     let sat1 = single_hop_saturation();
     let rates = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0, 10.0];
-    let curve: Vec<(f64, f64, f64)> = rates.iter().map(|&o| {
-        let (g, air) = two_hop(o, 1);
-        (o, g, air)
-    }).collect();
+    let curve: Vec<(f64, f64, f64)> = rates
+        .iter()
+        .map(|&o| {
+            let (g, air) = two_hop(o, 1);
+            (o, g, air)
+        })
+        .collect();
     println!("single-hop saturation {sat1:.3} Mbit/s");
     println!("offered  delivered  node2-on-air (Mbit/s)");
     for (o, g, a) in &curve {
@@ -49,7 +52,8 @@ fn two_hop_chain_rises_peaks_and_flattens() {
     }
     // Light load is delivered in full.
     assert!((curve[0].1 - 0.5).abs() < 0.02, "0.5 Mbit/s offered, {} delivered", curve[0].1);
-    let (peak_i, peak) = curve.iter().enumerate().map(|(i, c)| (i, c.1)).fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    let (peak_i, peak) =
+        curve.iter().enumerate().map(|(i, c)| (i, c.1)).fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
     let frac = peak / sat1;
     println!("peak {peak:.3} Mbit/s = {:.1}% of single hop", frac * 100.0);
     assert!((0.30..=0.55).contains(&frac), "peak fraction {frac}");
@@ -125,7 +129,8 @@ fn same_seed_same_report_different_seed_differs() {
     let mk = |seed| {
         let mut cfg = base(SimConfig::grid_positions(3, 3, 200.0), 5);
         cfg.seed = seed;
-        cfg.flows = vec![cbr("a", 0, 8, 512, 400e3, 0.1), cbr("b", 6, 2, 512, 400e3, 0.2), cbr("c", 3, 5, 512, 400e3, 0.3)];
+        cfg.flows =
+            vec![cbr("a", 0, 8, 512, 400e3, 0.1), cbr("b", 6, 2, 512, 400e3, 0.2), cbr("c", 3, 5, 512, 400e3, 0.3)];
         serde_json::to_string(&Simulation::new(cfg).unwrap().run()).unwrap()
     };
     let a = mk(7);

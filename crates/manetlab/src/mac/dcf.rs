@@ -54,7 +54,6 @@ pub enum MacAction {
     Ready,
 }
 
-
 /// Counters of one MAC.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MacStats {
@@ -287,7 +286,8 @@ impl Dcf {
         self.state = State::Contend;
         if self.backoff.is_none() {
             let ifs = if self.use_eifs { self.eifs } else { self.difs };
-            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.idle_since.max(self.nav_until) + ifs;
+            let idle_long_enough =
+                self.medium_idle(now) && !self.responding && now >= self.idle_since.max(self.nav_until) + ifs;
             self.backoff = Some(if idle_long_enough { 0 } else { self.draw_backoff() });
         }
         self.schedule_access(now, out);

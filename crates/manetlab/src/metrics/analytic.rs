@@ -67,18 +67,9 @@ impl DcfTimings {
     /// DIFS + mean backoff + \[RTS + SIFS + CTS + SIFS\] + DATA + SIFS + ACK,
     /// plus the propagation delays (see [`DcfTimings::prop_delay`]).
     pub fn cycle_time(&self) -> f64 {
-        let handshake = if self.use_rts {
-            self.rts + self.sifs + self.cts + self.sifs + 2.0 * self.prop_delay
-        } else {
-            0.0
-        };
-        self.difs
-            + self.mean_backoff()
-            + handshake
-            + self.data
-            + self.sifs
-            + self.ack
-            + 2.0 * self.prop_delay
+        let handshake =
+            if self.use_rts { self.rts + self.sifs + self.cts + self.sifs + 2.0 * self.prop_delay } else { 0.0 };
+        self.difs + self.mean_backoff() + handshake + self.data + self.sifs + self.ack + 2.0 * self.prop_delay
     }
 }
 
@@ -271,22 +262,8 @@ pub struct BianchiParams {
 impl BianchiParams {
     /// Parameters from the standard's contention windows:
     /// W = CWmin + 1 and m = [`backoff_stages`]`(cw_min, cw_max)`.
-    pub fn from_cw(
-        n: u32,
-        cw_min: u32,
-        cw_max: u32,
-        slot: f64,
-        payload_bits: f64,
-        busy: BusyTimes,
-    ) -> Self {
-        BianchiParams {
-            n,
-            w: cw_min + 1,
-            m: backoff_stages(cw_min, cw_max),
-            slot,
-            payload_bits,
-            busy,
-        }
+    pub fn from_cw(n: u32, cw_min: u32, cw_max: u32, slot: f64, payload_bits: f64, busy: BusyTimes) -> Self {
+        BianchiParams { n, w: cw_min + 1, m: backoff_stages(cw_min, cw_max), slot, payload_bits, busy }
     }
 }
 
@@ -331,13 +308,7 @@ pub fn bianchi(params: &BianchiParams) -> BianchiResult {
     let p_s = f64::from(params.n) * tau * (1.0 - tau).powi(n - 1) / p_tr;
     let BusyTimes { ts, tc } = params.busy;
     let mean_slot = idle * params.slot + p_tr * p_s * ts + p_tr * (1.0 - p_s) * tc;
-    BianchiResult {
-        tau,
-        p,
-        p_tr,
-        p_s,
-        throughput: p_s * p_tr * params.payload_bits / mean_slot,
-    }
+    BianchiResult { tau, p, p_tr, p_s, throughput: p_s * p_tr * params.payload_bits / mean_slot }
 }
 
 #[cfg(test)]
@@ -370,14 +341,7 @@ mod tests {
     const FHSS_RATE: f64 = 1e6;
 
     fn fhss_params(n: u32, w: u32, m: u32, busy: BusyTimes) -> BianchiParams {
-        BianchiParams {
-            n,
-            w,
-            m,
-            slot: FHSS_SLOT,
-            payload_bits: 8184.0,
-            busy,
-        }
+        BianchiParams { n, w, m, slot: FHSS_SLOT, payload_bits: 8184.0, busy }
     }
 
     #[test]
@@ -451,10 +415,7 @@ mod tests {
                 let wf = w as f64;
                 let a = 1.0 - 2.0 * p;
                 let paper = 2.0 * a / (a * (wf + 1.0) + p * wf * (1.0 - (2.0 * p).powi(m as i32)));
-                assert!(
-                    rel(bianchi_tau(p, w, m), paper) < 1e-12,
-                    "W={w} m={m} p={p}"
-                );
+                assert!(rel(bianchi_tau(p, w, m), paper) < 1e-12, "W={w} m={m} p={p}");
             }
         }
         // ... and is continuous through it: the limit is 2/(1 + W + mW/2).
@@ -499,11 +460,7 @@ mod tests {
                     prop_delay: f.prop_delay,
                 };
                 let single = dcf_single_station_throughput(&t);
-                assert!(
-                    rel(r.throughput, single) < 1e-9,
-                    "rts={use_rts} W={w}: {} vs {single}",
-                    r.throughput
-                );
+                assert!(rel(r.throughput, single) < 1e-9, "rts={use_rts} W={w}: {} vs {single}", r.throughput);
                 // T_c plays no part with one station.
                 let mut odd = busy;
                 odd.tc *= 7.0;
@@ -581,10 +538,7 @@ mod tests {
         let lo = rts_all.iter().cloned().fold(f64::MAX, f64::min);
         assert!((hi - lo) / hi < 0.015, "rts spread {lo}..{hi}");
         for n in 5..=50 {
-            assert!(
-                s(n, rts) > s(n, basic),
-                "RTS/CTS wins for long frames at n={n}"
-            );
+            assert!(s(n, rts) > s(n, basic), "RTS/CTS wins for long frames at n={n}");
         }
     }
 

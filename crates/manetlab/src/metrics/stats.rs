@@ -142,14 +142,7 @@ impl Default for Summary {
 impl Summary {
     /// An empty summary.
     pub const fn new() -> Self {
-        Summary {
-            count: 0,
-            mean: 0.0,
-            m2: 0.0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            sum: 0.0,
-        }
+        Summary { count: 0, mean: 0.0, m2: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0 }
     }
 
     /// Summary of a slice of samples.
@@ -439,17 +432,9 @@ impl Histogram {
     /// An empty histogram.
     pub fn new() -> Self {
         // Built through a Vec so the 58 KiB array never sits on the stack.
-        let counts: Box<[u64; HISTOGRAM_BUCKETS]> = vec![0u64; HISTOGRAM_BUCKETS]
-            .into_boxed_slice()
-            .try_into()
-            .expect("length is HISTOGRAM_BUCKETS");
-        Histogram {
-            counts,
-            count: 0,
-            min: u64::MAX,
-            max: 0,
-            sum: 0,
-        }
+        let counts: Box<[u64; HISTOGRAM_BUCKETS]> =
+            vec![0u64; HISTOGRAM_BUCKETS].into_boxed_slice().try_into().expect("length is HISTOGRAM_BUCKETS");
+        Histogram { counts, count: 0, min: u64::MAX, max: 0, sum: 0 }
     }
 
     /// Index of the bucket holding `v`.
@@ -581,14 +566,10 @@ impl Histogram {
     /// The non-empty buckets in ascending order, as
     /// `(lowest value, highest value, count)`, e.g. to export a CDF.
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(i, &c)| {
-                let (low, high) = Self::bucket_range(i);
-                (low, high, c)
-            })
+        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| {
+            let (low, high) = Self::bucket_range(i);
+            (low, high, c)
+        })
     }
 
     /// Count, min, max, mean, p50, p95 and p99 as a serialisable struct.
@@ -661,13 +642,7 @@ pub struct Jitter {
 impl Jitter {
     /// No packets yet.
     pub const fn new() -> Self {
-        Jitter {
-            count: 0,
-            prev_send: 0.0,
-            prev_arrival: 0.0,
-            abs_diff_sum: 0.0,
-            jitter: 0.0,
-        }
+        Jitter { count: 0, prev_send: 0.0, prev_arrival: 0.0, abs_diff_sum: 0.0, jitter: 0.0 }
     }
 
     /// Records a packet sent at `send` and received at `arrival`.
@@ -712,11 +687,7 @@ impl Jitter {
 
     /// Both estimators as a serialisable struct.
     pub fn values(&self) -> JitterValues {
-        JitterValues {
-            count: self.count,
-            mean_abs_diff: finite(self.mean_abs_diff()),
-            rfc3550: self.jitter,
-        }
+        JitterValues { count: self.count, mean_abs_diff: finite(self.mean_abs_diff()), rfc3550: self.jitter }
     }
 }
 
@@ -877,8 +848,7 @@ mod tests {
         assert_eq!(j["sum"], 4.0);
         let j = serde_json::to_value(Summary::new()).unwrap();
         assert!(j["mean"].is_null() && j["ci95_half_width"].is_null());
-        let back: SummaryValues =
-            serde_json::from_str(&serde_json::to_string(&s.values()).unwrap()).unwrap();
+        let back: SummaryValues = serde_json::from_str(&serde_json::to_string(&s.values()).unwrap()).unwrap();
         assert_eq!(back, s.values());
     }
 
@@ -931,10 +901,7 @@ mod tests {
             let exact = quantile_sorted(&sorted, q).unwrap();
             let got = h.quantile(q).unwrap();
             let err = (got as f64 - exact as f64).abs() / (exact as f64).max(1.0);
-            assert!(
-                err <= 1.0 / 256.0 + 1e-12,
-                "q={q}: got {got}, exact {exact}, rel err {err}"
-            );
+            assert!(err <= 1.0 / 256.0 + 1e-12, "q={q}: got {got}, exact {exact}, rel err {err}");
             assert!(err <= 0.01);
         }
         assert_eq!(h.count(), values.len() as u64);
@@ -948,27 +915,19 @@ mod tests {
     fn histogram_quantiles_match_exact_on_random_data() {
         let mut rng = ChaCha8Rng::seed_from_u64(2024);
         // Log-uniform over 1 ns .. ~1000 s: every bucket scale is exercised.
-        let log_uniform: Vec<u64> = (0..50_000)
-            .map(|_| 10f64.powf(rng.gen_range(0.0..12.0)) as u64)
-            .collect();
+        let log_uniform: Vec<u64> = (0..50_000).map(|_| 10f64.powf(rng.gen_range(0.0..12.0)) as u64).collect();
         check_quantiles(&log_uniform);
         // Exponential delays with mean 2 ms, in ns.
-        let expo: Vec<u64> = (0..50_000)
-            .map(|_| (-2e6 * (1.0 - rng.gen::<f64>()).ln()) as u64)
-            .collect();
+        let expo: Vec<u64> = (0..50_000).map(|_| (-2e6 * (1.0 - rng.gen::<f64>()).ln()) as u64).collect();
         check_quantiles(&expo);
         // Narrow band around 10 ms: many values per bucket.
-        let narrow: Vec<u64> = (0..20_000)
-            .map(|_| rng.gen_range(10_000_000..10_200_000))
-            .collect();
+        let narrow: Vec<u64> = (0..20_000).map(|_| rng.gen_range(10_000_000..10_200_000)).collect();
         check_quantiles(&narrow);
         // Small values are exact.
         let small: Vec<u64> = (0..5_000).map(|_| rng.gen_range(0..256)).collect();
         check_quantiles(&small);
         // Full range, including the top bucket.
-        let full: Vec<u64> = (0..10_000)
-            .map(|_| rng.gen::<u64>() >> rng.gen_range(0..64))
-            .collect();
+        let full: Vec<u64> = (0..10_000).map(|_| rng.gen::<u64>() >> rng.gen_range(0..64)).collect();
         check_quantiles(&full);
     }
 

@@ -46,7 +46,11 @@ impl TcpSeg {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Body {
     /// UDP datagram of an application flow; `seq` numbers the flow's packets.
-    Udp { sport: u16, dport: u16, seq: u64 },
+    Udp {
+        sport: u16,
+        dport: u16,
+        seq: u64,
+    },
     Tcp(TcpSeg),
 }
 

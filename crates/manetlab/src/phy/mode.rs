@@ -120,7 +120,12 @@ mod tests {
     }
     #[test]
     fn ofdm_durations() {
-        let m = PhyMode { standard: PhyStandard::Ofdm, preamble: Preamble::Long, data_rate: 12_000_000, basic_rate: 6_000_000 };
+        let m = PhyMode {
+            standard: PhyStandard::Ofdm,
+            preamble: Preamble::Long,
+            data_rate: 12_000_000,
+            basic_rate: 6_000_000,
+        };
         // ACK 14 bytes at 6 Mbit/s: 16+112+6 = 134 bits / 24 = 6 symbols -> 20 + 24 us.
         assert_eq!(m.frame_time(14, 6_000_000), Time::from_us(44));
         assert_eq!(m.difs(), Time::from_us(34));

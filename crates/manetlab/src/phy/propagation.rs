@@ -35,8 +35,7 @@ impl Propagation {
                 if d < crossover {
                     Self::friis(c, d)
                 } else {
-                    c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr
-                        / (d.powi(4) * c.system_loss)
+                    c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr / (d.powi(4) * c.system_loss)
                 }
             }
         }
@@ -46,9 +45,7 @@ impl Propagation {
     /// `rx_power`; the model is monotone in distance).
     pub fn distance_for_power(self, c: &RadioConfig, pw: f64, ht: f64, hr: f64) -> f64 {
         let l = c.wavelength();
-        let friis_d =
-            (c.tx_power_w * c.tx_gain * c.rx_gain * l * l / ((4.0 * PI).powi(2) * pw * c.system_loss))
-                .sqrt();
+        let friis_d = (c.tx_power_w * c.tx_gain * c.rx_gain * l * l / ((4.0 * PI).powi(2) * pw * c.system_loss)).sqrt();
         match self {
             Propagation::FreeSpace => friis_d,
             Propagation::TwoRayGround => {
@@ -56,8 +53,7 @@ impl Propagation {
                 if friis_d < crossover {
                     friis_d
                 } else {
-                    (c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr / (pw * c.system_loss))
-                        .powf(0.25)
+                    (c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr / (pw * c.system_loss)).powf(0.25)
                 }
             }
         }

@@ -742,7 +742,12 @@ fn tcp_flows_parse_with_their_settings() {
 #[test]
 fn tcp_and_cbr_keys_do_not_mix() {
     let e = err(&format!("{TCP}rate = \"1Mbps\"\n"));
-    assert_at(&e, ErrorKind::Inconsistent, pos(&format!("{TCP}rate = \"1Mbps\"\n"), "\"1Mbps\"", 0), &["flow.0.rate", "not used by type = \"tcp\""]);
+    assert_at(
+        &e,
+        ErrorKind::Inconsistent,
+        pos(&format!("{TCP}rate = \"1Mbps\"\n"), "\"1Mbps\"", 0),
+        &["flow.0.rate", "not used by type = \"tcp\""],
+    );
     let text = format!("{BASE}max_window = 8\n");
     let e = err(&text);
     assert_at(&e, ErrorKind::Inconsistent, pos(&text, "8\n", 0), &["flow.0.max_window", "cbr"]);

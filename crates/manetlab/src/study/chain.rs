@@ -181,7 +181,12 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         });
     }
     let rising: Vec<String> = (1..HOPS as usize)
-        .filter(|&i| m(i) > m(i - 1) + ns2[i].ci95_half_width().max(0.0) + ns2[i - 1].ci95_half_width().max(0.0) + 0.02 * m(i - 1))
+        .filter(|&i| {
+            m(i) > m(i - 1)
+                + ns2[i].ci95_half_width().max(0.0)
+                + ns2[i - 1].ci95_half_width().max(0.0)
+                + 0.02 * m(i - 1)
+        })
         .map(|i| format!("{}->{} hops", i, i + 1))
         .collect();
     checks.push(Check {
@@ -241,11 +246,31 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         x_label: "hops".into(),
         y_label: "goodput (kbit/s)".into(),
         series: vec![
-            Series { name: "published (CMU ns-2, 1999)".into(), points: (0..10).map(|i| (i as f64 + 1.0, pubd.published.kbps[i], None)).collect(), scatter: false },
-            Series { name: "ns-2.35 AODV".into(), points: (0..10).map(|i| (i as f64 + 1.0, pubd.ns2_aodv.kbps[i], None)).collect(), scatter: false },
-            Series { name: "ns-2.35 DSR".into(), points: (0..10).map(|i| (i as f64 + 1.0, pubd.ns2_dsr.kbps[i], None)).collect(), scatter: false },
-            Series { name: "manetlab (ns2 capture)".into(), points: (0..10).map(|i| (i as f64 + 1.0, ns2[i].mean(), err(&ns2[i]))).collect(), scatter: false },
-            Series { name: "manetlab (stronger-wins)".into(), points: (0..10).map(|i| (i as f64 + 1.0, sw[i].mean(), err(&sw[i]))).collect(), scatter: false },
+            Series {
+                name: "published (CMU ns-2, 1999)".into(),
+                points: (0..10).map(|i| (i as f64 + 1.0, pubd.published.kbps[i], None)).collect(),
+                scatter: false,
+            },
+            Series {
+                name: "ns-2.35 AODV".into(),
+                points: (0..10).map(|i| (i as f64 + 1.0, pubd.ns2_aodv.kbps[i], None)).collect(),
+                scatter: false,
+            },
+            Series {
+                name: "ns-2.35 DSR".into(),
+                points: (0..10).map(|i| (i as f64 + 1.0, pubd.ns2_dsr.kbps[i], None)).collect(),
+                scatter: false,
+            },
+            Series {
+                name: "manetlab (ns2 capture)".into(),
+                points: (0..10).map(|i| (i as f64 + 1.0, ns2[i].mean(), err(&ns2[i]))).collect(),
+                scatter: false,
+            },
+            Series {
+                name: "manetlab (stronger-wins)".into(),
+                points: (0..10).map(|i| (i as f64 + 1.0, sw[i].mean(), err(&sw[i]))).collect(),
+                scatter: false,
+            },
         ],
         steps: false,
     };
@@ -261,7 +286,11 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let (_, trace) = runner::run_with_tcp_trace(cfg, 0).map_err(|e| StudyError::Other(e.to_string()))?;
     if let Some(t) = trace {
         let pick = |ev: SeqEvent| -> Vec<(f64, f64, Option<f64>)> {
-            t.seq.iter().filter(|r| r.event == ev).map(|r| (r.time.as_secs_f64(), (r.seq / MSS as u64) as f64, None)).collect()
+            t.seq
+                .iter()
+                .filter(|r| r.event == ev)
+                .map(|r| (r.time.as_secs_f64(), (r.seq / MSS as u64) as f64, None))
+                .collect()
         };
         let ts = Figure {
             file_stem: "chain_4hop_timeseq".into(),
@@ -283,7 +312,11 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             x_label: "time (s)".into(),
             y_label: "segments".into(),
             series: vec![
-                Series { name: "cwnd".into(), points: t.cwnd.points().iter().map(|&(x, y)| (x.as_secs_f64(), y, None)).collect(), scatter: false },
+                Series {
+                    name: "cwnd".into(),
+                    points: t.cwnd.points().iter().map(|&(x, y)| (x.as_secs_f64(), y, None)).collect(),
+                    scatter: false,
+                },
                 Series {
                     name: "ssthresh".into(),
                     points: t.ssthresh.points().iter().map(|&(x, y)| (x.as_secs_f64(), y.min(64.0), None)).collect(),

@@ -77,10 +77,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
     std::fs::create_dir_all(&opts.out)?;
     match name {
         "chain" => chain::run(opts, progress),
-        _ => Err(StudyError::Unknown(
-            name.to_string(),
-            STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
-        )),
+        _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }
 
@@ -121,7 +118,13 @@ impl Figure {
         let mut s = String::from("series,x,y,err\n");
         for se in &self.series {
             for (x, y, e) in &se.points {
-                s += &format!("{},{},{},{}\n", se.name.replace(',', ";"), x, y, e.map(|v| v.to_string()).unwrap_or_default());
+                s += &format!(
+                    "{},{},{},{}\n",
+                    se.name.replace(',', ";"),
+                    x,
+                    y,
+                    e.map(|v| v.to_string()).unwrap_or_default()
+                );
             }
         }
         s
@@ -134,12 +137,19 @@ impl Figure {
         {
             for ext in ["svg", "png"] {
                 let path = dir.join(format!("{}.{ext}", self.file_stem));
-                plot::draw(self, &path).map_err(|e| std::io::Error::other(format!("plotting {}: {e}", path.display())))?;
+                plot::draw(self, &path)
+                    .map_err(|e| std::io::Error::other(format!("plotting {}: {e}", path.display())))?;
                 files.push(path);
             }
-            Ok(format!("![{}]({}.svg)\n\n(data: [{}.csv]({}.csv))\n", self.title, self.file_stem, self.file_stem, self.file_stem))
+            Ok(format!(
+                "![{}]({}.svg)\n\n(data: [{}.csv]({}.csv))\n",
+                self.title, self.file_stem, self.file_stem, self.file_stem
+            ))
         }
         #[cfg(not(feature = "plot"))]
-        Ok(format!("Figure '{}': data in [{}.csv]({}.csv) (built without plotting)\n", self.title, self.file_stem, self.file_stem))
+        Ok(format!(
+            "Figure '{}': data in [{}.csv]({}.csv) (built without plotting)\n",
+            self.title, self.file_stem, self.file_stem
+        ))
     }
 }

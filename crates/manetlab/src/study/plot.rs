@@ -78,9 +78,16 @@ where
             }
         }
         let bars: Vec<_> = s.points.iter().filter_map(|&(x, y, e)| e.map(|e| (x, y, e))).collect();
-        chart.draw_series(bars.into_iter().map(|(x, y, e)| ErrorBar::new_vertical(x, y - e, y, y + e, color.stroke_width(1), 8)))?;
+        chart.draw_series(
+            bars.into_iter().map(|(x, y, e)| ErrorBar::new_vertical(x, y - e, y, y + e, color.stroke_width(1), 8)),
+        )?;
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     Ok(())
 }

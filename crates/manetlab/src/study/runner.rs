@@ -23,7 +23,10 @@ pub fn run_all(configs: Vec<SimConfig>, progress: super::Progress) -> Result<Vec
 }
 
 /// Keeps a simulation's report together with the sender's TCP trace.
-pub fn run_with_tcp_trace(cfg: SimConfig, flow: usize) -> Result<(Report, Option<crate::transport::tcp::TcpTrace>), BuildError> {
+pub fn run_with_tcp_trace(
+    cfg: SimConfig,
+    flow: usize,
+) -> Result<(Report, Option<crate::transport::tcp::TcpTrace>), BuildError> {
     let mut sim = Simulation::new(cfg)?;
     let d = sim.config().duration;
     sim.run_until(d);

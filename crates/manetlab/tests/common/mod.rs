@@ -10,11 +10,7 @@ pub fn cbr(name: &str, src: u32, dst: u32, size: u32, rate_bps: f64, start: f64)
         name: name.into(),
         src,
         dst,
-        traffic: Traffic::Cbr {
-            size,
-            interval: Time::from_secs_f64(size as f64 * 8.0 / rate_bps),
-            jitter: Time::ZERO,
-        },
+        traffic: Traffic::Cbr { size, interval: Time::from_secs_f64(size as f64 * 8.0 / rate_bps), jitter: Time::ZERO },
         start: Time::from_secs_f64(start),
         stop: None,
     }

@@ -19,16 +19,16 @@
 //! [`congestion`]).
 
 mod config;
-pub mod endpoint;
 pub mod congestion;
+pub mod endpoint;
 mod receiver;
 mod rtt;
 mod sender;
 mod trace;
 
 pub use config::{TcpConfig, TcpVariant};
-pub use endpoint::{TcpSink, TcpSource, TcpSummary};
 pub use congestion::{AckSample, CcState, CongestionControl, RecoveryStyle};
+pub use endpoint::{TcpSink, TcpSource, TcpSummary};
 pub use receiver::{RecvOutcome, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{DataSource, SenderState, TcpSender};

@@ -197,15 +197,7 @@ mod tests {
     use super::*;
 
     fn data(seq: u64, len: u32, ts_ms: u64) -> TcpSeg {
-        TcpSeg {
-            sport: 10,
-            dport: 20,
-            seq,
-            len,
-            flags: TcpSeg::ACK,
-            ts: Time::from_ms(ts_ms),
-            ..TcpSeg::default()
-        }
+        TcpSeg { sport: 10, dport: 20, seq, len, flags: TcpSeg::ACK, ts: Time::from_ms(ts_ms), ..TcpSeg::default() }
     }
 
     #[test]
@@ -309,8 +301,7 @@ mod tests {
     #[test]
     fn test_listen_syn_gets_syn_ack() {
         let mut r = TcpReceiver::new(&TcpConfig::default());
-        let syn =
-            TcpSeg { sport: 1, dport: 2, flags: TcpSeg::SYN, ts: Time(7), ..TcpSeg::default() };
+        let syn = TcpSeg { sport: 1, dport: 2, flags: TcpSeg::SYN, ts: Time(7), ..TcpSeg::default() };
         let sa = r.on_segment(Time(9), &syn).ack.unwrap();
         assert_eq!(sa.flags, TcpSeg::SYN | TcpSeg::ACK);
         assert_eq!((sa.ack, sa.sport, sa.dport, sa.ts_echo), (0, 2, 1, Time(7)));

@@ -97,12 +97,7 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(
-            Time::from_secs(3),
-            Time::from_ms(200),
-            Time::from_secs(60),
-            Time::from_ms(10),
-        )
+        RttEstimator::new(Time::from_secs(3), Time::from_ms(200), Time::from_secs(60), Time::from_ms(10))
     }
 
     #[test]
@@ -141,12 +136,7 @@ mod tests {
 
     #[test]
     fn test_steady_samples_granularity_term_applies() {
-        let mut e = RttEstimator::new(
-            Time::from_secs(3),
-            Time::ZERO,
-            Time::from_secs(60),
-            Time::from_ms(10),
-        );
+        let mut e = RttEstimator::new(Time::from_secs(3), Time::ZERO, Time::from_secs(60), Time::from_ms(10));
         for _ in 0..200 {
             e.sample(Time::from_ms(500));
         }

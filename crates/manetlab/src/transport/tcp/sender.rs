@@ -477,10 +477,7 @@ impl TcpSender {
     fn on_dupack(&mut self, now: Time) {
         self.dupacks += 1;
         self.stats.dupacks += 1;
-        if self.dupacks == self.cfg.dupack_threshold
-            && !self.in_recovery
-            && self.snd_una >= self.recover
-        {
+        if self.dupacks == self.cfg.dupack_threshold && !self.in_recovery && self.snd_una >= self.recover {
             // RFC 5681 §3.2 steps 2-3 / RFC 6582 §3.2 step 2.
             let flight = self.flight_segments();
             self.cc.on_triple_dupack(&mut self.cc_state, flight, now);

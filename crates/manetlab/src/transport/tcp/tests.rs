@@ -188,9 +188,8 @@ fn test_slow_start_ack_doubles_cwnd_per_rtt() {
     }
     assert_eq!(seen, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
     // segments sent per round double as well
-    let per_round: Vec<usize> = (0..6)
-        .map(|k| net.sent.iter().filter(|(t, _)| *t == Time::from_ms(20 * k)).count())
-        .collect();
+    let per_round: Vec<usize> =
+        (0..6).map(|k| net.sent.iter().filter(|(t, _)| *t == Time::from_ms(20 * k)).count()).collect();
     assert_eq!(per_round, vec![1, 2, 4, 8, 16, 32]);
 }
 
@@ -308,16 +307,8 @@ fn test_established_triple_dupack_fast_retransmit() {
     let log = &net.tx.trace().seq;
     let seq = 40 * MSS;
     let evs: Vec<SeqEvent> = log.iter().filter(|r| r.seq == seq).map(|r| r.event).collect();
-    assert_eq!(
-        evs,
-        vec![SeqEvent::Sent, SeqEvent::Dropped, SeqEvent::Acked, SeqEvent::Retransmitted]
-    );
-    let jump = log
-        .iter()
-        .filter(|r| r.event == SeqEvent::Acked)
-        .map(|r| r.seq)
-        .find(|&s| s > seq)
-        .unwrap();
+    assert_eq!(evs, vec![SeqEvent::Sent, SeqEvent::Dropped, SeqEvent::Acked, SeqEvent::Retransmitted]);
+    let jump = log.iter().filter(|r| r.event == SeqEvent::Acked).map(|r| r.seq).find(|&s| s > seq).unwrap();
     assert_eq!(jump, 48 * MSS, "cumulative ACK jumps over the buffered segments");
 }
 
@@ -423,8 +414,7 @@ fn test_rto_timeout_goes_back_n_and_recovers() {
     assert_eq!(st.fast_retransmits, 0);
     assert_eq!(net.delivered, 50 * MSS);
     let t_to = net.timeouts_at[0];
-    let resent: Vec<u64> =
-        net.sent.iter().filter(|(t, _)| *t == t_to).map(|(_, s)| s.seq / MSS).collect();
+    let resent: Vec<u64> = net.sent.iter().filter(|(t, _)| *t == t_to).map(|(_, s)| s.seq / MSS).collect();
     assert_eq!(resent, vec![20], "cwnd = 1 after the timeout");
     // min_rto respected: RTT is ~14 ms but the timer waited >= 200 ms
     let last_send_before = net.sent.iter().rfind(|(t, _)| *t < t_to).unwrap().0;
@@ -479,12 +469,8 @@ fn test_handshake_syn_synack_ack_then_data() {
     net.run_until(Time::from_ms(20));
     assert_eq!(net.tx.state(), SenderState::Established);
     assert_eq!(net.tx.srtt(), Some(Time::from_ms(20)), "RTT sampled on the SYN");
-    let at20: Vec<(u8, u32)> = net
-        .sent
-        .iter()
-        .filter(|(t, _)| *t == Time::from_ms(20))
-        .map(|(_, s)| (s.flags, s.len))
-        .collect();
+    let at20: Vec<(u8, u32)> =
+        net.sent.iter().filter(|(t, _)| *t == Time::from_ms(20)).map(|(_, s)| (s.flags, s.len)).collect();
     assert_eq!(at20, vec![(TcpSeg::ACK, 0), (TcpSeg::ACK, MSS as u32)]);
     net.run_to_completion(Time::from_secs(10));
     assert_eq!(net.delivered, 20 * MSS);

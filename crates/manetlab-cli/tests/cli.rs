@@ -1,0 +1,138 @@
+//! The `manetlab` command end to end: outputs, exit codes, error messages,
+//! determinism.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_manetlab"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("manetlab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().current_dir(root()).args(args).output().expect("runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn default_scenario_runs_and_writes_results() {
+    let out = tmp("default");
+    let o = run(&["run", "scenarios/default.toml", "--out", out.to_str().unwrap()]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("udp0") && stdout.contains("2->0"), "{stdout}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let flow = &summary["replications"][0]["flows"][0];
+    // 2 Mbit/s offered on a chain that carries ~3 Mbit/s: everything arrives.
+    let g = flow["goodput_bps"].as_f64().unwrap();
+    assert!((g - 2e6).abs() < 0.02e6, "goodput {g}");
+    assert_eq!(summary["replications"][0]["audit"]["unaccounted"], 0);
+    let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert!(csv.starts_with("replication,seed,flow,"));
+    assert_eq!(csv.lines().count(), 2);
+}
+
+#[test]
+fn same_seed_gives_identical_files_and_another_seed_differs() {
+    let (a, b, c) = (tmp("det-a"), tmp("det-b"), tmp("det-c"));
+    for (d, seed) in [(&a, "5"), (&b, "5"), (&c, "6")] {
+        let o = run(&["run", "scenarios/grid.toml", "--seed", seed, "--runs", "1", "--out", d.to_str().unwrap(), "-q"]);
+        assert!(o.status.success(), "{:?}", text(&o));
+    }
+    let read = |d: &PathBuf| std::fs::read(d.join("summary.json")).unwrap();
+    assert_eq!(read(&a), read(&b));
+    assert_ne!(read(&a), read(&c));
+}
+
+#[test]
+fn replications_add_mean_and_ci_rows() {
+    let out = tmp("reps");
+    let o = run(&[
+        "run",
+        "scenarios/default.toml",
+        "--runs",
+        "3",
+        "--set",
+        "run.duration=5s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("3 replications") && stdout.contains('±'), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("mean,")), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("ci95,")), "{csv}");
+    assert_eq!(csv.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count(), 3);
+}
+
+fn bad_file(name: &str, body: &str) -> (i32, String) {
+    let d = tmp(name);
+    let f = d.join("bad.toml");
+    std::fs::write(&f, body).unwrap();
+    let o = run(&["check", f.to_str().unwrap()]);
+    (o.status.code().unwrap_or(-1), text(&o).1)
+}
+
+const GOOD: &str = "[run]\nduration = \"10s\"\n\n[topology]\nkind = \"chain\"\nnodes = 3\nspacing = \"200m\"\n";
+
+#[test]
+fn every_class_of_bad_input_exits_2_with_a_located_message() {
+    let cases: &[(&str, String, &str)] = &[
+        ("syntax", format!("{GOOD}[mac\n"), "bad.toml:8:5"),
+        ("unknown", format!("{GOOD}spacng = \"1m\"\n"), "spacng"),
+        ("unit", GOOD.replace("\"200m\"", "\"200\""), "distance"),
+        ("range", format!("{GOOD}\n[queue]\nlimit = 0\n"), "limit"),
+        ("missing", GOOD.replace("duration = \"10s\"\n", ""), "duration"),
+        (
+            "node",
+            format!("{GOOD}\n[[flow]]\nsrc = 0\ndst = 7\ntype = \"cbr\"\npacket_size = \"100B\"\nrate = \"1Mbps\"\n"),
+            "dst",
+        ),
+        ("type", GOOD.replace("nodes = 3", "nodes = \"three\""), "nodes"),
+    ];
+    for (name, body, word) in cases {
+        let (code, err) = bad_file(name, body);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains("bad.toml:"), "{name}: no file:line:col in {err}");
+        assert!(err.contains(word), "{name}: {err} should mention {word}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let o = run(&["run", "no/such/file.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["run", "scenarios/default.toml", "--set", "mac.data_rate=3Mbps"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--set mac.data_rate=3Mbps") || err.contains("data_rate"), "{err}");
+}
+
+#[test]
+fn check_validates_without_running() {
+    let o = run(&["check", "scenarios/random100.toml"]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("100 nodes") && stdout.contains("20 flows"), "{stdout}");
+}
+
+#[test]
+fn study_list_and_unknown_study() {
+    let o = run(&["study", "--list"]);
+    assert!(o.status.success());
+    assert!(text(&o).0.contains("chain"));
+    let o = run(&["study", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("unknown study"));
+}
