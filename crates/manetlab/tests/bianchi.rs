@@ -7,6 +7,7 @@
 //! - collision: every station, colliders included, saw a frame it could not
 //!   decode and defers EIFS (= SIFS + ACK@1Mbit/s + DIFS) instead of DIFS,
 //!   so Tc = DATA + EIFS + δ (basic), RTS + EIFS + δ (RTS/CTS).
+//!
 //! W = CWmin + 1 = 32, m = log2((CWmax + 1)/W) = 5. Bianchi assumes no retry
 //! limit; with the limit of 7 attempts the difference is p^7 < 0.1%.
 
