@@ -11,6 +11,7 @@
 use crate::config::{SimConfig, Traffic};
 use crate::mac::dcf::{Dcf, MacAction, MacTimer};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
+use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
 use crate::metrics::{DropReason, Fate, Metrics};
 use crate::net::routing::{self, NetAction, Origin, RouteCtx, RoutingConfig};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
@@ -99,6 +100,7 @@ pub struct Simulation {
     net_out: Vec<NetAction>,
     ep_out: Vec<EndpointAction>,
     hearers: Vec<Hearer>,
+    tracer: Option<Box<dyn TraceSink>>,
 }
 
 impl Simulation {
@@ -191,7 +193,27 @@ impl Simulation {
             net_out: Vec::with_capacity(16),
             ep_out: Vec::with_capacity(16),
             hearers: Vec::with_capacity(64),
+            tracer: None,
         })
+    }
+
+    /// Installs a trace sink (tracing is off, and free, without one).
+    pub fn set_tracer(&mut self, sink: Box<dyn TraceSink>) {
+        self.tracer = Some(sink);
+    }
+
+    #[inline]
+    fn trace(&mut self, node: NodeId, layer: Layer, action: Action, pkt: &Packet, frame: Option<&crate::mac::Frame>) {
+        if let Some(t) = self.tracer.as_mut() {
+            t.packet(&PacketEvent { time: self.queue.now(), node, layer, action, pkt, frame });
+        }
+    }
+
+    #[inline]
+    fn trace_frame(&mut self, node: NodeId, dir: FrameDir, frame: &crate::mac::Frame, duration: Time, power_w: f64) {
+        if let Some(t) = self.tracer.as_mut() {
+            t.frame(&FrameEvent { time: self.queue.now(), node, dir, frame, duration, power_w });
+        }
     }
 
     pub fn config(&self) -> &SimConfig {
@@ -208,7 +230,39 @@ impl Simulation {
     /// Runs to the configured duration and returns the report.
     pub fn run(mut self) -> Report {
         self.run_until(self.cfg.duration);
-        self.report()
+        self.finish()
+    }
+
+    /// Ends the run: traces every packet still held as an END drop, flushes
+    /// the trace sink, and returns the report.
+    pub fn finish(mut self) -> Report {
+        let report = self.report();
+        if let Some(mut t) = self.tracer.take() {
+            let now = self.queue.now();
+            let mut held: Vec<(NodeId, Packet)> = Vec::new();
+            for n in &self.nodes {
+                n.ifq.for_each(&mut |p| held.push((n.id, *p)));
+                if let Some(p) = n.mac.current() {
+                    held.push((n.id, *p));
+                }
+                n.routing.held(&mut |p| held.push((n.id, *p)));
+            }
+            for (node, pkt) in &held {
+                let layer = Layer::of_drop(DropReason::End);
+                t.packet(&PacketEvent {
+                    time: now,
+                    node: *node,
+                    layer,
+                    action: Action::Drop(DropReason::End),
+                    pkt,
+                    frame: None,
+                });
+            }
+            if let Err(e) = t.finish() {
+                eprintln!("warning: trace output: {e}");
+            }
+        }
+        report
     }
 
     /// Runs to the end in `steps` slices, calling `progress(now, events)`
@@ -220,7 +274,7 @@ impl Simulation {
             self.run_until(Time(total / steps * k + if k == steps { total % steps } else { 0 }));
             progress(self.now(), self.executed);
         }
-        self.report()
+        self.finish()
     }
 
     /// Executes every event up to and including time `t` (capped at the
@@ -268,8 +322,28 @@ impl Simulation {
                     RxOutcome::Decoded(id) => {
                         let frame = self.channel.get(id).frame;
                         n.mac.on_rx_end(now, Some(&frame), idle, &mut self.mac_out);
+                        if self.tracer.is_some() {
+                            let t = self.channel.get(id);
+                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node));
+                            self.trace_frame(node, FrameDir::Rx, &frame, d, p);
+                            if let (Some(pkt), true) = (frame.packet, frame.dst == node || frame.dst == BROADCAST) {
+                                self.trace(node, Layer::Mac, Action::Recv, &pkt, Some(&frame));
+                            }
+                        }
                     }
-                    RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
+                    RxOutcome::Failed { tx: id, collided } => {
+                        n.mac.on_rx_end(now, None, idle, &mut self.mac_out);
+                        if self.tracer.is_some() {
+                            let t = self.channel.get(id);
+                            let frame = t.frame;
+                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node));
+                            let why = if collided { DropReason::Col } else { DropReason::Err };
+                            self.trace_frame(node, FrameDir::Lost(why), &frame, d, p);
+                            if let (Some(pkt), true) = (frame.packet, frame.dst == node) {
+                                self.trace(node, Layer::Mac, Action::Drop(why), &pkt, Some(&frame));
+                            }
+                        }
+                    }
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
                 }
                 self.channel.signal_ended(tx);
@@ -309,7 +383,8 @@ impl Simulation {
     fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
-        let mut ctx = RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng };
+        let mut ctx =
+            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
         f(n.routing.as_mut(), &mut ctx);
         for a in self.net_out.drain(..) {
             self.work.push_back(Work::Net(node, a));
@@ -341,6 +416,12 @@ impl Simulation {
         let now = self.queue.now();
         match a {
             MacAction::Transmit(frame, d) => {
+                if self.tracer.is_some() {
+                    self.trace_frame(node, FrameDir::Tx, &frame, d, 0.0);
+                    if let Some(pkt) = frame.packet {
+                        self.trace(node, Layer::Mac, Action::Send, &pkt, Some(&frame));
+                    }
+                }
                 self.nodes[node as usize].radio.start_tx();
                 self.channel.hearers(node, &mut self.hearers);
                 if !self.hearers.is_empty() {
@@ -386,6 +467,8 @@ impl Simulation {
     fn do_net(&mut self, node: NodeId, a: NetAction) {
         match a {
             NetAction::Transmit(pkt) => {
+                let action = if pkt.src == node { Action::Send } else { Action::Forward };
+                self.trace(node, Layer::Router, action, &pkt, None);
                 let n = &mut self.nodes[node as usize];
                 if let Err(p) = n.ifq.enqueue(pkt) {
                     self.drop_packet(node, p, DropReason::Ifq);
@@ -401,6 +484,7 @@ impl Simulation {
     fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
         match a {
             EndpointAction::Send(pkt) => {
+                self.trace(node, Layer::Agent, Action::Send, &pkt, None);
                 self.nodes[node as usize].net.originated += 1;
                 self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Local));
             }
@@ -409,6 +493,7 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, node: NodeId, pkt: Packet, why: DropReason) {
+        self.trace(node, Layer::of_drop(why), Action::Drop(why), &pkt, None);
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
             self.metrics.fate.dropped(pkt.uid, why);
@@ -420,9 +505,11 @@ impl Simulation {
         pkt.prev_hop = from;
         if pkt.dst == node || pkt.dst == BROADCAST {
             if pkt.is_control() {
+                self.trace(node, Layer::Router, Action::Recv, &pkt, None);
                 self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
                 return;
             }
+            self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;
             let port = match pkt.body {
@@ -552,9 +639,13 @@ impl Simulation {
         }
         let mut a = Audit::default();
         for (uid, fate) in self.metrics.fate.iter() {
+            if fate == Fate::Untracked {
+                continue;
+            }
             a.created += 1;
             match fate {
                 Fate::Delivered => a.delivered += 1,
+                Fate::Untracked => {}
                 Fate::Dropped(r) => *a.dropped.entry(r.code().to_string()).or_default() += 1,
                 Fate::InFlight => match where_held.get(&uid) {
                     Some(place) => *a.held_at_end.entry(place.to_string()).or_default() += 1,

@@ -11,6 +11,8 @@ pub enum Fate {
     InFlight,
     Delivered,
     Dropped(DropReason),
+    /// A routing/ARP control packet: not part of the audit.
+    Untracked,
 }
 
 #[derive(Default)]
@@ -24,18 +26,26 @@ impl FateTable {
         self.fates.push(Fate::InFlight);
         (self.fates.len() - 1) as u64
     }
+    /// Allocates a uid for a control packet (not audited).
+    pub fn create_untracked(&mut self) -> u64 {
+        self.fates.push(Fate::Untracked);
+        (self.fates.len() - 1) as u64
+    }
     /// Delivery overrides an earlier drop of another copy (e.g. a frame
     /// whose ACK was lost was delivered although the sender gave up on it).
     /// Returns false if the packet had already been delivered (a duplicate).
     pub fn delivered(&mut self, uid: u64) -> bool {
         let f = &mut self.fates[uid as usize];
+        if *f == Fate::Untracked {
+            return true;
+        }
         let first = *f != Fate::Delivered;
         *f = Fate::Delivered;
         first
     }
     pub fn dropped(&mut self, uid: u64, why: DropReason) {
         if let Some(f) = self.fates.get_mut(uid as usize) {
-            if *f != Fate::Delivered {
+            if *f != Fate::Delivered && *f != Fate::Untracked {
                 *f = Fate::Dropped(why);
             }
         }

@@ -7,6 +7,7 @@ pub mod fate;
 pub mod flow;
 pub mod report;
 pub mod stats;
+pub mod trace;
 
 pub use drop::DropReason;
 pub use fate::{Fate, FateTable};

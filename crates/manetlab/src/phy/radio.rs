@@ -66,8 +66,8 @@ pub enum RxOutcome {
     Nothing,
     /// The locked frame decoded correctly.
     Decoded(TxId),
-    /// The locked frame was lost; `collided` tells collision from error.
-    Failed { collided: bool },
+    /// The locked frame `tx` was lost; `collided` tells collision from error.
+    Failed { tx: TxId, collided: bool },
 }
 
 /// Receiver counters.
@@ -181,7 +181,7 @@ impl Radio {
                     } else {
                         self.stats.errors += 1;
                     }
-                    RxOutcome::Failed { collided: lock.collided }
+                    RxOutcome::Failed { tx, collided: lock.collided }
                 };
             }
         }
@@ -215,7 +215,7 @@ mod tests {
         assert!(r.signal_start(1, 2e-9, t(10)).became_busy);
         assert_eq!(r.signal_end(1), (RxOutcome::Decoded(1), true));
         r.signal_start(2, 0.5e-9, t(20));
-        assert_eq!(r.signal_end(2), (RxOutcome::Failed { collided: false }, true));
+        assert_eq!(r.signal_end(2), (RxOutcome::Failed { tx: 2, collided: false }, true));
     }
 
     #[test]
@@ -231,13 +231,13 @@ mod tests {
         r.signal_start(1, 9e-9, t(100));
         r.signal_start(2, 1e-9, t(150));
         assert_eq!(r.signal_end(1).0, RxOutcome::Nothing);
-        assert_eq!(r.signal_end(2).0, RxOutcome::Failed { collided: true });
+        assert_eq!(r.signal_end(2).0, RxOutcome::Failed { tx: 2, collided: true });
         // A much stronger later frame is never decoded under ns2.
         let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
         r.signal_start(1, 1e-9, t(100));
         r.signal_start(2, 100e-9, t(90));
         assert_eq!(r.signal_end(2).0, RxOutcome::Nothing);
-        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: true });
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { tx: 1, collided: true });
     }
 
     #[test]
@@ -253,7 +253,7 @@ mod tests {
         r.signal_start(1, 1e-9, t(100));
         r.signal_start(2, 5e-9, t(90));
         assert_eq!(r.signal_end(2).0, RxOutcome::Nothing);
-        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: true });
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { tx: 1, collided: true });
         // A signal below the receive threshold does not lock the receiver,
         // and a later strong frame decodes over it.
         let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
@@ -269,6 +269,6 @@ mod tests {
         r.signal_start(1, 5e-9, t(100));
         r.start_tx();
         r.end_tx();
-        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { collided: false });
+        assert_eq!(r.signal_end(1).0, RxOutcome::Failed { tx: 1, collided: false });
     }
 }

@@ -9,8 +9,8 @@
 
 pub mod static_routes;
 
-use crate::metrics::DropReason;
-use crate::net::{NodeId, Packet};
+use crate::metrics::{DropReason, FateTable};
+use crate::net::{Body, NodeId, Packet, FLOW_NONE, IP_HEADER_BYTES};
 use crate::sim::{RngStream, Time};
 
 pub use static_routes::StaticRouting;
@@ -57,9 +57,28 @@ pub struct RouteCtx<'a> {
     pub node: NodeId,
     pub out: &'a mut Vec<NetAction>,
     pub rng: &'a mut RngStream,
+    /// Allocates uids for control packets.
+    pub uids: &'a mut FateTable,
 }
 
 impl RouteCtx<'_> {
+    /// A new control packet from this node (fresh uid, not audited);
+    /// `l4_bytes` is the message size above IP.
+    pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, body: Body) -> Packet {
+        Packet {
+            uid: self.uids.create_untracked(),
+            src: self.node,
+            dst,
+            ttl: Packet::DEFAULT_TTL,
+            dscp: 0,
+            size: IP_HEADER_BYTES + l4_bytes,
+            next_hop: dst,
+            prev_hop: self.node,
+            created: self.now,
+            flow: FLOW_NONE,
+            body,
+        }
+    }
     pub fn transmit(&mut self, pkt: Packet) {
         self.out.push(NetAction::Transmit(pkt));
     }

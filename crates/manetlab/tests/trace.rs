@@ -1,0 +1,62 @@
+//! Packet-fate tracing: one packet's journey over two hops, drop reasons,
+//! END drops at the end of the run.
+
+mod common;
+use common::*;
+use manetlab::config::SimConfig;
+use manetlab::metrics::trace::{MemorySink, PacketEvent, TraceSink};
+use manetlab::sim::Time;
+use manetlab::Simulation;
+use std::sync::{Arc, Mutex};
+
+/// Shares the lines with the test after the simulation has consumed the sink.
+struct Shared(Arc<Mutex<MemorySink>>);
+impl TraceSink for Shared {
+    fn packet(&mut self, ev: &PacketEvent) {
+        self.0.lock().unwrap().packet(ev);
+    }
+}
+
+fn traced(cfg: SimConfig) -> (manetlab::Report, Vec<String>) {
+    let mem = Arc::new(Mutex::new(MemorySink::default()));
+    let mut sim = Simulation::new(cfg).unwrap();
+    sim.set_tracer(Box::new(Shared(mem.clone())));
+    let r = sim.run();
+    let lines = mem.lock().unwrap().lines.clone();
+    (r, lines)
+}
+
+#[test]
+fn one_packet_over_two_hops() {
+    let mut cfg = base(SimConfig::chain_positions(3, 200.0), 2);
+    cfg.flows = vec![cbr("u", 2, 0, 500, 8.0 * 500.0 / 10.0, 1.0)]; // one packet every 10 s: exactly one
+    let (r, lines) = traced(cfg);
+    let first: Vec<String> = lines
+        .iter()
+        .filter(|l| l.contains(" 0 cbr "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            format!("{} {} {}", f[0], f[2], f[3])
+        })
+        .collect();
+    assert_eq!(
+        first,
+        vec!["s _2_ AGT", "s _2_ RTR", "s _2_ MAC", "r _1_ MAC", "f _1_ RTR", "s _1_ MAC", "r _0_ MAC", "r _0_ AGT"],
+        "{lines:#?}"
+    );
+    assert_eq!(r.audit.delivered, 1);
+}
+
+#[test]
+fn queue_overflow_and_end_of_run_are_traced_with_reasons() {
+    let mut cfg = base(SimConfig::chain_positions(3, 200.0), 3);
+    cfg.flows = vec![cbr("u", 2, 0, 1400, 5e6, 0.5)];
+    let (r, lines) = traced(cfg);
+    let ifq = lines.iter().filter(|l| l.starts_with("D ") && l.contains(" IFQ IFQ ")).count() as u64;
+    let end = lines.iter().filter(|l| l.starts_with("D ") && l.contains(" END ")).count() as u64;
+    assert_eq!(Some(&ifq), r.audit.dropped.get("IFQ"), "IFQ drops traced = counted");
+    let held: u64 = r.audit.held_at_end.values().sum();
+    assert_eq!(end, held, "every packet held at the end is traced as END");
+    assert!(r.audit.balances());
+    let _ = Time::ZERO;
+}
