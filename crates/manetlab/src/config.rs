@@ -3,6 +3,7 @@
 //! (seconds as `Time`, metres, watts, bit/s, bytes); no parsing here.
 
 use crate::mac::MacConfig;
+use crate::net::arp::ArpConfig;
 use crate::net::routing::RoutingConfig;
 use crate::phy::RadioConfig;
 use crate::queue::QueueConfig;
@@ -70,6 +71,7 @@ pub struct SimConfig {
     pub mac: MacConfig,
     pub queue: QueueConfig,
     pub routing: RoutingConfig,
+    pub arp: ArpConfig,
     pub flows: Vec<FlowConfig>,
 }
 
@@ -84,6 +86,7 @@ impl Default for SimConfig {
             mac: MacConfig::default(),
             queue: QueueConfig::default(),
             routing: RoutingConfig::default(),
+            arp: ArpConfig::default(),
             flows: Vec::new(),
         }
     }

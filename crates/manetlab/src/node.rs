@@ -25,6 +25,8 @@ pub struct Node {
     pub radio: Radio,
     pub mac: Dcf,
     pub ifq: Box<dyn QueueDisc>,
+    /// Present when ARP is on.
+    pub arp: Option<crate::net::arp::Arp>,
     pub routing: Box<dyn Routing>,
     pub endpoints: Vec<Box<dyn Endpoint>>,
     pub routing_rng: RngStream,

@@ -13,8 +13,9 @@ use crate::mac::dcf::{Dcf, MacAction, MacTimer};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
 use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
 use crate::metrics::{DropReason, Fate, Metrics};
+use crate::net::arp::{Arp, ArpAction, ArpConfig, ArpOp, ARP_BYTES};
 use crate::net::routing::{self, NetAction, Origin, RouteCtx, RoutingConfig};
-use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::net::{Body, NodeId, Packet, BROADCAST, FLOW_NONE};
 use crate::node::{NetStats, Node};
 use crate::phy::channel::{Channel, Hearer, TxId};
 use crate::phy::radio::{CaptureRule, Radio, RxOutcome};
@@ -54,6 +55,10 @@ enum Event {
         token: u64,
     },
     Routing {
+        node: NodeId,
+        token: u64,
+    },
+    Arp {
         node: NodeId,
         token: u64,
     },
@@ -100,6 +105,7 @@ pub struct Simulation {
     net_out: Vec<NetAction>,
     ep_out: Vec<EndpointAction>,
     hearers: Vec<Hearer>,
+    arp_out: Vec<ArpAction>,
     tracer: Option<Box<dyn TraceSink>>,
 }
 
@@ -148,6 +154,7 @@ impl Simulation {
                     RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
                 ),
                 ifq: crate::queue::build(&cfg.queue),
+                arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
                 endpoints: Vec::new(),
                 routing_rng: RngStream::new(cfg.seed, id as u64, Purpose::Routing, 0),
@@ -193,6 +200,7 @@ impl Simulation {
             net_out: Vec::with_capacity(16),
             ep_out: Vec::with_capacity(16),
             hearers: Vec::with_capacity(64),
+            arp_out: Vec::with_capacity(8),
             tracer: None,
         })
     }
@@ -246,6 +254,9 @@ impl Simulation {
                     held.push((n.id, *p));
                 }
                 n.routing.held(&mut |p| held.push((n.id, *p)));
+                if let Some(a) = &n.arp {
+                    a.held(&mut |p| held.push((n.id, *p)));
+                }
             }
             for (node, pkt) in &held {
                 let layer = Layer::of_drop(DropReason::End);
@@ -364,6 +375,15 @@ impl Simulation {
                 self.with_routing(node, |r, ctx| r.on_timer(ctx, token));
                 return;
             }
+            Event::Arp { node, token } => {
+                let mut acts = std::mem::take(&mut self.arp_out);
+                if let Some(a) = self.nodes[node as usize].arp.as_mut() {
+                    a.on_timer(now, token, &mut acts);
+                }
+                self.do_arp(node, &mut acts);
+                self.arp_out = acts;
+                return;
+            }
         }
         self.collect_mac(match ev {
             Event::SignalStart { node, .. }
@@ -469,16 +489,65 @@ impl Simulation {
             NetAction::Transmit(pkt) => {
                 let action = if pkt.src == node { Action::Send } else { Action::Forward };
                 self.trace(node, Layer::Router, action, &pkt, None);
-                let n = &mut self.nodes[node as usize];
-                if let Err(p) = n.ifq.enqueue(pkt) {
-                    self.drop_packet(node, p, DropReason::Ifq);
+                if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
+                    let mut acts = std::mem::take(&mut self.arp_out);
+                    let now = self.queue.now();
+                    self.nodes[node as usize].arp.as_mut().unwrap().output(now, pkt, &mut acts);
+                    self.do_arp(node, &mut acts);
+                    self.arp_out = acts;
                 } else {
-                    self.feed_mac(node);
+                    self.enqueue(node, pkt);
                 }
             }
             NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
             NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
         }
+    }
+
+    /// Puts a packet on the interface queue (IFQ drop when full).
+    fn enqueue(&mut self, node: NodeId, pkt: Packet) {
+        let n = &mut self.nodes[node as usize];
+        if let Err(p) = n.ifq.enqueue(pkt) {
+            self.drop_packet(node, p, DropReason::Ifq);
+        } else {
+            self.feed_mac(node);
+        }
+    }
+
+    /// Carries out ARP's actions (drains `acts`).
+    fn do_arp(&mut self, node: NodeId, acts: &mut Vec<ArpAction>) {
+        let now = self.queue.now();
+        for a in acts.drain(..) {
+            match a {
+                ArpAction::Queue(p) => self.enqueue(node, p),
+                ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
+                ArpAction::LinkFailure(p) => {
+                    self.nodes[node as usize].net.link_failures += 1;
+                    self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
+                }
+                ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),
+                ArpAction::Reply { to } => self.send_arp(node, ArpOp::Reply, to, to),
+                ArpAction::Timer { at, token } => self.queue.schedule(at.max(now), Event::Arp { node, token }),
+            }
+        }
+    }
+
+    fn send_arp(&mut self, node: NodeId, op: ArpOp, dst: NodeId, target: NodeId) {
+        let pkt = Packet {
+            uid: self.metrics.fate.create_untracked(),
+            src: node,
+            dst,
+            ttl: 1,
+            dscp: 0,
+            size: ARP_BYTES,
+            next_hop: dst,
+            prev_hop: node,
+            created: self.queue.now(),
+            flow: FLOW_NONE,
+            body: Body::Arp { op, sender: node, target },
+        };
+        self.trace(node, Layer::Ifq, Action::Send, &pkt, None);
+        self.enqueue(node, pkt);
     }
 
     fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
@@ -503,6 +572,15 @@ impl Simulation {
     /// A packet decoded by this node's MAC (addressed to it or broadcast).
     fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId) {
         pkt.prev_hop = from;
+        if let Body::Arp { op, sender, target } = pkt.body {
+            if let Some(a) = self.nodes[node as usize].arp.as_mut() {
+                let mut acts = std::mem::take(&mut self.arp_out);
+                a.input(node, op, sender, target, &mut acts);
+                self.do_arp(node, &mut acts);
+                self.arp_out = acts;
+            }
+            return;
+        }
         if pkt.dst == node || pkt.dst == BROADCAST {
             if pkt.is_control() {
                 self.trace(node, Layer::Router, Action::Recv, &pkt, None);
@@ -515,6 +593,7 @@ impl Simulation {
             let port = match pkt.body {
                 Body::Udp { dport, .. } => dport,
                 Body::Tcp(s) => s.dport,
+                Body::Arp { .. } => unreachable!("ARP is handled above"),
             };
             match n.endpoint_for_port(port) {
                 Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
@@ -604,6 +683,7 @@ impl Simulation {
                         .collect(),
                     mac: n.mac.stats,
                     radio: n.radio.stats,
+                    arp: n.arp.as_ref().map(|a| a.stats),
                 }
             })
             .collect();
@@ -631,6 +711,11 @@ impl Simulation {
             n.routing.held(&mut |p| {
                 where_held.insert(p.uid, "routing");
             });
+            if let Some(a) = &n.arp {
+                a.held(&mut |p| {
+                    where_held.insert(p.uid, "arp");
+                });
+            }
         }
         for t in self.channel.in_flight() {
             if let Some(p) = t.frame.packet {

@@ -51,6 +51,9 @@ pub struct NodeReport {
     pub drops: BTreeMap<String, u64>,
     pub mac: MacStats,
     pub radio: RadioStats,
+    /// ARP counters (when ARP is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arp: Option<crate::net::arp::ArpStats>,
 }
 
 /// Where every packet created by an endpoint ended up.

@@ -1,5 +1,6 @@
 //! Network layer: the packet format, forwarding, and routing protocols.
 
+pub mod arp;
 pub mod packet;
 pub mod routing;
 

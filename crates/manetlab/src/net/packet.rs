@@ -52,6 +52,12 @@ pub enum Body {
         seq: u64,
     },
     Tcp(TcpSeg),
+    /// ARP request or reply (not IP: `size` is the ARP body only).
+    Arp {
+        op: crate::net::arp::ArpOp,
+        sender: NodeId,
+        target: NodeId,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -87,6 +93,7 @@ impl Packet {
             Body::Udp { .. } => "cbr",
             Body::Tcp(s) if s.len == 0 => "ack",
             Body::Tcp(_) => "tcp",
+            Body::Arp { .. } => "ARP",
         }
     }
 }

@@ -163,6 +163,9 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
     // [routing]
     cfg.routing = routing(f, n)?;
 
+    // [arp]
+    cfg.arp = arp(&f.arp)?;
+
     // [[flow]]
     let mut names: HashMap<String, usize> = HashMap::new();
     for (i, fl) in f.flow.iter().enumerate() {
@@ -836,4 +839,72 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         }
     };
     Ok(FlowConfig { name, src, dst, traffic, start, stop })
+}
+
+fn arp(a: &super::file::ArpSection) -> Result<crate::net::arp::ArpConfig, Diag> {
+    use crate::net::arp::ArpConfig;
+    #[derive(Copy, Clone, PartialEq)]
+    enum Mode {
+        Off,
+        Ns2,
+        Queue,
+    }
+    let mode = match &a.mode {
+        Some(m) => choice(m, "arp.mode", &[("off", Mode::Off), ("ns2", Mode::Ns2), ("queue", Mode::Queue)])?,
+        None => Mode::Off,
+    };
+    let uses: &[&str] = match mode {
+        Mode::Off => &[],
+        Mode::Ns2 => &["max_requests"],
+        Mode::Queue => &["max_requests", "queue_limit", "retry_interval"],
+    };
+    let given = [
+        ("max_requests", a.max_requests.as_ref().map(|s| s.span().start)),
+        ("queue_limit", a.queue_limit.as_ref().map(|s| s.span().start)),
+        ("retry_interval", a.retry_interval.as_ref().map(|s| s.span().start)),
+    ];
+    for (key, off) in given {
+        if let (Some(off), false) = (off, uses.contains(&key)) {
+            let name = a.mode.as_ref().map_or("off".to_string(), |m| m.get_ref().trim().to_string());
+            return Err(Diag::at(
+                ErrorKind::Inconsistent,
+                off,
+                format!(
+                    "'arp.{key}' is not used by mode = {name:?} (it uses: {})",
+                    if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") }
+                ),
+            ));
+        }
+    }
+    let positive = |v: &Option<Spanned<u32>>, key: &str, default: u32| -> Result<u32, Diag> {
+        match v {
+            Some(x) if *x.get_ref() == 0 => {
+                Err(err(ErrorKind::OutOfRange, x, format!("'arp.{key}' must be at least 1")))
+            }
+            Some(x) => Ok(*x.get_ref()),
+            None => Ok(default),
+        }
+    };
+    Ok(match mode {
+        Mode::Off => ArpConfig::Off,
+        Mode::Ns2 => {
+            let ArpConfig::Ns2 { max_requests } = ArpConfig::ns2() else { unreachable!() };
+            ArpConfig::Ns2 { max_requests: positive(&a.max_requests, "max_requests", max_requests)? }
+        }
+        Mode::Queue => {
+            let ArpConfig::Queue { limit, max_requests, retry_interval } = ArpConfig::queue() else { unreachable!() };
+            let retry_interval = match &a.retry_interval {
+                Some(r) if r.get_ref().0 == Time::ZERO => {
+                    return Err(err(ErrorKind::OutOfRange, r, "'arp.retry_interval' must be greater than zero"))
+                }
+                Some(r) => r.get_ref().0,
+                None => retry_interval,
+            };
+            ArpConfig::Queue {
+                limit: positive(&a.queue_limit, "queue_limit", limit as u32)? as usize,
+                max_requests: positive(&a.max_requests, "max_requests", max_requests)?,
+                retry_interval,
+            }
+        }
+    })
 }

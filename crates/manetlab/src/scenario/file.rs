@@ -28,6 +28,8 @@ pub(crate) struct ScenarioFile {
     pub flow: Vec<FlowSection>,
     #[serde(default)]
     pub output: OutputSection,
+    #[serde(default)]
+    pub arp: ArpSection,
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,4 +132,13 @@ pub(crate) struct FlowSection {
 #[serde(deny_unknown_fields)]
 pub(crate) struct OutputSection {
     pub dir: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ArpSection {
+    pub mode: Option<Spanned<String>>,
+    pub max_requests: Option<Spanned<u32>>,
+    pub queue_limit: Option<Spanned<u32>>,
+    pub retry_interval: Option<Spanned<Duration>>,
 }

@@ -758,3 +758,26 @@ fn tcp_and_cbr_keys_do_not_mix() {
     let e = err(&text);
     assert_at(&e, ErrorKind::OutOfRange, pos(&text, "\"3000B\"", 0), &["flow.0.mss"]);
 }
+
+#[test]
+fn arp_section() {
+    use crate::net::arp::ArpConfig;
+    assert_eq!(parse(BASE).unwrap().config(1).arp, ArpConfig::Off);
+    let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"ns2\"\n")).unwrap().config(1);
+    assert_eq!(cfg.arp, ArpConfig::ns2());
+    let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"queue\"\nqueue_limit = 5\nretry_interval = \"500ms\"\n"))
+        .unwrap()
+        .config(1);
+    assert_eq!(cfg.arp, ArpConfig::Queue { limit: 5, max_requests: 3, retry_interval: Time::from_ms(500) });
+    let text = format!("{BASE}\n[arp]\nmode = \"ns2\"\nqueue_limit = 5\n");
+    assert_at(
+        &err(&text),
+        ErrorKind::Inconsistent,
+        (text.lines().count(), 15),
+        &["arp.queue_limit", "not used by mode"],
+    );
+    let text = format!("{BASE}\n[arp]\nmode = \"bsd\"\n");
+    assert_at(&err(&text), ErrorKind::BadValue, pos(&text, "\"bsd\"", 0), &["arp.mode", "ns2"]);
+    let text = format!("{BASE}\n[arp]\nmode = \"queue\"\nmax_requests = 0\n");
+    assert_at(&err(&text), ErrorKind::OutOfRange, (text.lines().count(), 16), &["arp.max_requests"]);
+}

@@ -1,0 +1,316 @@
+//! ARP: resolving a next hop's MAC address before a packet reaches the
+//! interface queue (RFC 826), as an optional layer.
+//!
+//! Node ids are MAC addresses, so resolution only costs what it costs on air:
+//! a broadcast request and a unicast reply, either of which can be lost.
+//! Two behaviours:
+//! - `Ns2` (ns-2's ARP, the one the ELFN paper blames for stalls): one packet
+//!   is held per unresolved address; a newer packet replaces it (the older is
+//!   dropped with reason ARP) and triggers another request. There is no
+//!   request timer: if the request or the reply is lost, nothing happens
+//!   until the next packet for that address arrives. After
+//!   `max_requests` unanswered requests the held packet and the new one are
+//!   dropped and the count restarts.
+//! - `Queue`: up to `limit` packets held per address (overflow dropped with
+//!   reason ARP); the request is repeated every `retry_interval` up to
+//!   `max_requests` times; on failure the first held packet is handed to
+//!   routing as a link failure and the others are dropped with reason ARP.
+//!
+//! Resolved entries do not expire (addresses never change).
+
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet};
+use crate::sim::Time;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// ARP message size (Ethernet/IPv4 ARP body).
+pub const ARP_BYTES: u32 = 28;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ArpConfig {
+    /// No ARP: MAC addresses are known.
+    #[default]
+    Off,
+    Ns2 {
+        max_requests: u32,
+    },
+    Queue {
+        limit: usize,
+        max_requests: u32,
+        retry_interval: Time,
+    },
+}
+
+impl ArpConfig {
+    /// ns-2's values (ARP_MAX_REQUEST_COUNT).
+    pub fn ns2() -> Self {
+        ArpConfig::Ns2 { max_requests: 3 }
+    }
+    pub fn queue() -> Self {
+        ArpConfig::Queue { limit: 3, max_requests: 3, retry_interval: Time::from_secs(1) }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ArpOp {
+    Request,
+    Reply,
+}
+
+/// What ARP asks the node to do.
+#[derive(Debug)]
+pub enum ArpAction {
+    /// Resolved: put the packet on the interface queue.
+    Queue(Packet),
+    Drop(Packet, DropReason),
+    /// Resolution failed: routing should treat it as a link failure.
+    LinkFailure(Packet),
+    /// Broadcast a request for `target`.
+    Request {
+        target: NodeId,
+    },
+    /// Unicast a reply to `to`.
+    Reply {
+        to: NodeId,
+    },
+    Timer {
+        at: Time,
+        token: u64,
+    },
+}
+
+#[derive(Default)]
+struct Pending {
+    held: VecDeque<Packet>,
+    requests: u32,
+    /// Generation of the retry timer (Queue mode).
+    gen: u64,
+}
+
+/// Counters.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ArpStats {
+    pub requests_sent: u64,
+    pub replies_sent: u64,
+    pub resolved: u64,
+    pub failures: u64,
+}
+
+pub struct Arp {
+    cfg: ArpConfig,
+    resolved: HashSet<NodeId>,
+    pending: HashMap<NodeId, Pending>,
+    pub stats: ArpStats,
+}
+
+impl Arp {
+    pub fn new(cfg: ArpConfig) -> Self {
+        Arp { cfg, resolved: HashSet::new(), pending: HashMap::new(), stats: ArpStats::default() }
+    }
+
+    pub fn is_resolved(&self, addr: NodeId) -> bool {
+        self.resolved.contains(&addr)
+    }
+
+    /// A packet for `pkt.next_hop` wants the interface queue.
+    pub fn output(&mut self, now: Time, pkt: Packet, out: &mut Vec<ArpAction>) {
+        let hop = pkt.next_hop;
+        if self.resolved.contains(&hop) {
+            return out.push(ArpAction::Queue(pkt));
+        }
+        let p = self.pending.entry(hop).or_default();
+        match self.cfg {
+            ArpConfig::Off => out.push(ArpAction::Queue(pkt)),
+            ArpConfig::Ns2 { max_requests } => {
+                if p.requests >= max_requests {
+                    if let Some(old) = p.held.pop_front() {
+                        out.push(ArpAction::Drop(old, DropReason::Arp));
+                    }
+                    p.requests = 0;
+                    self.stats.failures += 1;
+                    return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+                }
+                if let Some(old) = p.held.pop_front() {
+                    out.push(ArpAction::Drop(old, DropReason::Arp));
+                }
+                p.held.push_back(pkt);
+                p.requests += 1;
+                self.stats.requests_sent += 1;
+                out.push(ArpAction::Request { target: hop });
+            }
+            ArpConfig::Queue { limit, retry_interval, .. } => {
+                if p.held.len() >= limit {
+                    return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+                }
+                p.held.push_back(pkt);
+                if p.requests == 0 {
+                    p.requests = 1;
+                    p.gen += 1;
+                    self.stats.requests_sent += 1;
+                    out.push(ArpAction::Request { target: hop });
+                    out.push(ArpAction::Timer { at: now + retry_interval, token: token(hop, p.gen) });
+                }
+            }
+        }
+    }
+
+    /// An ARP message from `from` arrived (request for `target`, or reply).
+    pub fn input(&mut self, me: NodeId, op: ArpOp, from: NodeId, target: NodeId, out: &mut Vec<ArpAction>) {
+        // RFC 826 merge rule: update an entry we already have (here: one we
+        // are resolving), and add the sender when we are the target.
+        if target == me || self.pending.contains_key(&from) {
+            self.learn(from, out);
+        }
+        if op == ArpOp::Request && target == me {
+            self.stats.replies_sent += 1;
+            out.push(ArpAction::Reply { to: from });
+        }
+    }
+
+    fn learn(&mut self, addr: NodeId, out: &mut Vec<ArpAction>) {
+        if self.resolved.insert(addr) {
+            if let Some(p) = self.pending.remove(&addr) {
+                self.stats.resolved += 1;
+                out.extend(p.held.into_iter().map(ArpAction::Queue));
+            }
+        }
+    }
+
+    /// Retry timer (Queue mode).
+    pub fn on_timer(&mut self, now: Time, tok: u64, out: &mut Vec<ArpAction>) {
+        let ArpConfig::Queue { max_requests, retry_interval, .. } = self.cfg else { return };
+        let (hop, gen) = untoken(tok);
+        let Some(p) = self.pending.get_mut(&hop) else { return };
+        if p.gen != gen {
+            return;
+        }
+        if p.requests >= max_requests {
+            let p = self.pending.remove(&hop).unwrap();
+            self.stats.failures += 1;
+            let mut held = p.held.into_iter();
+            if let Some(first) = held.next() {
+                out.push(ArpAction::LinkFailure(first));
+            }
+            out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+        } else {
+            p.requests += 1;
+            self.stats.requests_sent += 1;
+            out.push(ArpAction::Request { target: hop });
+            out.push(ArpAction::Timer { at: now + retry_interval, token: tok });
+        }
+    }
+
+    /// Visits held packets (audit).
+    pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        let mut keys: Vec<&NodeId> = self.pending.keys().collect();
+        keys.sort();
+        for k in keys {
+            self.pending[k].held.iter().for_each(&mut *f);
+        }
+    }
+}
+
+fn token(hop: NodeId, gen: u64) -> u64 {
+    ((hop as u64) << 32) | (gen & 0xffff_ffff)
+}
+fn untoken(t: u64) -> (NodeId, u64) {
+    ((t >> 32) as NodeId, t & 0xffff_ffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::Body;
+
+    fn pkt(uid: u64, hop: NodeId) -> Packet {
+        Packet {
+            uid,
+            src: 0,
+            dst: 9,
+            ttl: 64,
+            dscp: 0,
+            size: 100,
+            next_hop: hop,
+            prev_hop: 0,
+            created: Time::ZERO,
+            flow: 0,
+            body: Body::Udp { sport: 1, dport: 1, seq: uid },
+        }
+    }
+
+    fn kinds(v: &[ArpAction]) -> Vec<String> {
+        v.iter()
+            .map(|a| match a {
+                ArpAction::Queue(p) => format!("Q{}", p.uid),
+                ArpAction::Drop(p, r) => format!("D{}{}", p.uid, r.code()),
+                ArpAction::LinkFailure(p) => format!("L{}", p.uid),
+                ArpAction::Request { target } => format!("req{target}"),
+                ArpAction::Reply { to } => format!("rep{to}"),
+                ArpAction::Timer { .. } => "T".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ns2_holds_one_packet_and_replaces_it() {
+        let mut a = Arp::new(ArpConfig::ns2());
+        let mut out = Vec::new();
+        a.output(Time::ZERO, pkt(1, 5), &mut out);
+        a.output(Time::ZERO, pkt(2, 5), &mut out);
+        assert_eq!(kinds(&out), ["req5", "D1ARP", "req5"]);
+        out.clear();
+        a.input(0, ArpOp::Reply, 5, 0, &mut out);
+        assert_eq!(kinds(&out), ["Q2"]);
+        out.clear();
+        a.output(Time::ZERO, pkt(3, 5), &mut out);
+        assert_eq!(kinds(&out), ["Q3"]);
+    }
+
+    #[test]
+    fn ns2_has_no_timer_and_gives_up_after_max_requests() {
+        let mut a = Arp::new(ArpConfig::ns2());
+        let mut out = Vec::new();
+        for uid in 1..=4 {
+            a.output(Time::ZERO, pkt(uid, 7), &mut out);
+        }
+        assert!(!kinds(&out).contains(&"T".to_string()));
+        assert_eq!(kinds(&out), ["req7", "D1ARP", "req7", "D2ARP", "req7", "D3ARP", "D4ARP"]);
+    }
+
+    #[test]
+    fn queue_mode_retries_then_fails_to_routing() {
+        let mut a = Arp::new(ArpConfig::queue());
+        let mut out = Vec::new();
+        a.output(Time::ZERO, pkt(1, 3), &mut out);
+        a.output(Time::ZERO, pkt(2, 3), &mut out);
+        a.output(Time::ZERO, pkt(3, 3), &mut out);
+        a.output(Time::ZERO, pkt(4, 3), &mut out);
+        assert_eq!(kinds(&out), ["req3", "T", "D4ARP"]);
+        let tok =
+            out.iter().find_map(|x| if let ArpAction::Timer { token, .. } = x { Some(*token) } else { None }).unwrap();
+        out.clear();
+        a.on_timer(Time::from_secs(1), tok, &mut out);
+        a.on_timer(Time::from_secs(2), tok, &mut out);
+        a.on_timer(Time::from_secs(3), tok, &mut out);
+        assert_eq!(kinds(&out), ["req3", "T", "req3", "T", "L1", "D2ARP", "D3ARP"]);
+        assert_eq!(a.stats.failures, 1);
+    }
+
+    #[test]
+    fn a_request_is_answered_and_teaches_the_sender() {
+        let mut a = Arp::new(ArpConfig::ns2());
+        let mut out = Vec::new();
+        a.input(4, ArpOp::Request, 2, 4, &mut out);
+        assert_eq!(kinds(&out), ["rep2"]);
+        assert!(a.is_resolved(2));
+        out.clear();
+        a.input(4, ArpOp::Request, 3, 9, &mut out);
+        assert!(out.is_empty(), "not for me: no reply");
+        assert!(!a.is_resolved(3), "not for me and not pending: not learned");
+        // A reply from an address we are resolving is learned.
+        a.output(Time::ZERO, pkt(1, 6), &mut out);
+        out.clear();
+        a.input(4, ArpOp::Request, 6, 9, &mut out);
+        assert_eq!(kinds(&out), ["Q1"]);
+    }
+}
