@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use manetlab::scenario::Scenario;
 use manetlab::sim::Time;
+use manetlab::transport::tcp::TcpTrace;
 use manetlab::{Report, Simulation};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -25,28 +26,35 @@ struct Cli {
     cmd: Cmd,
 }
 
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The scenario (TOML), see docs/scenario.md.
+    file: PathBuf,
+    /// Seed of the first replication (overrides [run] seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Override a key, e.g. --set mac.data_rate=11Mbps (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Number of replications (overrides [run] replications).
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Output directory (default: [output] dir, else out/<scenario file stem>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Write each TCP flow's cwnd/ssthresh/SRTT/RTO series and time-sequence
+    /// log (CSV, SVG, PNG) for the first replication.
+    #[arg(long)]
+    tcp_trace: bool,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario file: prints a per-flow table, writes summary.json and flows.csv.
-    Run {
-        /// The scenario (TOML), see docs/scenario.md.
-        file: PathBuf,
-        /// Seed of the first replication (overrides [run] seed).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Override a key, e.g. --set mac.data_rate=11Mbps (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Number of replications (overrides [run] replications).
-        #[arg(long)]
-        runs: Option<u32>,
-        /// Output directory (default: [output] dir, else out/<scenario file stem>).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print nothing but errors.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Run(RunArgs),
     /// Validate a scenario file without running it.
     Check {
         file: PathBuf,
@@ -78,7 +86,7 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Run { file, seed, set, runs, out, quiet } => run(file, seed, set, runs, out, quiet),
+        Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
         Cmd::Study { name, list, runs, quick, seed, out } => study(name, list, runs, quick, seed, out),
     };
@@ -112,19 +120,12 @@ fn check(file: PathBuf, set: Vec<String>) -> i32 {
     }
 }
 
-fn run(
-    file: PathBuf,
-    seed: Option<u64>,
-    set: Vec<String>,
-    runs: Option<u32>,
-    out: Option<PathBuf>,
-    quiet: bool,
-) -> i32 {
-    let scenario = match load(&file, &set) {
+fn run(args: RunArgs) -> i32 {
+    let scenario = match load(&args.file, &args.set) {
         Ok(s) => s,
         Err(code) => return code,
     };
-    match run_loaded(&file, &scenario, seed, runs, out, quiet) {
+    match run_loaded(&scenario, &args) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -133,18 +134,20 @@ fn run(
     }
 }
 
-fn run_loaded(
-    file: &std::path::Path,
-    scenario: &Scenario,
-    seed: Option<u64>,
-    runs: Option<u32>,
-    out: Option<PathBuf>,
-    quiet: bool,
-) -> Result<()> {
-    let first_seed = seed.unwrap_or(scenario.seed());
-    let reps = runs.unwrap_or(scenario.replications).max(1);
+fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
+    let file = &args.file;
+    let first_seed = args.seed.unwrap_or(scenario.seed());
+    let reps = args.runs.unwrap_or(scenario.replications).max(1);
     let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
-    let configs: Vec<_> = seeds.iter().map(|&s| scenario.config(s)).collect();
+    let mut configs: Vec<_> = seeds.iter().map(|&s| scenario.config(s)).collect();
+    if args.tcp_trace {
+        for f in &mut configs[0].flows {
+            if let manetlab::config::Traffic::Tcp { tcp, .. } = &mut f.traffic {
+                tcp.record_series = true;
+                tcp.record_seq_log = true;
+            }
+        }
+    }
     // Validate every replication before spending time on any.
     let sims: Vec<Simulation> = configs
         .into_iter()
@@ -152,32 +155,43 @@ fn run_loaded(
         .collect::<Result<_>>()?;
 
     let total_ns: u64 = sims.iter().map(|s| s.config().duration.as_ns()).sum();
-    let bar = progress_bar(total_ns, quiet);
+    let bar = progress_bar(total_ns, args.quiet);
     let done = AtomicU64::new(0);
     let started = Instant::now();
-    let reports: Vec<Report> = sims
+    let results: Vec<(Report, Vec<Option<TcpTrace>>)> = sims
         .into_par_iter()
-        .map(|sim| {
+        .enumerate()
+        .map(|(k, mut sim)| {
             let mut last = Time::ZERO;
-            sim.run_with_progress(100, |now, _| {
+            sim.run_in_steps(100, |now, _| {
                 let d = done.fetch_add((now - last).as_ns(), Ordering::Relaxed) + (now - last).as_ns();
                 last = now;
                 if started.elapsed() > Duration::from_secs(2) {
                     bar.set_position(d);
                 }
-            })
+            });
+            let traces = if args.tcp_trace && k == 0 {
+                (0..sim.config().flows.len()).map(|i| sim.tcp_trace(i)).collect()
+            } else {
+                Vec::new()
+            };
+            (sim.finish(), traces)
         })
         .collect();
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
+    let (reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
 
-    let dir = out
+    let dir = args
+        .out
+        .clone()
         .or_else(|| scenario.output_dir.clone())
         .unwrap_or_else(|| PathBuf::from("out").join(file.file_stem().unwrap_or_default()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
     output::write_flows_csv(&dir, &seeds, &reports)?;
-    if !quiet {
+    let traced = if args.tcp_trace { output::write_tcp_traces(&dir, &reports[0], &traces[0])? } else { Vec::new() };
+    if !args.quiet {
         output::print_table(&scenario.name, &seeds, &reports);
         let events: u64 = reports.iter().map(|r| r.events).sum();
         println!(
@@ -187,6 +201,9 @@ fn run_loaded(
             events as f64 / wall.max(1e-9) / 1e6,
             dir.display()
         );
+        for f in traced {
+            println!("wrote {}", f.display());
+        }
         for r in &reports {
             if !r.audit.balances() {
                 eprintln!("warning: seed {}: packet audit does not balance: {:?}", r.seed, r.audit);

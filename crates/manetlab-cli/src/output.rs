@@ -174,3 +174,82 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
         r.seed, mac.data_sent, mac.rts_sent, mac.retries, mac.retry_drops, radio.collisions, radio.captures, drops
     );
 }
+
+/// Writes, for every TCP flow with a trace: `tcp-<flow>-series.csv`
+/// (series,time_s,value for cwnd, ssthresh, srtt_s, rto_s),
+/// `tcp-<flow>-seq.csv` (time_s,seq_bytes,event) and the time-sequence and
+/// cwnd figures. Returns the files written.
+pub fn write_tcp_traces(
+    dir: &Path,
+    report: &Report,
+    traces: &[Option<manetlab::transport::tcp::TcpTrace>],
+) -> Result<Vec<std::path::PathBuf>> {
+    use manetlab::study::{Figure, Series};
+    use manetlab::transport::tcp::SeqEvent;
+    let mut files = Vec::new();
+    for (f, t) in report.flows.iter().zip(traces) {
+        let Some(t) = t else { continue };
+        let name = f.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_");
+        let mut series = String::from("series,time_s,value\n");
+        for (label, s) in [("cwnd", &t.cwnd), ("ssthresh", &t.ssthresh), ("srtt_s", &t.srtt), ("rto_s", &t.rto)] {
+            for (time, v) in s.points() {
+                let _ = writeln!(series, "{label},{:.9},{v}", time.as_secs_f64());
+            }
+        }
+        let p = dir.join(format!("tcp-{name}-series.csv"));
+        std::fs::write(&p, series).with_context(|| format!("writing {}", p.display()))?;
+        files.push(p);
+        let event = |e: SeqEvent| match e {
+            SeqEvent::Sent => "sent",
+            SeqEvent::Retransmitted => "retransmitted",
+            SeqEvent::Acked => "acked",
+            SeqEvent::Dropped => "dropped",
+        };
+        let mut seq = String::from("time_s,seq_bytes,event\n");
+        for r in &t.seq {
+            let _ = writeln!(seq, "{:.9},{},{}", r.time.as_secs_f64(), r.seq, event(r.event));
+        }
+        let p = dir.join(format!("tcp-{name}-seq.csv"));
+        std::fs::write(&p, seq).with_context(|| format!("writing {}", p.display()))?;
+        files.push(p);
+        let pick = |ev: SeqEvent| -> Vec<(f64, f64, Option<f64>)> {
+            t.seq
+                .iter()
+                .filter(|r| r.event == ev)
+                .map(|r| (r.time.as_secs_f64(), r.seq as f64 / 1000.0, None))
+                .collect()
+        };
+        let figures = [
+            Figure {
+                file_stem: format!("tcp-{name}-timeseq"),
+                title: format!("TCP time-sequence, flow {}", f.name),
+                x_label: "time (s)".into(),
+                y_label: "sequence (kB)".into(),
+                series: [SeqEvent::Sent, SeqEvent::Retransmitted, SeqEvent::Acked, SeqEvent::Dropped]
+                    .into_iter()
+                    .map(|e| Series { name: event(e).into(), points: pick(e), scatter: true })
+                    .collect(),
+                steps: false,
+            },
+            Figure {
+                file_stem: format!("tcp-{name}-cwnd"),
+                title: format!("cwnd and ssthresh, flow {}", f.name),
+                x_label: "time (s)".into(),
+                y_label: "segments".into(),
+                series: [("cwnd", &t.cwnd), ("ssthresh", &t.ssthresh)]
+                    .into_iter()
+                    .map(|(n, s)| Series {
+                        name: n.into(),
+                        points: s.points().iter().map(|&(x, y)| (x.as_secs_f64(), y.min(1e3), None)).collect(),
+                        scatter: false,
+                    })
+                    .collect(),
+                steps: true,
+            },
+        ];
+        for fig in figures {
+            fig.write(dir, &mut files)?;
+        }
+    }
+    Ok(files)
+}

@@ -136,3 +136,31 @@ fn study_list_and_unknown_study() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("unknown study"));
 }
+
+#[test]
+fn tcp_trace_writes_series_sequence_log_and_figures() {
+    let out = tmp("tcptrace");
+    let o = run(&[
+        "run",
+        "scenarios/chain-tcp.toml",
+        "--runs",
+        "1",
+        "--set",
+        "run.duration=20s",
+        "--tcp-trace",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let series = std::fs::read_to_string(out.join("tcp-ftp-series.csv")).unwrap();
+    for s in ["cwnd,", "ssthresh,", "srtt_s,", "rto_s,"] {
+        assert!(series.lines().any(|l| l.starts_with(s)), "no {s} rows");
+    }
+    let seq = std::fs::read_to_string(out.join("tcp-ftp-seq.csv")).unwrap();
+    let sent = seq.lines().filter(|l| l.ends_with(",sent")).count();
+    let acked = seq.lines().filter(|l| l.ends_with(",acked")).count();
+    assert!(sent > 100 && acked > 100, "sent {sent} acked {acked}");
+    for f in ["tcp-ftp-timeseq.svg", "tcp-ftp-cwnd.png"] {
+        assert!(std::fs::metadata(out.join(f)).unwrap().len() > 1000, "{f}");
+    }
+}

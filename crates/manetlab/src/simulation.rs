@@ -278,14 +278,20 @@ impl Simulation {
 
     /// Runs to the end in `steps` slices, calling `progress(now, events)`
     /// after each (for progress bars); the result equals `run()`.
-    pub fn run_with_progress(mut self, steps: u32, mut progress: impl FnMut(Time, u64)) -> Report {
+    pub fn run_with_progress(mut self, steps: u32, progress: impl FnMut(Time, u64)) -> Report {
+        self.run_in_steps(steps, progress);
+        self.finish()
+    }
+
+    /// Runs to the end in `steps` slices without finishing, so that state
+    /// (e.g. TCP traces) can still be read before `finish()`.
+    pub fn run_in_steps(&mut self, steps: u32, mut progress: impl FnMut(Time, u64)) {
         let steps = steps.max(1) as u64;
         let total = self.cfg.duration.as_ns();
         for k in 1..=steps {
             self.run_until(Time(total / steps * k + if k == steps { total % steps } else { 0 }));
             progress(self.now(), self.executed);
         }
-        self.finish()
     }
 
     /// Executes every event up to and including time `t` (capped at the
