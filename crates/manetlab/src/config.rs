@@ -3,6 +3,7 @@
 //! (seconds as `Time`, metres, watts, bit/s, bytes); no parsing here.
 
 use crate::mac::MacConfig;
+use crate::mobility::MobilityConfig;
 use crate::net::arp::ArpConfig;
 use crate::net::routing::RoutingConfig;
 use crate::phy::RadioConfig;
@@ -72,6 +73,8 @@ pub struct SimConfig {
     pub queue: QueueConfig,
     pub routing: RoutingConfig,
     pub arp: ArpConfig,
+    /// Node movement; `nodes` holds the positions at time 0.
+    pub mobility: MobilityConfig,
     pub flows: Vec<FlowConfig>,
 }
 
@@ -87,6 +90,7 @@ impl Default for SimConfig {
             queue: QueueConfig::default(),
             routing: RoutingConfig::default(),
             arp: ArpConfig::default(),
+            mobility: MobilityConfig::default(),
             flows: Vec::new(),
         }
     }

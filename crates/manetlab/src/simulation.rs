@@ -128,7 +128,7 @@ impl Simulation {
                 return Err(BuildError::SelfFlow(f.name.clone()));
             }
         }
-        let channel = Channel::new(&cfg.radio, cfg.nodes.clone());
+        let channel = Channel::with_mobility(&cfg.radio, cfg.nodes.clone(), cfg.mobility.trajectories(&cfg.nodes));
         let mut tables = match &cfg.routing {
             RoutingConfig::Static { paths } => {
                 if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
@@ -341,7 +341,7 @@ impl Simulation {
                         n.mac.on_rx_end(now, Some(&frame), idle, &mut self.mac_out);
                         if self.tracer.is_some() {
                             let t = self.channel.get(id);
-                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node));
+                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node, t.start));
                             self.trace_frame(node, FrameDir::Rx, &frame, d, p);
                             if let (Some(pkt), true) = (frame.packet, frame.dst == node || frame.dst == BROADCAST) {
                                 self.trace(node, Layer::Mac, Action::Recv, &pkt, Some(&frame));
@@ -353,7 +353,7 @@ impl Simulation {
                         if self.tracer.is_some() {
                             let t = self.channel.get(id);
                             let frame = t.frame;
-                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node));
+                            let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node, t.start));
                             let why = if collided { DropReason::Col } else { DropReason::Err };
                             self.trace_frame(node, FrameDir::Lost(why), &frame, d, p);
                             if let (Some(pkt), true) = (frame.packet, frame.dst == node) {
@@ -449,7 +449,8 @@ impl Simulation {
                     }
                 }
                 self.nodes[node as usize].radio.start_tx();
-                self.channel.hearers(node, &mut self.hearers);
+                self.channel.refresh(now);
+                self.channel.hearers(node, now, &mut self.hearers);
                 if !self.hearers.is_empty() {
                     let end = now + d;
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);

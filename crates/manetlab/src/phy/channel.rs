@@ -8,10 +8,17 @@
 //! that could sense the frame is found, and the cost of a transmission is
 //! proportional to the number of radios in carrier-sense range, not to the
 //! number of nodes.
+//!
+//! With mobility, positions are evaluated at the instant of each
+//! transmission. The grid is rebuilt every `rebuild` period from the
+//! positions at that time, with cells enlarged by 2 · vmax · period: a radio
+//! within reach of the sender now was within reach + vmax · Δt of where the
+//! grid recorded it, so the 3 x 3 search stays exact.
 
 use super::{RadioConfig, SPEED_OF_LIGHT};
 use crate::config::Position;
 use crate::mac::Frame;
+use crate::mobility::Trajectory;
 use crate::net::NodeId;
 use crate::sim::Time;
 
@@ -87,7 +94,10 @@ impl Grid {
 
 pub struct Channel {
     radio: RadioConfig,
+    /// Positions at time 0 (and always, for static nodes).
     positions: Vec<Position>,
+    /// Present when any node moves.
+    mobility: Option<Mobility>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     grid: Grid,
@@ -95,34 +105,91 @@ pub struct Channel {
     free: Vec<TxId>,
 }
 
+struct Mobility {
+    trajectories: Vec<Trajectory>,
+    /// Positions when the grid was last built.
+    at: Time,
+    every: Time,
+    cell: f64,
+}
+
 impl Channel {
+    /// A channel for static nodes at `positions`.
     pub fn new(radio: &RadioConfig, positions: Vec<Position>) -> Channel {
+        Self::with_mobility(radio, positions, Vec::new())
+    }
+
+    /// A channel whose nodes follow `trajectories` (empty or all static =
+    /// static nodes at `positions`).
+    pub fn with_mobility(radio: &RadioConfig, positions: Vec<Position>, trajectories: Vec<Trajectory>) -> Channel {
         let cull_power = radio.cs_threshold_w.min(radio.rx_threshold_w);
         // Heights differ per node (z); use the largest antenna height for the
         // cull distance so the grid never misses a radio above the threshold.
         let max_z = positions.iter().map(|p| p.z).fold(0.0f64, f64::max);
         let h = radio.antenna_height_m + max_z;
-        let reach = radio.propagation.distance_for_power(radio, cull_power, h, h);
-        let grid = Grid::new(&positions, reach * 1.000_001 + 1e-6);
-        Channel { radio: radio.clone(), positions, cull_power, grid, txs: Vec::with_capacity(64), free: Vec::new() }
+        let reach = radio.propagation.distance_for_power(radio, cull_power, h, h) * 1.000_001 + 1e-6;
+        let vmax = trajectories.iter().map(|t| t.max_speed()).fold(0.0, f64::max);
+        let mobility = (vmax > 0.0).then(|| {
+            // Rebuild when nodes may have moved a quarter of the reach.
+            let every = Time::from_secs_f64((0.25 * reach / vmax).max(0.01));
+            Mobility { trajectories, at: Time::ZERO, every, cell: reach + 2.0 * vmax * every.as_secs_f64() }
+        });
+        let cell = mobility.as_ref().map_or(reach, |m| m.cell);
+        let grid = Grid::new(&positions, cell);
+        Channel {
+            radio: radio.clone(),
+            positions,
+            mobility,
+            cull_power,
+            grid,
+            txs: Vec::with_capacity(64),
+            free: Vec::new(),
+        }
     }
 
+    /// Positions at time 0.
     pub fn positions(&self) -> &[Position] {
         &self.positions
     }
 
-    /// Received power at `to` of a transmission from `from`.
-    pub fn power_between(&self, from: NodeId, to: NodeId) -> f64 {
-        let (a, b) = (&self.positions[from as usize], &self.positions[to as usize]);
+    /// Whether any node moves.
+    pub fn is_mobile(&self) -> bool {
+        self.mobility.is_some()
+    }
+
+    /// Where `node` is at `t`.
+    #[inline]
+    pub fn position(&self, node: NodeId, t: Time) -> Position {
+        match &self.mobility {
+            None => self.positions[node as usize],
+            Some(m) => m.trajectories[node as usize].position(t),
+        }
+    }
+
+    /// Brings the grid up to date for transmissions at `now` (mobile nodes).
+    pub fn refresh(&mut self, now: Time) {
+        let Some(m) = self.mobility.as_mut() else { return };
+        if now < m.at + m.every {
+            return;
+        }
+        m.at = now;
+        let pos: Vec<Position> = m.trajectories.iter().map(|t| t.position(now)).collect();
+        self.grid = Grid::new(&pos, m.cell);
+    }
+
+    /// Received power at `to` of a transmission from `from` at time `t`.
+    pub fn power_between(&self, from: NodeId, to: NodeId, t: Time) -> f64 {
+        let (a, b) = (self.position(from, t), self.position(to, t));
         let h = self.radio.antenna_height_m;
-        self.radio.propagation.rx_power(&self.radio, a.distance(b), h + a.z, h + b.z)
+        self.radio.propagation.rx_power(&self.radio, a.distance(&b), h + a.z, h + b.z)
     }
 
     /// Every radio except `sender` that receives the sender's signal at or
-    /// above the carrier-sense threshold, with power and propagation delay.
-    pub fn hearers(&self, sender: NodeId, out: &mut Vec<Hearer>) {
+    /// above the carrier-sense threshold, with power and propagation delay,
+    /// for a transmission starting at `now` (call `refresh(now)` first).
+    pub fn hearers(&self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
         out.clear();
-        let p = &self.positions[sender as usize];
+        let p = &self.position(sender, now);
         let (cx, cy) = self.grid.coords(p);
         let h = self.radio.antenna_height_m;
         for gy in cy.saturating_sub(1)..=(cy + 1).min(self.grid.rows - 1) {
@@ -131,7 +198,7 @@ impl Channel {
                     if n == sender {
                         continue;
                     }
-                    let q = &self.positions[n as usize];
+                    let q = &self.position(n, now);
                     let d = p.distance(q);
                     let power = self.radio.propagation.rx_power(&self.radio, d, h + p.z, h + q.z);
                     if power >= self.cull_power {
@@ -225,12 +292,36 @@ mod tests {
         let ch = Channel::new(&radio, pos.clone());
         let mut out = Vec::new();
         for sender in 0..pos.len() as u32 {
-            ch.hearers(sender, &mut out);
+            ch.hearers(sender, Time::ZERO, &mut out);
             let brute: Vec<u32> = (0..pos.len() as u32)
-                .filter(|&j| j != sender && ch.power_between(sender, j) >= radio.cs_threshold_w)
+                .filter(|&j| j != sender && ch.power_between(sender, j, Time::ZERO) >= radio.cs_threshold_w)
                 .collect();
             let got: Vec<u32> = out.iter().map(|h| h.node).collect();
             assert_eq!(got, brute, "sender {sender}");
+        }
+    }
+
+    #[test]
+    fn grid_stays_exact_while_nodes_move() {
+        use crate::mobility::waypoint::{trajectories, RandomWaypoint};
+        let radio = RadioConfig::default();
+        let m = RandomWaypoint { width: 3000.0, height: 1000.0, speed_min: 5.0, speed_max: 30.0, pause: Time::ZERO };
+        let trajs = trajectories(&m, 120, 9, Time::from_secs(300));
+        let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
+        let mut ch = Channel::with_mobility(&radio, pos, trajs);
+        assert!(ch.is_mobile());
+        let mut out = Vec::new();
+        for step in 0..300u64 {
+            let now = Time::from_ms(step * 997);
+            ch.refresh(now);
+            for sender in (0..120u32).step_by(7) {
+                ch.hearers(sender, now, &mut out);
+                let brute: Vec<u32> = (0..120u32)
+                    .filter(|&j| j != sender && ch.power_between(sender, j, now) >= radio.cs_threshold_w)
+                    .collect();
+                let got: Vec<u32> = out.iter().map(|h| h.node).collect();
+                assert_eq!(got, brute, "t={now} sender {sender}");
+            }
         }
     }
 

@@ -1,0 +1,175 @@
+//! ns-2 movement files (as written by ns-2's `setdest` and BonnMotion):
+//!
+//! ```text
+//! $node_(0) set X_ 83.36
+//! $node_(0) set Y_ 239.44
+//! $node_(0) set Z_ 0.0
+//! $ns_ at 2.0 "$node_(0) setdest 369.43 170.51 3.37"
+//! ```
+//!
+//! `setdest x y speed` at time t: from wherever the node is at t, move in a
+//! straight line towards (x, y) at `speed` m/s, replacing any movement in
+//! progress; stop on arrival. Other lines (`$god_ ...`, comments) are
+//! ignored.
+
+use super::Trajectory;
+use crate::config::Position;
+use crate::sim::Time;
+use std::fmt::Write;
+
+#[derive(Debug, PartialEq, thiserror::Error)]
+#[error("movement file line {line}: {msg}")]
+pub struct MovementError {
+    pub line: usize,
+    pub msg: String,
+}
+
+fn node_index(s: &str) -> Option<usize> {
+    let inner = s.strip_prefix("$node_(")?.strip_suffix(')')?;
+    inner.trim().parse().ok()
+}
+
+/// Parses a movement file for `n` nodes. Nodes the file does not place start
+/// at the origin.
+pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
+    let mut init = vec![Position::default(); n];
+    let mut moves: Vec<(Time, usize, usize, f64, f64, f64)> = Vec::new(); // (t, line, node, x, y, speed)
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let lineno = i + 1;
+        let bad = |msg: String| MovementError { line: lineno, msg };
+        if line.is_empty() || line.starts_with('#') || line.contains("$god_") {
+            continue;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.first().is_some_and(|t| t.starts_with("$node_(")) {
+            // $node_(i) set X_ v
+            if toks.len() != 4 || toks[1] != "set" {
+                return Err(bad(format!("expected '$node_(i) set X_ value', got {line:?}")));
+            }
+            let node = node_index(toks[0]).ok_or_else(|| bad(format!("bad node reference {:?}", toks[0])))?;
+            if node >= n {
+                return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
+            }
+            let v: f64 = toks[3].parse().map_err(|_| bad(format!("bad number {:?}", toks[3])))?;
+            match toks[2] {
+                "X_" => init[node].x = v,
+                "Y_" => init[node].y = v,
+                "Z_" => init[node].z = v,
+                other => return Err(bad(format!("unknown coordinate {other:?}"))),
+            }
+        } else if toks.first() == Some(&"$ns_") && toks.get(1) == Some(&"at") {
+            // $ns_ at t "$node_(i) setdest x y speed"
+            let t: f64 = toks.get(2).and_then(|s| s.parse().ok()).ok_or_else(|| bad("bad time".into()))?;
+            let rest = line.split_once('"').map(|x| x.1).and_then(|r| r.rsplit_once('"')).map(|x| x.0);
+            let cmd: Vec<&str> =
+                rest.ok_or_else(|| bad("expected a quoted command".into()))?.split_whitespace().collect();
+            if cmd.len() != 5 || cmd[1] != "setdest" {
+                return Err(bad(format!("expected '\"$node_(i) setdest x y speed\"', got {line:?}")));
+            }
+            let node = node_index(cmd[0]).ok_or_else(|| bad(format!("bad node reference {:?}", cmd[0])))?;
+            if node >= n {
+                return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
+            }
+            let num = |s: &str| s.parse::<f64>().map_err(|_| bad(format!("bad number {s:?}")));
+            let (x, y, v) = (num(cmd[2])?, num(cmd[3])?, num(cmd[4])?);
+            if t < 0.0 || v < 0.0 || !(t.is_finite() && v.is_finite() && x.is_finite() && y.is_finite()) {
+                return Err(bad("negative or non-finite time, speed or coordinate".into()));
+            }
+            moves.push((Time::from_secs_f64(t), lineno, node, x, y, v));
+        } else {
+            return Err(bad(format!("unrecognised line {line:?}")));
+        }
+    }
+    let mut trajs: Vec<Trajectory> = init.iter().map(|&p| Trajectory::fixed(p)).collect();
+    // Apply in time order; ties keep file order.
+    moves.sort_by_key(|m| (m.0, m.1));
+    for (t, _, node, x, y, v) in moves {
+        trajs[node].set_dest(t, Position { x, y, z: init[node].z }, v);
+    }
+    Ok(trajs)
+}
+
+/// Writes trajectories as an ns-2 movement file.
+pub fn write(trajs: &[Trajectory]) -> String {
+    let mut s = String::from("# manetlab movement file (ns-2 setdest format)\n");
+    for (i, t) in trajs.iter().enumerate() {
+        let p = t.position(Time::ZERO);
+        let _ =
+            writeln!(s, "$node_({i}) set X_ {:.6}\n$node_({i}) set Y_ {:.6}\n$node_({i}) set Z_ {:.6}", p.x, p.y, p.z);
+    }
+    for (i, t) in trajs.iter().enumerate() {
+        let legs = t.legs();
+        for (k, l) in legs.iter().enumerate() {
+            let speed = (l.vx * l.vx + l.vy * l.vy).sqrt();
+            if speed == 0.0 {
+                continue;
+            }
+            let end = match legs.get(k + 1) {
+                Some(next) => next.from,
+                None => continue, // moves forever: cannot be written as setdest
+            };
+            let _ = writeln!(
+                s,
+                "$ns_ at {:.9} \"$node_({i}) setdest {:.6} {:.6} {:.6}\"",
+                l.start.as_secs_f64(),
+                end.x,
+                end.y,
+                speed
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"#
+# nodes: 2, pause: 0.00, max speed: 5.00
+#
+$node_(0) set X_ 10.0
+$node_(0) set Y_ 20.0
+$node_(0) set Z_ 0.000000000000
+$node_(1) set X_ 100.0
+$node_(1) set Y_ 0.0
+$god_ set-dist 0 1 1
+$ns_ at 1.000000000000 "$node_(0) setdest 40.0 60.0 5.0"
+$ns_ at 3.0 "$node_(0) setdest 10.0 20.0 1.0"
+$ns_ at 5.0 "$god_ set-dist 0 1 2"
+"#;
+
+    #[test]
+    fn parses_setdest_semantics() {
+        let t = parse(FILE, 2).unwrap();
+        assert_eq!(t[0].position(Time::ZERO), Position::new(10.0, 20.0));
+        // 1 s into a 5 m/s leg towards (40, 60): 3-4-5 direction.
+        let p = t[0].position(Time::from_secs(2));
+        assert!((p.x - 13.0).abs() < 1e-9 && (p.y - 24.0).abs() < 1e-9, "{p:?}");
+        // At 3 s, from (16, 28) back towards (10, 20) at 1 m/s.
+        let p = t[0].position(Time::from_secs(4));
+        assert!((p.x - 15.4).abs() < 1e-9 && (p.y - 27.2).abs() < 1e-9, "{p:?}");
+        assert_eq!(t[1].position(Time::from_secs(9)), Position::new(100.0, 0.0));
+    }
+
+    #[test]
+    fn round_trips_through_the_writer() {
+        let t = parse(FILE, 2).unwrap();
+        let again = parse(&write(&t), 2).unwrap();
+        for s in 0..200 {
+            let at = Time::from_ms(s * 50);
+            assert!(t[0].position(at).distance(&again[0].position(at)) < 1e-3);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse("$node_(0) set X_ 1\n$node_(5) set Y_ 2\n", 2).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.msg.contains("node 5"));
+        let e = parse("$ns_ at 1.0 \"$node_(0) setdest 1 2\"\n", 1).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(parse("hello\n", 1).is_err());
+    }
+}
