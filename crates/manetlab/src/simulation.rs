@@ -573,6 +573,16 @@ impl Simulation {
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
             self.metrics.fate.dropped(pkt.uid, why);
+            // Tell the flow's source (TCP time-sequence logs show drops).
+            if let Some(f) = self.cfg.flows.get(pkt.flow as usize) {
+                if f.src == pkt.src && matches!(f.traffic, Traffic::Tcp { .. }) {
+                    let port = (FLOW_PORT_BASE + pkt.flow) as u16;
+                    if let Some(idx) = self.nodes[f.src as usize].endpoint_for_port(port) {
+                        let now = self.queue.now();
+                        self.nodes[f.src as usize].endpoints[idx].on_dropped(now, &pkt);
+                    }
+                }
+            }
         }
     }
 

@@ -60,3 +60,23 @@ fn queue_overflow_and_end_of_run_are_traced_with_reasons() {
     assert!(r.audit.balances());
     let _ = Time::ZERO;
 }
+
+#[test]
+fn tcp_time_sequence_log_records_network_drops() {
+    use manetlab::config::Traffic;
+    use manetlab::phy::CaptureRule;
+    use manetlab::study::chain;
+    use manetlab::transport::tcp::SeqEvent;
+    let mut cfg = chain::config(4, 1, Time::from_secs(100), CaptureRule::Ns2);
+    if let Traffic::Tcp { tcp, .. } = &mut cfg.flows[0].traffic {
+        tcp.record_seq_log = true;
+    }
+    let (report, trace) = manetlab::study::runner::run_with_tcp_trace(cfg, 0).unwrap();
+    let t = trace.unwrap();
+    let dropped = t.seq.iter().filter(|r| r.event == SeqEvent::Dropped).count() as u64;
+    let tcp = report.flows[0].tcp.clone().unwrap();
+    println!("dropped {dropped}, retransmissions {}", tcp.retransmissions);
+    assert!(dropped > 0, "a 4-hop chain loses data segments");
+    // Every dropped segment is sent again (timeouts may resend more).
+    assert!(dropped <= tcp.retransmissions + 8);
+}

@@ -115,7 +115,9 @@ pub struct Dcf {
     /// When the medium last became idle (energy gone and own tx over).
     idle_since: Time,
     nav_until: Time,
-    use_eifs: bool,
+    /// After a frame that failed to decode, access may not start before
+    /// this time (its end + EIFS); a correct frame clears it.
+    eifs_until: Time,
 
     // Backoff.
     cw: u32,
@@ -166,7 +168,7 @@ impl Dcf {
             transmitting: false,
             idle_since: Time::ZERO,
             nav_until: Time::ZERO,
-            use_eifs: false,
+            eifs_until: Time::ZERO,
             cw: cfg.cw_min(),
             backoff: None,
             access_gen: 0,
@@ -252,13 +254,19 @@ impl Dcf {
         if !wants || self.sensing || self.transmitting || self.responding {
             return;
         }
-        let ifs = if self.use_eifs { self.eifs } else { self.difs };
-        let start = self.idle_since.max(self.nav_until) + ifs;
+        let start = self.access_start();
         self.countdown_start = start;
         let at = (start + self.slot * self.backoff.unwrap_or(0) as u64).max(now);
         self.access_pending = true;
         self.access_gen = self.access_gen.wrapping_add(1);
         out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+    }
+
+    /// When the DIFS/EIFS deferral of the current idle period ends: DIFS
+    /// after the medium (and NAV) became idle, and never before EIFS after a
+    /// frame that failed to decode (as ns-3's channel access manager).
+    fn access_start(&self) -> Time {
+        (self.idle_since.max(self.nav_until) + self.difs).max(self.eifs_until)
     }
 
     fn medium_became_busy(&mut self, now: Time) {
@@ -285,9 +293,7 @@ impl Dcf {
         self.slrc = 0;
         self.state = State::Contend;
         if self.backoff.is_none() {
-            let ifs = if self.use_eifs { self.eifs } else { self.difs };
-            let idle_long_enough =
-                self.medium_idle(now) && !self.responding && now >= self.idle_since.max(self.nav_until) + ifs;
+            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.access_start();
             self.backoff = Some(if idle_long_enough { 0 } else { self.draw_backoff() });
         }
         self.schedule_access(now, out);
@@ -318,10 +324,10 @@ impl Dcf {
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         match decoded {
             Some(f) => {
-                self.use_eifs = false;
+                self.eifs_until = Time::ZERO;
                 self.receive(now, f, out);
             }
-            None => self.use_eifs = true,
+            None => self.eifs_until = now + self.eifs,
         }
         self.on_signal_end(now, idle, out);
     }
@@ -478,26 +484,32 @@ impl Dcf {
                     self.state = State::Idle;
                 }
             }
-            MacTimer::Timeout if gen == self.timeout_gen => match self.state {
-                State::WaitCts => {
+            MacTimer::Timeout if gen == self.timeout_gen => {
+                if !matches!(self.state, State::WaitCts | State::WaitAck) {
+                    return;
+                }
+                // The backoff after a failed exchange counts from the
+                // timeout, not from the end of our own frame (§10.3.2.9).
+                if !self.sensing {
+                    self.idle_since = self.idle_since.max(now);
+                }
+                let exhausted = if self.state == State::WaitCts {
                     self.stats.rts_failures += 1;
                     self.ssrc += 1;
-                    self.attempt_failed(now, self.ssrc >= self.short_limit, out);
-                }
-                State::WaitAck => {
+                    self.ssrc >= self.short_limit
+                } else {
                     self.stats.ack_failures += 1;
                     let p = self.current.expect("ACK timeout without a packet");
-                    let exhausted = if self.uses_rts(&p) {
+                    if self.uses_rts(&p) {
                         self.slrc += 1;
                         self.slrc >= self.long_limit
                     } else {
                         self.ssrc += 1;
                         self.ssrc >= self.short_limit
-                    };
-                    self.attempt_failed(now, exhausted, out);
-                }
-                _ => {}
-            },
+                    }
+                };
+                self.attempt_failed(now, exhausted, out);
+            }
             MacTimer::Response if gen == self.response_gen => {
                 if let Some(f) = self.response.take() {
                     if self.transmitting {

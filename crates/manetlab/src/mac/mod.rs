@@ -48,3 +48,6 @@ impl MacConfig {
         self.cw_max.unwrap_or(self.phy.cw_max())
     }
 }
+
+#[cfg(test)]
+mod tests;

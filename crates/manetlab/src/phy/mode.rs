@@ -100,9 +100,12 @@ impl PhyMode {
             PhyStandard::Ofdm => 6_000_000,
         }
     }
-    /// EIFS = SIFS + ACK at the lowest rate + DIFS (used after a bad frame).
+    /// EIFS = SIFS + ACK at the lowest mandatory rate + DIFS (used after a
+    /// bad frame). The lowest DSSS rate (1 Mbit/s) always uses the long
+    /// preamble, so EIFS does not depend on the preamble setting.
     pub fn eifs(&self) -> Time {
-        self.sifs() + self.frame_time(crate::mac::frame::ACK_BYTES, self.lowest_rate()) + self.difs()
+        let lowest = PhyMode { preamble: Preamble::Long, ..*self };
+        self.sifs() + lowest.frame_time(crate::mac::frame::ACK_BYTES, self.lowest_rate()) + self.difs()
     }
 }
 

@@ -212,7 +212,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         if opts.quick { " (quick mode)" } else { "" }
     );
     md += &format!("Sources: published = {}. ns-2.35 = {}.\n\n", pubd.published.source, pubd.ns2_aodv.source);
-    md += "| hops | published | ns-2.35 DSR | ns-2.35 AODV | manetlab (ns2 capture) | vs published | manetlab (stronger-wins) | MAC retries | collisions | TCP timeouts |\n";
+    md += "| hops | published | ns-2.35 DSR | ns-2.35 AODV | manetlab (ns2 capture) | vs published | manetlab (stronger-wins) | MAC retries (ns2) | collisions (ns2) | TCP timeouts (ns2) |\n";
     md += "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for i in 0..HOPS as usize {
         let p = &points[i];
@@ -232,7 +232,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             p.tcp_timeouts,
         );
     }
-    md += &format!("\nAll goodputs in kbit/s; manetlab columns are mean ± 95% CI. One-hop DCF timing value: {formula:.1} kbit/s.\n\n");
+    md += &format!("\nAll goodputs in kbit/s; manetlab columns are mean ± 95% CI. Counter columns: mean per run with the ns2 capture rule, summed over all nodes, whole run (warm-up included). One-hop DCF timing value: {formula:.1} kbit/s.\n\n");
     md += "## Checks\n\n| check | result | detail |\n|---|---|---|\n";
     for c in &checks {
         md += &format!("| {} | {} | {} |\n", c.what, if c.passed { "pass" } else { "FAIL" }, c.detail);

@@ -65,6 +65,10 @@ pub trait Endpoint: Send {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64);
     /// A packet addressed to this node and port.
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
+    /// One of this endpoint's packets was dropped somewhere in the network.
+    /// An oracle used only for tracing (TCP time-sequence logs); protocols
+    /// must not react to it.
+    fn on_dropped(&mut self, _now: Time, _pkt: &Packet) {}
     /// Connection summary, for TCP senders.
     fn tcp_summary(&self) -> Option<tcp::TcpSummary> {
         None

@@ -103,6 +103,13 @@ impl Endpoint for TcpSource {
             self.pump(ctx);
         }
     }
+    fn on_dropped(&mut self, now: Time, pkt: &Packet) {
+        if let Body::Tcp(seg) = pkt.body {
+            if seg.len > 0 {
+                self.tx.note_dropped(now, seg.seq);
+            }
+        }
+    }
     fn tcp_summary(&self) -> Option<TcpSummary> {
         let s = self.tx.stats();
         Some(TcpSummary {
