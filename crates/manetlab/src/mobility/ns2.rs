@@ -29,11 +29,55 @@ fn node_index(s: &str) -> Option<usize> {
     inner.trim().parse().ok()
 }
 
-/// Parses a movement file for `n` nodes. Nodes the file does not place start
-/// at the origin.
-pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
-    let mut init = vec![Position::default(); n];
-    let mut moves: Vec<(Time, usize, usize, f64, f64, f64)> = Vec::new(); // (t, line, node, x, y, speed)
+/// A timed `setdest` command.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SetDest {
+    pub at: Time,
+    pub node: usize,
+    pub x: f64,
+    pub y: f64,
+    pub speed: f64,
+}
+
+/// A movement script: initial coordinates some nodes are given, and timed
+/// setdest commands (an ns-2 movement file, or a scenario's `[[move]]`s).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MovementScript {
+    /// Per node: X_, Y_, Z_ if the script sets them.
+    pub init: Vec<[Option<f64>; 3]>,
+    /// In file order.
+    pub moves: Vec<SetDest>,
+}
+
+impl MovementScript {
+    /// Trajectories starting from `initial` (overridden where the script
+    /// places a node), applying the commands in time order (ties in script
+    /// order).
+    pub fn trajectories(&self, initial: &[Position]) -> Vec<Trajectory> {
+        let start: Vec<Position> = initial
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let c = self.init.get(i).copied().unwrap_or_default();
+                Position { x: c[0].unwrap_or(p.x), y: c[1].unwrap_or(p.y), z: c[2].unwrap_or(p.z) }
+            })
+            .collect();
+        let mut trajs: Vec<Trajectory> = start.iter().map(|&p| Trajectory::fixed(p)).collect();
+        let mut order: Vec<usize> = (0..self.moves.len()).collect();
+        order.sort_by_key(|&k| (self.moves[k].at, k));
+        for k in order {
+            let m = self.moves[k];
+            if let Some(t) = trajs.get_mut(m.node) {
+                t.set_dest(m.at, Position { x: m.x, y: m.y, z: start[m.node].z }, m.speed);
+            }
+        }
+        trajs
+    }
+}
+
+/// Reads a movement file for `n` nodes.
+pub fn parse_script(text: &str, n: usize) -> Result<MovementScript, MovementError> {
+    let mut script = MovementScript { init: vec![[None; 3]; n], moves: Vec::new() };
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         let lineno = i + 1;
@@ -52,12 +96,16 @@ pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }
             let v: f64 = toks[3].parse().map_err(|_| bad(format!("bad number {:?}", toks[3])))?;
-            match toks[2] {
-                "X_" => init[node].x = v,
-                "Y_" => init[node].y = v,
-                "Z_" => init[node].z = v,
-                other => return Err(bad(format!("unknown coordinate {other:?}"))),
+            if !v.is_finite() {
+                return Err(bad(format!("bad number {:?}", toks[3])));
             }
+            let axis = match toks[2] {
+                "X_" => 0,
+                "Y_" => 1,
+                "Z_" => 2,
+                other => return Err(bad(format!("unknown coordinate {other:?}"))),
+            };
+            script.init[node][axis] = Some(v);
         } else if toks.first() == Some(&"$ns_") && toks.get(1) == Some(&"at") {
             // $ns_ at t "$node_(i) setdest x y speed"
             let t: f64 = toks.get(2).and_then(|s| s.parse().ok()).ok_or_else(|| bad("bad time".into()))?;
@@ -72,22 +120,22 @@ pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }
             let num = |s: &str| s.parse::<f64>().map_err(|_| bad(format!("bad number {s:?}")));
-            let (x, y, v) = (num(cmd[2])?, num(cmd[3])?, num(cmd[4])?);
-            if t < 0.0 || v < 0.0 || !(t.is_finite() && v.is_finite() && x.is_finite() && y.is_finite()) {
+            let (x, y, speed) = (num(cmd[2])?, num(cmd[3])?, num(cmd[4])?);
+            if t < 0.0 || speed < 0.0 || !(t.is_finite() && speed.is_finite() && x.is_finite() && y.is_finite()) {
                 return Err(bad("negative or non-finite time, speed or coordinate".into()));
             }
-            moves.push((Time::from_secs_f64(t), lineno, node, x, y, v));
+            script.moves.push(SetDest { at: Time::from_secs_f64(t), node, x, y, speed });
         } else {
             return Err(bad(format!("unrecognised line {line:?}")));
         }
     }
-    let mut trajs: Vec<Trajectory> = init.iter().map(|&p| Trajectory::fixed(p)).collect();
-    // Apply in time order; ties keep file order.
-    moves.sort_by_key(|m| (m.0, m.1));
-    for (t, _, node, x, y, v) in moves {
-        trajs[node].set_dest(t, Position { x, y, z: init[node].z }, v);
-    }
-    Ok(trajs)
+    Ok(script)
+}
+
+/// Parses a movement file for `n` nodes into trajectories. Nodes the file
+/// does not place start at the origin.
+pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
+    Ok(parse_script(text, n)?.trajectories(&vec![Position::default(); n]))
 }
 
 /// Writes trajectories as an ns-2 movement file.

@@ -48,6 +48,25 @@ pub(crate) struct Plan {
     /// The run with `nodes` empty and `seed` unset.
     pub base: SimConfig,
     pub topology: Topology,
+    pub mobility: MobilityPlan,
+}
+
+/// How nodes move, resolved per seed by `Scenario::config`.
+#[derive(Clone, Debug)]
+pub(crate) enum MobilityPlan {
+    Static,
+    /// ns-2 movement file and/or `[[move]]` commands over the topology.
+    Script(crate::mobility::ns2::MovementScript),
+    /// Random waypoint from the run seed; initial positions are the model's.
+    RandomWaypoint(crate::mobility::waypoint::RandomWaypoint),
+    /// The ELFN pattern scheme: movie `pattern` (None = run seed) at mean speed.
+    Pattern {
+        width: f64,
+        height: f64,
+        pause: Time,
+        mean_speed: f64,
+        pattern: Option<u64>,
+    },
 }
 
 fn at<T>(s: &Spanned<T>) -> At {
@@ -91,7 +110,7 @@ fn later<A, B>(a: &Spanned<A>, b: &Spanned<B>) -> At {
     At::Offset(a.span().start.max(b.span().start))
 }
 
-pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
+pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -> Result<Plan, Diag> {
     let mut cfg = SimConfig::default();
 
     // [run]
@@ -199,6 +218,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table) -> Result<Plan, Diag> {
         replications,
         output_dir,
         base: cfg,
+        mobility: mobility(f, &topology, base_dir)?,
         topology,
     })
 }
@@ -907,4 +927,173 @@ fn arp(a: &super::file::ArpSection) -> Result<crate::net::arp::ArpConfig, Diag> 
             }
         }
     })
+}
+
+fn mobility(f: &ScenarioFile, topology: &Topology, base_dir: &std::path::Path) -> Result<MobilityPlan, Diag> {
+    use crate::mobility::ns2::{parse_script, MovementScript, SetDest};
+    use crate::mobility::waypoint::RandomWaypoint;
+    #[derive(Copy, Clone, PartialEq)]
+    enum Model {
+        Static,
+        Rwp,
+        Pattern,
+        File,
+    }
+    let m = &f.mobility;
+    let model = match &m.model {
+        Some(s) => choice(
+            s,
+            "mobility.model",
+            &[
+                ("static", Model::Static),
+                ("random-waypoint", Model::Rwp),
+                ("pattern", Model::Pattern),
+                ("ns2-file", Model::File),
+            ],
+        )?,
+        None => Model::Static,
+    };
+    let name = m.model.as_ref().map_or("static".to_string(), |s| s.get_ref().trim().to_string());
+    let uses: &[&str] = match model {
+        Model::Static => &[],
+        Model::Rwp => &["speed", "pause"],
+        Model::Pattern => &["mean_speed", "pause", "pattern"],
+        Model::File => &["file"],
+    };
+    let given = [
+        ("speed", m.speed.as_ref().map(|s| s.span().start)),
+        ("mean_speed", m.mean_speed.as_ref().map(|s| s.span().start)),
+        ("pause", m.pause.as_ref().map(|s| s.span().start)),
+        ("pattern", m.pattern.as_ref().map(|s| s.span().start)),
+        ("file", m.file.as_ref().map(|s| s.span().start)),
+    ];
+    for (key, off) in given {
+        if let (Some(off), false) = (off, uses.contains(&key)) {
+            let list = if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") };
+            return Err(Diag::at(
+                ErrorKind::Inconsistent,
+                off,
+                format!("'mobility.{key}' is not used by model = {name:?} (it uses: {list})"),
+            ));
+        }
+    }
+    let n = match topology {
+        Topology::Fixed(p) => p.len(),
+        Topology::Random { nodes, .. } => *nodes as usize,
+    };
+    if !f.moves.is_empty() && !matches!(model, Model::Static | Model::File) {
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            at(&f.moves[0].node),
+            format!("[[move]] entries script a static or ns2-file scenario, not model = {name:?}"),
+        ));
+    }
+    let area = |key: &str| -> Result<(f64, f64), Diag> {
+        match topology {
+            Topology::Random { width, height, .. } => Ok((*width, *height)),
+            Topology::Fixed(_) => Err(Diag::new(
+                ErrorKind::Inconsistent,
+                m.model.as_ref().map_or(At::Nowhere, at),
+                format!("mobility.model = {key:?} draws positions in the topology's area: use [topology] kind = \"random\" with nodes and area"),
+            )),
+        }
+    };
+    let pause = m.pause.as_ref().map_or(Time::ZERO, |p| p.get_ref().0);
+    let mut script = MovementScript { init: vec![[None; 3]; n], moves: Vec::new() };
+    match model {
+        Model::Static => {}
+        Model::Rwp => {
+            let (w, h) = area("random-waypoint")?;
+            let s = m.speed.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.speed': random-waypoint needs [min, max] speeds, e.g. [\"1m/s\", \"20m/s\"]",
+                )
+            })?;
+            let v = s.get_ref();
+            if v.len() != 2 || v[0].0 > v[1].0 || v[1].0 <= 0.0 {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    s,
+                    "'mobility.speed' must be [min, max] with 0 <= min <= max and max > 0",
+                ));
+            }
+            return Ok(MobilityPlan::RandomWaypoint(RandomWaypoint {
+                width: w,
+                height: h,
+                speed_min: v[0].0,
+                speed_max: v[1].0,
+                pause,
+            }));
+        }
+        Model::Pattern => {
+            let (w, h) = area("pattern")?;
+            let v = m.mean_speed.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.mean_speed': the pattern scheme needs a mean speed, e.g. \"10m/s\"",
+                )
+            })?;
+            if v.get_ref().0 <= 0.0 {
+                return Err(err(ErrorKind::OutOfRange, v, "'mobility.mean_speed' must be greater than zero"));
+            }
+            return Ok(MobilityPlan::Pattern {
+                width: w,
+                height: h,
+                pause,
+                mean_speed: v.get_ref().0,
+                pattern: m.pattern.as_ref().map(|p| *p.get_ref()),
+            });
+        }
+        Model::File => {
+            let fs = m.file.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.file': the ns-2 movement file to read",
+                )
+            })?;
+            let path = base_dir.join(fs.get_ref());
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                err(ErrorKind::BadValue, fs, format!("cannot read movement file {}: {e}", path.display()))
+            })?;
+            script =
+                parse_script(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
+        }
+    }
+    for (i, mv) in f.moves.iter().enumerate() {
+        let node = *mv.node.get_ref();
+        if node as usize >= n {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                &mv.node,
+                format!("'move.{i}.node' is {node}, but the scenario has {n} nodes"),
+            ));
+        }
+        let to = mv.to.get_ref();
+        if to.len() != 2 {
+            return Err(err(
+                ErrorKind::BadValue,
+                &mv.to,
+                format!("'move.{i}.to' must be [x, y], e.g. [\"100m\", \"0m\"]"),
+            ));
+        }
+        if mv.speed.get_ref().0 <= 0.0 {
+            return Err(err(ErrorKind::OutOfRange, &mv.speed, format!("'move.{i}.speed' must be greater than zero")));
+        }
+        script.moves.push(SetDest {
+            at: mv.at.get_ref().0,
+            node: node as usize,
+            x: to[0].0,
+            y: to[1].0,
+            speed: mv.speed.get_ref().0,
+        });
+    }
+    if script.moves.is_empty() && script.init.iter().all(|c| c.iter().all(|v| v.is_none())) {
+        Ok(MobilityPlan::Static)
+    } else {
+        Ok(MobilityPlan::Script(script))
+    }
 }

@@ -7,7 +7,7 @@
 //! kind = \"chain\"") instead of a generic serde one, and new kinds (AODV,
 //! TCP flows...) slot in by adding keys and a branch in `build`.
 
-use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Size};
+use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Size, Speed};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -30,6 +30,10 @@ pub(crate) struct ScenarioFile {
     pub output: OutputSection,
     #[serde(default)]
     pub arp: ArpSection,
+    #[serde(default)]
+    pub mobility: MobilitySection,
+    #[serde(default, rename = "move")]
+    pub moves: Vec<MoveSection>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,4 +145,28 @@ pub(crate) struct ArpSection {
     pub max_requests: Option<Spanned<u32>>,
     pub queue_limit: Option<Spanned<u32>>,
     pub retry_interval: Option<Spanned<Duration>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MobilitySection {
+    pub model: Option<Spanned<String>>,
+    /// random-waypoint: [min, max].
+    pub speed: Option<Spanned<Vec<Speed>>>,
+    /// pattern: mean speed v (node speeds uniform in [0.9v, 1.1v]).
+    pub mean_speed: Option<Spanned<Speed>>,
+    pub pause: Option<Spanned<Duration>>,
+    /// pattern: which movie (default: the run seed).
+    pub pattern: Option<Spanned<u64>>,
+    /// ns2-file: path of an ns-2 movement file, relative to the scenario.
+    pub file: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MoveSection {
+    pub node: Spanned<u32>,
+    pub at: Spanned<Duration>,
+    pub to: Spanned<Vec<Coord>>,
+    pub speed: Spanned<Speed>,
 }

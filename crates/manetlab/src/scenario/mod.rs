@@ -26,8 +26,8 @@ pub mod units;
 pub use error::{ErrorKind, ScenarioError};
 
 use crate::config::{Position, SimConfig};
-use crate::sim::{Purpose, RngStream};
-use build::Topology;
+use crate::sim::{Purpose, RngStream, Time};
+use build::{MobilityPlan, Topology};
 use error::{At, Diag};
 use source::Source;
 use std::path::{Path, PathBuf};
@@ -48,6 +48,7 @@ pub struct Scenario {
     seed: u64,
     base: SimConfig,
     topology: Topology,
+    mobility: MobilityPlan,
     effective: String,
 }
 
@@ -107,7 +108,8 @@ impl Scenario {
             .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
         let parsed: file::ScenarioFile =
             toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?;
-        let plan = build::build(&parsed, doc.as_table()).map_err(|d| src.error(d))?;
+        let base_dir = Path::new(origin).parent().unwrap_or(Path::new("."));
+        let plan = build::build(&parsed, doc.as_table(), base_dir).map_err(|d| src.error(d))?;
         let name = plan.name.unwrap_or_else(|| {
             Path::new(origin).file_stem().map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned())
         });
@@ -118,6 +120,7 @@ impl Scenario {
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,
+            mobility: plan.mobility,
             effective: src.text.clone(),
         })
     }
@@ -155,6 +158,28 @@ impl Scenario {
                 })
                 .collect(),
         };
+        let trajectories = match &self.mobility {
+            MobilityPlan::Static => None,
+            MobilityPlan::Script(s) => Some(s.trajectories(&cfg.nodes)),
+            MobilityPlan::RandomWaypoint(m) => {
+                Some(crate::mobility::waypoint::trajectories(m, cfg.nodes.len(), seed, cfg.duration))
+            }
+            MobilityPlan::Pattern { width, height, pause, mean_speed, pattern } => {
+                Some(crate::mobility::waypoint::pattern(
+                    *width,
+                    *height,
+                    *pause,
+                    cfg.nodes.len(),
+                    pattern.unwrap_or(seed),
+                    *mean_speed,
+                    cfg.duration,
+                ))
+            }
+        };
+        if let Some(t) = trajectories {
+            cfg.nodes = t.iter().map(|t| t.position(Time::ZERO)).collect();
+            cfg.mobility = crate::mobility::MobilityConfig::Trajectories(t);
+        }
         cfg
     }
 }

@@ -781,3 +781,58 @@ fn arp_section() {
     let text = format!("{BASE}\n[arp]\nmode = \"queue\"\nmax_requests = 0\n");
     assert_at(&err(&text), ErrorKind::OutOfRange, (text.lines().count(), 16), &["arp.max_requests"]);
 }
+
+const RANDOM: &str = r#"[run]
+duration = "100s"
+
+[topology]
+kind = "random"
+nodes = 6
+area = ["1500m", "300m"]
+"#;
+
+#[test]
+fn mobility_models_build_trajectories() {
+    use crate::mobility::MobilityConfig;
+    // Scripted moves over a chain.
+    let text = format!("{BASE}\n[[move]]\nnode = 2\nat = \"1s\"\nto = [\"400m\", \"100m\"]\nspeed = \"10m/s\"\n");
+    let cfg = parse(&text).unwrap().config(1);
+    let MobilityConfig::Trajectories(t) = &cfg.mobility else { panic!("not mobile") };
+    assert_eq!(t[2].position(Time::from_secs(1)), Position::new(400.0, 0.0));
+    let p = t[2].position(Time::from_secs(3));
+    assert!((p.x - 400.0).abs() < 1e-9 && (p.y - 20.0).abs() < 1e-9, "{p:?}");
+    // Random waypoint: initial positions are the model's, inside the area.
+    let text =
+        format!("{RANDOM}\n[mobility]\nmodel = \"random-waypoint\"\nspeed = [\"1m/s\", \"20m/s\"]\npause = \"2s\"\n");
+    let s = parse(&text).unwrap();
+    let (a, b) = (s.config(1), s.config(2));
+    assert_ne!(a.nodes, b.nodes, "the run seed draws the paths");
+    let MobilityConfig::Trajectories(t) = &a.mobility else { panic!() };
+    assert_eq!(a.nodes[0], t[0].position(Time::ZERO));
+    assert!(t.iter().all(|t| t.max_speed() <= 20.0 + 1e-9));
+    // Pattern: the same movie for every seed when `pattern` is fixed.
+    let text = format!("{RANDOM}\n[mobility]\nmodel = \"pattern\"\nmean_speed = \"10m/s\"\npattern = 4\n");
+    let s = parse(&text).unwrap();
+    assert_eq!(s.config(1).nodes, s.config(9).nodes);
+}
+
+#[test]
+fn mobility_errors() {
+    let text = format!("{BASE}\n[mobility]\nmodel = \"random-waypoint\"\nspeed = [\"1m/s\", \"2m/s\"]\n");
+    let e = err(&text);
+    assert_eq!(e.kind(), ErrorKind::Inconsistent, "{e}");
+    assert!(e.message().contains("kind = \"random\""), "{e}");
+    let text = format!("{RANDOM}\n[mobility]\nmodel = \"pattern\"\nspeed = [\"1m/s\", \"2m/s\"]\n");
+    assert_at(
+        &err(&text),
+        ErrorKind::Inconsistent,
+        pos(&text, "[\"1m/s\"", 0),
+        &["mobility.speed", "not used by model"],
+    );
+    let text = format!("{RANDOM}\n[mobility]\nmodel = \"pattern\"\nmean_speed = \"10\"\n");
+    assert_eq!(err(&text).kind(), ErrorKind::BadValue);
+    let text = format!("{BASE}\n[[move]]\nnode = 9\nat = \"1s\"\nto = [\"1m\", \"1m\"]\nspeed = \"1m/s\"\n");
+    assert_at(&err(&text), ErrorKind::OutOfRange, pos(&text, "9\n", 0), &["move.0.node"]);
+    let text = format!("{BASE}\n[mobility]\nmodel = \"ns2-file\"\nfile = \"no/such/file.tcl\"\n");
+    assert_at(&err(&text), ErrorKind::BadValue, pos(&text, "\"no/such", 0), &["cannot read movement file"]);
+}

@@ -60,6 +60,10 @@ pub struct Ratio(pub f64);
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
 pub struct Frequency(pub f64);
 
+/// A speed in metres per second ("1.5m/s", "36km/h"); zero allowed.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Speed(pub f64);
+
 /// A coordinate in metres: a distance string ("200m") or a plain number of
 /// metres. Unlike [`Distance`] it may be negative.
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
@@ -216,6 +220,7 @@ const POWER: Kind =
     Kind { what: "a power", examples: "\"0.28183815W\" or \"24.5dBm\"", units: "W, mW, uW, nW, pW, dBm, dBW" };
 const RATIO: Kind = Kind { what: "a ratio", examples: "\"10dB\" or 10", units: "dB, or a plain number (linear)" };
 const FREQUENCY: Kind = Kind { what: "a frequency", examples: "\"914MHz\" or \"2.4GHz\"", units: "Hz, kHz, MHz, GHz" };
+const SPEED: Kind = Kind { what: "a speed", examples: "\"1.5m/s\" or \"36km/h\"", units: "m/s, km/h" };
 const COORD: Kind =
     Kind { what: "a coordinate", examples: "\"200m\" or 200", units: "m, km, cm, mm, or a plain number (metres)" };
 const RTS: Kind = Kind { what: "an RTS threshold", examples: "\"0B\" or \"off\"", units: "B, KB, KiB, or \"off\"" };
@@ -429,6 +434,19 @@ impl FromStr for Frequency {
     }
 }
 
+impl FromStr for Speed {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        let n = number_and_unit(s, &SPEED, false)?;
+        let div = match n.unit {
+            "m/s" | "mps" => 1.0,
+            "km/h" | "kmh" => 3.6,
+            _ => return Err(SPEED.expected(s)),
+        };
+        Ok(Speed(float_value(&n, 1.0, div, s, &SPEED)?))
+    }
+}
+
 impl FromStr for RtsThreshold {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
@@ -530,6 +548,12 @@ impl fmt::Display for Frequency {
     }
 }
 
+impl fmt::Display for Speed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}m/s", self.0)
+    }
+}
+
 impl fmt::Display for RtsThreshold {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -567,6 +591,9 @@ impl Quantity for Power {
 }
 impl Quantity for Frequency {
     const KIND: &'static Kind = &FREQUENCY;
+}
+impl Quantity for Speed {
+    const KIND: &'static Kind = &SPEED;
 }
 impl Quantity for RtsThreshold {
     const KIND: &'static Kind = &RTS;
@@ -625,7 +652,7 @@ macro_rules! deserialize_quantity {
     )*};
 }
 
-deserialize_quantity!(Distance, Duration, DataRate, Size, Power, Ratio, Frequency, Coord, RtsThreshold);
+deserialize_quantity!(Distance, Duration, DataRate, Size, Power, Ratio, Frequency, Speed, Coord, RtsThreshold);
 
 #[cfg(test)]
 mod tests {
@@ -730,6 +757,11 @@ mod tests {
         assert_eq!("914MHz".parse::<Frequency>().unwrap().0, 914e6);
         assert_eq!("2.4GHz".parse::<Frequency>().unwrap().0, 2.4e9);
         assert!("914".parse::<Frequency>().is_err());
+        assert_eq!("1.5m/s".parse::<Speed>().unwrap().0, 1.5);
+        assert_eq!("36km/h".parse::<Speed>().unwrap().0, 10.0);
+        assert_eq!("0m/s".parse::<Speed>().unwrap().0, 0.0);
+        assert!("5".parse::<Speed>().is_err());
+        assert!("-1m/s".parse::<Speed>().is_err());
         assert_eq!("-20m".parse::<Coord>().unwrap().0, -20.0);
         assert_eq!("off".parse::<RtsThreshold>().unwrap().0, None);
         assert_eq!("Off".parse::<RtsThreshold>().unwrap().0, None);
