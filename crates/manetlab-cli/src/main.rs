@@ -180,7 +180,8 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         .collect();
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    let (reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
+    let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
+    output::add_expected_throughput(scenario, &mut reports, args.quiet);
 
     let dir = args
         .out
@@ -190,7 +191,8 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
     output::write_flows_csv(&dir, &seeds, &reports)?;
-    let traced = if args.tcp_trace { output::write_tcp_traces(&dir, &reports[0], &traces[0])? } else { Vec::new() };
+    let mut traced = if args.tcp_trace { output::write_tcp_traces(&dir, &reports[0], &traces[0])? } else { Vec::new() };
+    traced.extend(output::write_path_profiles(&dir, &reports[0])?);
     if !args.quiet {
         output::print_table(&scenario.name, &seeds, &reports);
         let events: u64 = reports.iter().map(|r| r.events).sum();

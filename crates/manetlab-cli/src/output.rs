@@ -133,9 +133,19 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
     } else {
         println!("{name} ({n} replications, seeds {}..{}; mean ± 95% CI)", seeds[0], seeds[n - 1]);
     }
+    let expected = reports[0].flows.iter().any(|f| f.expected_bps.is_some());
     println!(
-        "{:<12} {:>9} {:>9} {:>9} {:>7} {:>18} {:>16} {:>10} {:>10}",
-        "flow", "src->dst", "sent", "recv", "PDR%", "goodput kbit/s", "delay ms", "p95 ms", "jitter ms"
+        "{:<12} {:>9} {:>9} {:>9} {:>7} {:>18} {:>16} {:>10} {:>10}{}",
+        "flow",
+        "src->dst",
+        "sent",
+        "recv",
+        "PDR%",
+        "goodput kbit/s",
+        "delay ms",
+        "p95 ms",
+        "jitter ms",
+        if expected { "  expected kbit/s" } else { "" }
     );
     for (i, f) in reports[0].flows.iter().enumerate() {
         let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| {
@@ -148,8 +158,13 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
                 format!("{:.*} ± {:.*}", prec, m * scale, prec, h * scale)
             }
         };
+        let exp = if f.expected_bps.is_some() {
+            format!("  {:>16}", fmt(st(&|x| x.expected_bps.unwrap_or(0.0)), 1e-3, 1))
+        } else {
+            String::new()
+        };
         println!(
-            "{:<12} {:>9} {:>9.0} {:>9.0} {:>7.1} {:>18} {:>16} {:>10.2} {:>10.2}",
+            "{:<12} {:>9} {:>9.0} {:>9.0} {:>7.1} {:>18} {:>16} {:>10.2} {:>10.2}{exp}",
             f.name,
             format!("{}->{}", f.src, f.dst),
             st(&|x| x.sent_packets as f64).0,
@@ -250,6 +265,69 @@ pub fn write_tcp_traces(
         for fig in figures {
             fig.write(dir, &mut files)?;
         }
+    }
+    Ok(files)
+}
+
+/// Fills `expected_bps` of every TCP flow that has a path profile (mobile
+/// runs) from the chain table for the scenario's settings, cached under
+/// `$MANETLAB_CACHE` (default `out/cache`).
+pub fn add_expected_throughput(scenario: &manetlab::scenario::Scenario, reports: &mut [Report], quiet: bool) {
+    use manetlab::config::Traffic;
+    use manetlab::study::chain;
+    let cfg = scenario.config(scenario.seed());
+    let cache = std::env::var_os("MANETLAB_CACHE").map(std::path::PathBuf::from).unwrap_or_else(|| "out/cache".into());
+    for (i, f) in cfg.flows.iter().enumerate() {
+        let Traffic::Tcp { tcp, .. } = &f.traffic else { continue };
+        if reports.iter().all(|r| r.flows[i].path_profile.is_none()) {
+            continue;
+        }
+        if !quiet {
+            eprintln!(
+                "expected throughput: chain table for these radio/MAC/TCP settings (cached in {})",
+                cache.display()
+            );
+        }
+        let table = chain::table(&cfg, tcp, &cache, 3, manetlab::sim::Time::from_secs(100));
+        let from = cfg.warmup.as_secs_f64().max(f.start.as_secs_f64());
+        for r in reports.iter_mut() {
+            if let Some(p) = &r.flows[i].path_profile {
+                r.flows[i].expected_bps = Some(manetlab::metrics::path::expected_throughput(p, &table, from));
+            }
+        }
+    }
+}
+
+/// Writes `path-<flow>-spans.csv` (start_s,end_s,hops; empty = partitioned)
+/// and its figure for every flow with a path profile (first replication).
+pub fn write_path_profiles(dir: &Path, report: &Report) -> Result<Vec<std::path::PathBuf>> {
+    use manetlab::study::{Figure, Series};
+    let mut files = Vec::new();
+    for f in &report.flows {
+        let Some(p) = &f.path_profile else { continue };
+        let name = f.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_");
+        let mut csv = String::from("start_s,end_s,hops\n");
+        for s in p {
+            let _ =
+                writeln!(csv, "{:.6},{:.6},{}", s.start_s, s.end_s, s.hops.map(|h| h.to_string()).unwrap_or_default());
+        }
+        let path = dir.join(format!("path-{name}-spans.csv"));
+        std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+        let mut pts: Vec<(f64, f64, Option<f64>)> =
+            p.iter().map(|s| (s.start_s, s.hops.map_or(0.0, |h| h as f64), None)).collect();
+        if let Some(last) = p.last() {
+            pts.push((last.end_s, last.hops.map_or(0.0, |h| h as f64), None));
+        }
+        let fig = Figure {
+            file_stem: format!("path-{name}"),
+            title: format!("Path profile {} -> {} (0 = partitioned)", f.src, f.dst),
+            x_label: "time (s)".into(),
+            y_label: "shortest path (hops)".into(),
+            series: vec![Series { name: f.name.clone(), points: pts, scatter: false }],
+            steps: true,
+        };
+        fig.write(dir, &mut files)?;
     }
     Ok(files)
 }

@@ -164,3 +164,37 @@ fn tcp_trace_writes_series_sequence_log_and_figures() {
         assert!(std::fs::metadata(out.join(f)).unwrap().len() > 1000, "{f}");
     }
 }
+
+#[test]
+fn mobile_tcp_runs_report_path_profile_and_expected_throughput() {
+    let out = tmp("mobile");
+    let cache = tmp("mobile-cache");
+    let o = bin()
+        .current_dir(root())
+        .env("MANETLAB_CACHE", &cache)
+        .args([
+            "run",
+            "scenarios/elfn-mobile.toml",
+            "--runs",
+            "1",
+            "--set",
+            "run.duration=60s",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("expected kbit/s"), "{stdout}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let flow = &summary["replications"][0]["flows"][0];
+    let expected = flow["expected_bps"].as_f64().expect("expected_bps");
+    assert!(expected > 0.0 && expected < 1.4e6, "{expected}");
+    let spans = flow["path_profile"].as_array().unwrap();
+    assert!(!spans.is_empty());
+    assert!(out.join("path-tcp-spans.csv").exists() && out.join("path-tcp.svg").exists());
+    // The chain table was cached and is reused.
+    let cached: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
+    assert_eq!(cached.len(), 1);
+}

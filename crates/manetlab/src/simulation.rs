@@ -639,6 +639,15 @@ impl Simulation {
     /// Builds the report from the current state (normally at the end).
     pub fn report(&self) -> Report {
         let end = self.queue.now().max(self.cfg.duration);
+        // Path profiles of every flow's endpoints, in mobile runs.
+        let profiles: Vec<Option<Vec<crate::metrics::path::Span>>> = if self.channel.is_mobile() {
+            let trajs = self.cfg.mobility.trajectories(&self.cfg.nodes);
+            let range = self.cfg.radio.rx_range();
+            let pairs: Vec<(usize, usize)> = self.cfg.flows.iter().map(|f| (f.src as usize, f.dst as usize)).collect();
+            crate::metrics::path::path_profiles(&trajs, &pairs, range, end).into_iter().map(Some).collect()
+        } else {
+            Vec::new()
+        };
         let flows = self
             .cfg
             .flows
@@ -656,6 +665,8 @@ impl Simulation {
                     id: i as u32,
                     name: f.name.clone(),
                     kind: f.traffic.kind().into(),
+                    path_profile: profiles.get(i).cloned().flatten(),
+                    expected_bps: None,
                     tcp: self.nodes[f.src as usize]
                         .endpoints
                         .iter()

@@ -33,6 +33,14 @@ pub struct FlowReport {
     pub jitter_s: f64,
     /// RFC 3550 interarrival jitter at the end of the run.
     pub jitter_rfc3550_s: f64,
+    /// Mobile runs: the shortest-path hop count between src and dst over
+    /// time (receive range links), see `metrics::path`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_profile: Option<Vec<crate::metrics::path::Span>>,
+    /// Expected throughput (tcp-manet-elfn.txt eq. 1) when a chain table was
+    /// supplied (`manetlab run` fills it for TCP flows in mobile runs), bit/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_bps: Option<f64>,
     /// TCP sender counters (TCP flows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::transport::tcp::TcpSummary>,

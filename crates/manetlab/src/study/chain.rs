@@ -334,3 +334,66 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     write_file(&opts.out, "report.md", &md, &mut files)?;
     Ok(StudyOutput { markdown: md, files, checks, runs: reports.len() })
 }
+
+/// A fixed 64-bit FNV-1a hash (stable across Rust versions and machines).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The i-hop chain throughput table (bit/s, i = 1..=HOPS) for the radio,
+/// MAC, queue and TCP settings of `like`: the basis of expected throughput.
+/// Static chain, 200 m spacing, bulk TCP, `seeds` seeds of `duration` each.
+/// Cached in `cache_dir` under a hash of the settings: computed once per
+/// distinct setting, recomputed when any of them differs.
+pub fn table(like: &SimConfig, tcp: &TcpConfig, cache_dir: &std::path::Path, seeds: u64, duration: Time) -> Vec<f64> {
+    let mut tcp = tcp.clone();
+    tcp.record_series = false;
+    tcp.record_seq_log = false;
+    let key_text = format!(
+        "v1 {:?} {:?} {:?} {:?} {:?} seeds={seeds} duration={}",
+        like.radio,
+        like.mac,
+        like.queue,
+        like.arp,
+        tcp,
+        duration.as_ns()
+    );
+    let path = cache_dir.join(format!("chain-table-{:016x}.json", fnv1a(&key_text)));
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+            if v["settings"] == key_text.as_str() {
+                if let Some(t) = v["bps"].as_array().map(|a| a.iter().filter_map(|x| x.as_f64()).collect::<Vec<_>>()) {
+                    if t.len() == HOPS as usize {
+                        return t;
+                    }
+                }
+            }
+        }
+    }
+    let mut configs = Vec::new();
+    for hops in 1..=HOPS {
+        for s in 1..=seeds {
+            let mut c = config(hops, s, duration, like.radio.capture_rule);
+            c.radio = like.radio.clone();
+            c.mac = like.mac.clone();
+            c.queue = like.queue.clone();
+            c.arp = like.arp.clone();
+            if let Traffic::Tcp { tcp: t, .. } = &mut c.flows[0].traffic {
+                *t = tcp.clone();
+            }
+            configs.push(c);
+        }
+    }
+    let reports = runner::run_all(configs, &|_, _| {}).expect("chain configs are valid");
+    let t: Vec<f64> = reports
+        .chunks(seeds as usize)
+        .map(|rs| rs.iter().map(|r| r.flows[0].goodput_bps).sum::<f64>() / rs.len() as f64)
+        .collect();
+    let _ = std::fs::create_dir_all(cache_dir);
+    let json = serde_json::json!({ "settings": key_text, "bps": t });
+    let tmp = path.with_extension("tmp");
+    if std::fs::write(&tmp, json.to_string()).is_ok() {
+        let _ = std::fs::rename(&tmp, &path);
+    }
+    t
+}
