@@ -8,6 +8,8 @@ pub mod flow;
 pub mod report;
 pub mod stats;
 pub mod trace;
+pub mod trace_ns2;
+pub mod trace_pcap;
 
 pub use drop::DropReason;
 pub use fate::{Fate, FateTable};
