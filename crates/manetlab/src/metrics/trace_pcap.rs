@@ -3,10 +3,17 @@
 //! IP, UDP and TCP.
 //!
 //! Each record is a radiotap header followed by the 802.11 frame as it would
-//! be on the air, without its FCS (the radiotap Flags field says so):
+//! be on the air, FCS included (the radiotap Flags field says so), so the
+//! captured length of a frame is exactly the simulator's frame size and
+//! Wireshark's computed air times match the simulated ones:
 //!
-//! - radiotap: version 0; TSFT (µs at the first bit of the frame at this
-//!   radio), Flags (0: no FCS, long preamble), Rate (500 kbit/s units),
+//! - radiotap: version 0; TSFT (µs, when the last bit of the frame left the
+//!   sender's or reached the receiver's antenna: the convention Wireshark
+//!   assumes by default, preference `wlan_radio.tsf_at_end`, so its
+//!   "802.11 radio information" shows each frame's start, end and the gap
+//!   (IFS) before it; the radiotap definition, first bit of the MPDU, would
+//!   put Wireshark's computed times one frame duration early), Flags (FCS at
+//!   end, long preamble), Rate (500 kbit/s units),
 //!   Channel (2412 MHz, 2 GHz + CCK for DSSS rates; 5180 MHz, 5 GHz + OFDM for
 //!   OFDM rates; the simulated carrier frequency is not a Wi-Fi channel in
 //!   general), and for received frames the dBm antenna signal;
@@ -17,7 +24,8 @@
 //!   length = the packet's size, id = low 16 bits of its uid, TTL, checksum),
 //!   then UDP (ports, length, checksum) or TCP (ports, sequence and ACK
 //!   numbers modulo 2^32, data offset 5, flags, window capped at 65535,
-//!   checksum) and a zero-filled payload up to the real length.
+//!   checksum) and a zero-filled payload up to the real length;
+//! - the FCS: CRC-32 of the MAC header and body, little-endian.
 //!
 //! Node *n* has MAC address `02:00:` + *n* as four big-endian bytes and IPv4
 //! address `10.0.0.0 + n + 1` (node 0 is 10.0.0.1, node 254 is 10.0.0.255,
@@ -142,16 +150,95 @@ fn l4_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, l4_len: u16, header: &[u8]
     }
 }
 
+/// The CRC-32 of IEEE 802.3, used as the 802.11 FCS (reflected polynomial
+/// 0xEDB88320), one table entry per byte value.
+static CRC_TABLE: [u32; 256] = crc_table();
+
+const fn crc_table() -> [u32; 256] {
+    let mut t = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            k += 1;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+}
+
+/// Runs the CRC register over `bytes` (no initial or final inversion).
+fn crc_update(mut reg: u32, bytes: &[u8]) -> u32 {
+    for &b in bytes {
+        reg = (reg >> 8) ^ CRC_TABLE[((reg ^ b as u32) & 0xff) as usize];
+    }
+    reg
+}
+
+/// CRC-32 of `bytes` (the 802.11 FCS).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    !crc_update(!0, bytes)
+}
+
+/// Runs of zero bytes advance the CRC register by a linear map (over GF(2)),
+/// so a frame's zero payload costs one 32-column product instead of a pass
+/// over every byte. The columns for each payload length met are kept.
+#[derive(Default)]
+pub struct FrameEncoder {
+    zero_runs: std::collections::HashMap<usize, [u32; 32]>,
+}
+
+impl FrameEncoder {
+    pub fn new() -> FrameEncoder {
+        FrameEncoder::default()
+    }
+
+    /// The CRC register after `n` more zero bytes.
+    fn crc_zeros(&mut self, reg: u32, n: usize) -> u32 {
+        if n < 64 {
+            return (0..n).fold(reg, |r, _| (r >> 8) ^ CRC_TABLE[(r & 0xff) as usize]);
+        }
+        let cols = self.zero_runs.entry(n).or_insert_with(|| {
+            let mut cols = [0u32; 32];
+            for (i, c) in cols.iter_mut().enumerate() {
+                *c = (0..n).fold(1u32 << i, |r, _| (r >> 8) ^ CRC_TABLE[(r & 0xff) as usize]);
+            }
+            cols
+        });
+        let (mut out, mut bits) = (0u32, reg);
+        while bits != 0 {
+            out ^= cols[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+        }
+        out
+    }
+
+    /// Appends one captured frame (radiotap + 802.11 + body + FCS) to `buf`
+    /// and returns its length (the record's original length). `tsft_us` is
+    /// the radiotap TSFT (the end of the frame, see the module
+    /// documentation); `signal_dbm` is given for received frames.
+    pub fn encode(&mut self, buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: Option<i8>) -> usize {
+        let start = buf.len();
+        let zeros = encode_frame_body(buf, frame, tsft_us, signal_dbm);
+        let mac_start = start + u16::from_le_bytes([buf[start + 2], buf[start + 3]]) as usize;
+        let reg = crc_update(!0, &buf[mac_start..buf.len() - zeros]);
+        let fcs = !self.crc_zeros(reg, zeros);
+        buf.extend_from_slice(&fcs.to_le_bytes());
+        buf.len() - start
+    }
+}
+
 /// Duration/ID field: microseconds rounded up, at most 32767.
 fn duration_field(t: Time) -> u16 {
     t.as_ns().div_ceil(1000).min(0x7fff) as u16
 }
 
-/// Appends one captured frame (radiotap + 802.11 + body) to `buf` and
-/// returns its length on the air without the FCS (the record's original
-/// length). `tsft_us` is the radiotap TSFT; `signal_dbm` is given for
-/// received frames.
-pub fn encode_frame(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: Option<i8>) -> usize {
+/// Appends radiotap, the MAC header and the body of a frame (everything but
+/// the FCS) to `buf`; returns how many zero bytes end it (the payload).
+fn encode_frame_body(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: Option<i8>) -> usize {
     let start = buf.len();
     // ---- radiotap (little-endian; each field aligned to its size) ----
     let mut present: u32 = 1 << 0 | 1 << 1 | 1 << 2 | 1 << 3; // TSFT, Flags, Rate, Channel
@@ -161,7 +248,7 @@ pub fn encode_frame(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: 
     buf.extend_from_slice(&[0, 0, 0, 0]); // version 0, pad, length (below)
     buf.extend_from_slice(&present.to_le_bytes());
     buf.extend_from_slice(&tsft_us.to_le_bytes()); // offset 8
-    buf.push(0x00); // Flags: no FCS at the end, long preamble
+    buf.push(0x10); // Flags: FCS at the end, long preamble
     buf.push((frame.rate / 500_000).min(255) as u8);
     let (freq, chan_flags): (u16, u16) =
         if OFDM_RATES.contains(&frame.rate) { (5180, 0x0100 | 0x0040) } else { (2412, 0x0080 | 0x0020) };
@@ -189,6 +276,7 @@ pub fn encode_frame(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: 
             if frame.kind == FrameKind::Rts {
                 buf.extend_from_slice(&mac_addr(frame.src));
             }
+            0
         }
         FrameKind::Data => {
             // Data frame (type 2, subtype 0), To/From DS 0 (IBSS).
@@ -201,23 +289,23 @@ pub fn encode_frame(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: 
             match &frame.packet {
                 Some(p) => {
                     buf.extend_from_slice(&LLC_SNAP_IP);
-                    encode_ip(buf, p);
+                    encode_ip(buf, p)
                 }
                 // A data frame without a packet has no body to show: pad to its size.
                 None => {
-                    let len = mac_start + frame.bytes.saturating_sub(4) as usize;
-                    if buf.len() < len {
-                        buf.resize(len, 0);
-                    }
+                    let len = (mac_start + frame.bytes.saturating_sub(4) as usize).max(buf.len());
+                    let zeros = len - buf.len();
+                    buf.resize(len, 0);
+                    zeros
                 }
             }
         }
     }
-    buf.len() - start
 }
 
-/// The IPv4 datagram of a packet: headers and a zero payload, `pkt.size` bytes.
-fn encode_ip(buf: &mut Vec<u8>, p: &Packet) {
+/// The IPv4 datagram of a packet: headers and a zero payload, `pkt.size`
+/// bytes; returns the length of the payload.
+fn encode_ip(buf: &mut Vec<u8>, p: &Packet) -> usize {
     let start = buf.len();
     let total = p.size.clamp(IP_HEADER_BYTES, 65535) as u16;
     let (src, dst) = (ip_addr(p.src), ip_addr(p.dst));
@@ -264,7 +352,9 @@ fn encode_ip(buf: &mut Vec<u8>, p: &Packet) {
     ip[10..12].copy_from_slice(&c.to_be_bytes());
     buf.extend_from_slice(&ip);
     buf.extend_from_slice(&l4[..l4_hdr_len]);
+    let zeros = start + total as usize - buf.len();
     buf.resize(start + total as usize, 0);
+    zeros
 }
 
 fn udp_header(l4: &mut [u8; 20], sport: u16, dport: u16, src: [u8; 4], dst: [u8; 4], len: u16) -> usize {
@@ -311,6 +401,7 @@ pub struct PcapSink {
     nodes: Vec<NodeFile>,
     open_files: usize,
     scratch: Vec<u8>,
+    encoder: FrameEncoder,
     error: Option<io::Error>,
 }
 
@@ -352,6 +443,7 @@ impl PcapSink {
             nodes,
             open_files: 0,
             scratch: Vec::with_capacity(4096),
+            encoder: FrameEncoder::new(),
             error: None,
         })
     }
@@ -397,21 +489,25 @@ impl PcapSink {
 
     fn on_frame(&mut self, ev: &FrameEvent) -> io::Result<()> {
         match (self.mode, ev.dir) {
+            // Transmissions are recorded when they start (TSFT: when they end);
+            // receptions when the last bit arrives.
             (PcapMode::Merged, FrameDir::Tx) => {
                 self.scratch.clear();
-                let len = encode_frame(&mut self.scratch, ev.frame, ev.time.as_ns() / 1000, None);
+                let end = ev.time + ev.duration;
+                let len = self.encoder.encode(&mut self.scratch, ev.frame, end.as_ns() / 1000, None);
                 let out = self.merged.as_mut().expect("merged mode has its file");
                 write_record(out, ev.time, &self.scratch, len, self.snaplen)
             }
             (PcapMode::PerNode, FrameDir::Tx) => {
                 self.scratch.clear();
-                let len = encode_frame(&mut self.scratch, ev.frame, ev.time.as_ns() / 1000, None);
+                let end = ev.time + ev.duration;
+                let len = self.encoder.encode(&mut self.scratch, ev.frame, end.as_ns() / 1000, None);
                 self.node_record(ev.node, ev.time, len)
             }
             (PcapMode::PerNode, FrameDir::Rx) => {
                 self.scratch.clear();
-                let first_bit = ev.time.saturating_sub(ev.duration);
-                let len = encode_frame(&mut self.scratch, ev.frame, first_bit.as_ns() / 1000, Some(dbm(ev.power_w)));
+                let len =
+                    self.encoder.encode(&mut self.scratch, ev.frame, ev.time.as_ns() / 1000, Some(dbm(ev.power_w)));
                 self.node_record(ev.node, ev.time, len)
             }
             _ => Ok(()),
@@ -504,21 +600,36 @@ mod tests {
     }
 
     #[test]
+    fn crc_of_zero_runs() {
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+        let mut enc = FrameEncoder::new();
+        for n in [0, 1, 63, 64, 65, 1000, 2300] {
+            let mut bytes = b"header".to_vec();
+            let reg = crc_update(!0, &bytes);
+            bytes.resize(6 + n, 0);
+            assert_eq!(!enc.crc_zeros(reg, n), crc32(&bytes), "{n} zeros");
+            assert_eq!(!enc.crc_zeros(reg, n), crc32(&bytes), "{n} zeros, cached");
+        }
+    }
+
+    #[test]
     fn udp_data_frame_layout() {
         let p = packet(Body::Udp { sport: 10000, dport: 10001, seq: 3 }, 20 + 8 + 100);
         let f = data(p);
         let mut b = Vec::new();
-        let n = encode_frame(&mut b, &f, 7, Some(-70));
+        let n = FrameEncoder::new().encode(&mut b, &f, 7, Some(-70));
         assert_eq!(n, b.len());
         let rt = u16::from_le_bytes([b[2], b[3]]) as usize;
         assert_eq!(rt, 23);
         assert_eq!(u32::from_le_bytes(b[4..8].try_into().unwrap()), 0b10_1111);
         assert_eq!(u64::from_le_bytes(b[8..16].try_into().unwrap()), 7);
-        assert_eq!((b[16], b[17]), (0, 22)); // no FCS, 11 Mbit/s
+        assert_eq!((b[16], b[17]), (0x10, 22)); // FCS at the end, 11 Mbit/s
         assert_eq!(u16::from_le_bytes([b[18], b[19]]), 2412);
         assert_eq!(b[22] as i8, -70);
         let m = &b[rt..];
-        assert_eq!(m.len() as u32, f.bytes - 4);
+        assert_eq!(m.len() as u32, f.bytes);
+        let (m, fcs) = m.split_at(m.len() - 4);
+        assert_eq!(fcs, crc32(m).to_le_bytes());
         assert_eq!(&m[0..2], &[0x08, 0x08]); // data, retry
         assert_eq!(u16::from_le_bytes([m[2], m[3]]), 314);
         assert_eq!(&m[4..10], &mac_addr(1));
@@ -555,8 +666,8 @@ mod tests {
         };
         let p = packet(Body::Tcp(seg), 20 + 20 + 1000);
         let mut b = Vec::new();
-        encode_frame(&mut b, &data(p), 0, None);
-        let tcp = &b[22 + 32 + 20..];
+        FrameEncoder::new().encode(&mut b, &data(p), 0, None);
+        let tcp = &b[22 + 32 + 20..b.len() - 4];
         assert_eq!(tcp.len(), 1020);
         assert_eq!(u32::from_be_bytes(tcp[4..8].try_into().unwrap()), 5);
         assert_eq!(u32::from_be_bytes(tcp[8..12].try_into().unwrap()), 77);
@@ -579,8 +690,9 @@ mod tests {
                 packet: None,
             };
             let mut b = Vec::new();
-            let n = encode_frame(&mut b, &f, 0, None);
-            assert_eq!(n - 22, bytes as usize - 4);
+            let n = FrameEncoder::new().encode(&mut b, &f, 0, None);
+            assert_eq!(n - 22, bytes as usize);
+            assert_eq!(b[n - 4..], crc32(&b[22..n - 4]).to_le_bytes());
             assert_eq!(b[22], fc);
             assert_eq!(u16::from_le_bytes([b[18], b[19]]), 5180);
             assert_eq!(b[17], 12);
