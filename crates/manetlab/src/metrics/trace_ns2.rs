@@ -89,6 +89,8 @@ pub struct Ns2Sink<W: Write + Send> {
     positions: Vec<Box<str>>,
     last: Vec<LastMac>,
     control_frames: bool,
+    /// The line being written (reused: no allocation per event).
+    line: Line,
     error: Option<io::Error>,
 }
 
@@ -102,7 +104,7 @@ impl<W: Write + Send> Ns2Sink<W> {
             }
             Ns2Format::Old => Vec::new(),
         };
-        Ns2Sink { out, format, positions, last: Vec::new(), control_frames: true, error: None }
+        Ns2Sink { out, format, positions, last: Vec::new(), control_frames: true, line: Line::default(), error: None }
     }
 
     /// Whether RTS, CTS and ACK frames get lines of their own (ns-2 with
@@ -171,13 +173,82 @@ impl<W: Write + Send> Ns2Sink<W> {
     }
 }
 
-/// Seconds with nine decimals, exact.
-struct Secs(Time);
+/// `-Nx -Ny -Nz` of a node the sink was not told about.
+const NO_POSITION: &str = "-Nx 0.00 -Ny 0.00 -Nz 0.00";
 
-impl std::fmt::Display for Secs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ns = self.0.as_ns();
-        write!(f, "{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
+/// One trace line under construction. Numbers are formatted by hand: lines
+/// are mostly integers, and this is several times faster than `write!`.
+#[derive(Default)]
+struct Line(Vec<u8>);
+
+impl Line {
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+    fn s(&mut self, s: &str) -> &mut Self {
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+    fn ch(&mut self, c: u8) -> &mut Self {
+        self.0.push(c);
+        self
+    }
+    /// Decimal.
+    fn u(&mut self, mut v: u64) -> &mut Self {
+        let mut d = [0u8; 20];
+        let mut i = d.len();
+        loop {
+            i -= 1;
+            d[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&d[i..]);
+        self
+    }
+    fn i(&mut self, v: i64) -> &mut Self {
+        if v < 0 {
+            self.0.push(b'-');
+        }
+        self.u(v.unsigned_abs())
+    }
+    /// Lower-case hexadecimal, as C's `%x`.
+    fn x(&mut self, mut v: u64) -> &mut Self {
+        let mut d = [0u8; 16];
+        let mut i = d.len();
+        loop {
+            i -= 1;
+            d[i] = b"0123456789abcdef"[(v & 15) as usize];
+            v >>= 4;
+            if v == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&d[i..]);
+        self
+    }
+    /// Seconds with nine decimals, exact (`%.9f` of the integer-ns clock).
+    fn time(&mut self, t: Time) -> &mut Self {
+        let ns = t.as_ns();
+        self.u(ns / 1_000_000_000).ch(b'.');
+        let frac = ns % 1_000_000_000;
+        let mut d = [b'0'; 9];
+        let mut v = frac;
+        for c in d.iter_mut().rev() {
+            *c = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        self.0.extend_from_slice(&d);
+        self
+    }
+    /// Right-aligned in 4 columns, as `%4s`.
+    fn pad4(&mut self, s: &str) -> &mut Self {
+        for _ in s.len()..4 {
+            self.0.push(b' ');
+        }
+        self.s(s)
     }
 }
 
@@ -215,14 +286,14 @@ fn layer_size(ev: &PacketEvent) -> u32 {
 /// Radio hops the packet has completed (ns-2's `num_forwards`, which its MAC
 /// increments on every reception): one per forwarding (TTL decrement), plus
 /// one while the packet sits at a receiver that has not forwarded it yet.
-fn hops(ev: &PacketEvent) -> u32 {
-    let forwarded = Packet::DEFAULT_TTL.saturating_sub(ev.pkt.ttl) as u32;
+fn hops(ev: &PacketEvent) -> u64 {
+    let forwarded = Packet::DEFAULT_TTL.saturating_sub(ev.pkt.ttl) as u64;
     let here = match ev.action {
         Action::Recv => ev.node != ev.pkt.src,
         Action::Drop(DropReason::Col | DropReason::Err | DropReason::Dup | DropReason::Ttl) => true,
         _ => false,
     };
-    forwarded + here as u32
+    forwarded + here as u64
 }
 
 /// `-Hd`: the next hop, `-1` for broadcast, `-2` before routing chose one.
@@ -234,13 +305,13 @@ fn hop_dst(ev: &PacketEvent) -> i64 {
     }
 }
 
-fn op(action: Action, format: Ns2Format) -> char {
+fn op(action: Action, format: Ns2Format) -> u8 {
     match (action, format) {
-        (Action::Send, _) => 's',
-        (Action::Recv, _) => 'r',
-        (Action::Forward, _) => 'f',
-        (Action::Drop(_), Ns2Format::New) => 'd',
-        (Action::Drop(_), Ns2Format::Old) => 'D',
+        (Action::Send, _) => b's',
+        (Action::Recv, _) => b'r',
+        (Action::Forward, _) => b'f',
+        (Action::Drop(_), Ns2Format::New) => b'd',
+        (Action::Drop(_), Ns2Format::Old) => b'D',
     }
 }
 
@@ -252,41 +323,32 @@ fn reason(action: Action) -> &'static str {
 }
 
 impl<W: Write + Send> Ns2Sink<W> {
+    /// `s -t 1.000000000 -Hs 2 -Hd -2 -Ni 2 -Nx 400.00 -Ny 0.00 -Nz 0.00
+    /// -Ne -1.000000 -Nl AGT -Nw --- -Ma 0 -Md 0 -Ms 0 -Mt 0 -Is 2.10000
+    /// -Id 0.10000 -It cbr -Il 508 -If 0 -Ii 0 -Iv 64 -Pn cbr -Pi 0 -Pf 0 -Po 0`
     fn write_new(&mut self, ev: &PacketEvent, m: MacFields) -> io::Result<()> {
         let p = ev.pkt;
         let (sport, dport) = ports(p);
         let flow = if p.flow == FLOW_NONE { -1 } else { p.flow as i64 };
-        let pos = self.positions.get(ev.node as usize).map_or("-Nx 0.00 -Ny 0.00 -Nz 0.00", |s| s);
-        write!(
-            self.out,
-            "{} -t {} -Hs {} -Hd {} -Ni {} {} -Ne -1.000000 -Nl {} -Nw {} -Ma {:x} -Md {:x} -Ms {:x} -Mt {:x} \
-             -Is {}.{} -Id {}.{} -It {} -Il {} -If {} -Ii {} -Iv {}",
-            op(ev.action, Ns2Format::New),
-            Secs(ev.time),
-            ev.node,
-            hop_dst(ev),
-            ev.node,
-            pos,
-            ev.layer.ns2(),
-            reason(ev.action),
-            m.duration_us,
-            m.dst,
-            m.src,
-            m.ethertype,
-            addr(p.src),
-            sport,
-            addr(p.dst),
-            dport,
-            p.type_name(),
-            layer_size(ev),
-            flow,
-            p.uid,
-            p.ttl
-        )?;
+        let pos = self.positions.get(ev.node as usize).map_or(NO_POSITION, |s| s);
+        let l = &mut self.line;
+        l.clear();
+        l.ch(op(ev.action, Ns2Format::New)).s(" -t ").time(ev.time).s(" -Hs ").u(ev.node as u64);
+        l.s(" -Hd ").i(hop_dst(ev)).s(" -Ni ").u(ev.node as u64).s(" ").s(pos);
+        l.s(" -Ne -1.000000 -Nl ").s(ev.layer.ns2()).s(" -Nw ").s(reason(ev.action));
+        l.s(" -Ma ").x(m.duration_us).s(" -Md ").x(m.dst as u64).s(" -Ms ").x(m.src as u64);
+        l.s(" -Mt ").x(m.ethertype as u64);
+        l.s(" -Is ").i(addr(p.src)).ch(b'.').u(sport as u64).s(" -Id ").i(addr(p.dst)).ch(b'.').u(dport as u64);
+        l.s(" -It ").s(p.type_name()).s(" -Il ").u(layer_size(ev) as u64).s(" -If ").i(flow);
+        l.s(" -Ii ").u(p.uid).s(" -Iv ").u(p.ttl as u64);
         #[allow(unreachable_patterns)] // bodies added later fall into the last arm
         match p.body {
-            Body::Udp { seq, .. } => write!(self.out, " -Pn cbr -Pi {} -Pf {} -Po 0", seq, hops(ev))?,
-            Body::Tcp(s) => write!(self.out, " -Pn tcp -Ps {} -Pa {} -Pf {} -Po 0", s.seq, s.ack, hops(ev))?,
+            Body::Udp { seq, .. } => {
+                l.s(" -Pn cbr -Pi ").u(seq).s(" -Pf ").u(hops(ev)).s(" -Po 0");
+            }
+            Body::Tcp(t) => {
+                l.s(" -Pn tcp -Ps ").u(t.seq).s(" -Pa ").u(t.ack).s(" -Pf ").u(hops(ev)).s(" -Po 0");
+            }
             // Routing messages get their own `-P` section here, as in ns-2
             // (AODV: `-P aodv -Pt <type> -Ph <hops> -Pb <id> -Pd <dst> -Pds
             // <dst seq> -Ps <src> -Pss <src seq> -Pc <REQUEST|REPLY|ERROR>`;
@@ -294,47 +356,36 @@ impl<W: Write + Send> Ns2Sink<W> {
             // bodies end after the IP fields.
             _ => {}
         }
-        self.out.write_all(b"\n")
+        l.ch(b'\n');
+        self.out.write_all(&l.0)
     }
 
+    /// `s 1.000000000 _2_ AGT  --- 0 cbr 508 [0 0 0 0] ------- [2:10000 0:10000 64 0] [0] 0 0`
     fn write_old(&mut self, ev: &PacketEvent, m: MacFields) -> io::Result<()> {
         let p = ev.pkt;
         let (sport, dport) = ports(p);
-        let next = match hop_dst(ev) {
-            h if h < 0 => 0,
-            h => h,
-        };
-        write!(
-            self.out,
-            "{} {} _{}_ {} {:>4} {} {} {} [{:x} {:x} {:x} {:x}] ------- [{}:{} {}:{} {} {}]",
-            op(ev.action, Ns2Format::Old),
-            Secs(ev.time),
-            ev.node,
-            ev.layer.ns2(),
-            reason(ev.action),
-            p.uid,
-            p.type_name(),
-            layer_size(ev),
-            m.duration_us,
-            m.dst,
-            m.src,
-            m.ethertype,
-            addr(p.src),
-            sport,
-            addr(p.dst),
-            dport,
-            p.ttl,
-            next
-        )?;
+        let l = &mut self.line;
+        l.clear();
+        l.ch(op(ev.action, Ns2Format::Old)).ch(b' ').time(ev.time).s(" _").u(ev.node as u64).s("_ ");
+        l.s(ev.layer.ns2()).ch(b' ').pad4(reason(ev.action)).ch(b' ').u(p.uid).ch(b' ').s(p.type_name());
+        l.ch(b' ').u(layer_size(ev) as u64).s(" [").x(m.duration_us).ch(b' ').x(m.dst as u64).ch(b' ');
+        l.x(m.src as u64).ch(b' ').x(m.ethertype as u64).s("] ------- [");
+        l.i(addr(p.src)).ch(b':').u(sport as u64).ch(b' ').i(addr(p.dst)).ch(b':').u(dport as u64);
+        l.ch(b' ').u(p.ttl as u64).ch(b' ').i(hop_dst(ev).max(0)).ch(b']');
         #[allow(unreachable_patterns)] // bodies added later fall into the last arm
         match p.body {
-            Body::Udp { seq, .. } => write!(self.out, " [{}] {} 0", seq, hops(ev))?,
-            Body::Tcp(s) => write!(self.out, " [{} {}] {} 0", s.seq, s.ack, hops(ev))?,
+            Body::Udp { seq, .. } => {
+                l.s(" [").u(seq).s("] ").u(hops(ev)).s(" 0");
+            }
+            Body::Tcp(t) => {
+                l.s(" [").u(t.seq).ch(b' ').u(t.ack).s("] ").u(hops(ev)).s(" 0");
+            }
             // Routing messages: ns-2 appends e.g. `[0x2 1 9 [3 4] [2 0]] (REQUEST)`
             // for AODV; add such formats here. Unknown bodies end after the IP part.
             _ => {}
         }
-        self.out.write_all(b"\n")
+        l.ch(b'\n');
+        self.out.write_all(&l.0)
     }
 
     /// An RTS, CTS or ACK: MAC fields only (the old format ends there, as
@@ -343,43 +394,25 @@ impl<W: Write + Send> Ns2Sink<W> {
     fn write_control(&mut self, ev: &FrameEvent, action: Action) -> io::Result<()> {
         let f = ev.frame;
         let m = MacFields::of(f);
+        let l = &mut self.line;
+        l.clear();
         match self.format {
             Ns2Format::New => {
-                let pos = self.positions.get(ev.node as usize).map_or("-Nx 0.00 -Ny 0.00 -Nz 0.00", |s| s);
-                writeln!(
-                    self.out,
-                    "{} -t {} -Hs {} -Hd {} -Ni {} {} -Ne -1.000000 -Nl MAC -Nw {} -Ma {:x} -Md {:x} -Ms {:x} -Mt 0 \
-                     -Is {}.0 -Id {}.0 -It {} -Il {} -If -1 -Ii 0 -Iv 0",
-                    op(action, Ns2Format::New),
-                    Secs(ev.time),
-                    ev.node,
-                    addr(f.dst),
-                    ev.node,
-                    pos,
-                    reason(action),
-                    m.duration_us,
-                    m.dst,
-                    m.src,
-                    addr(f.src),
-                    addr(f.dst),
-                    f.kind.name(),
-                    f.bytes
-                )
+                let pos = self.positions.get(ev.node as usize).map_or(NO_POSITION, |s| s);
+                l.ch(op(action, Ns2Format::New)).s(" -t ").time(ev.time).s(" -Hs ").u(ev.node as u64);
+                l.s(" -Hd ").i(addr(f.dst)).s(" -Ni ").u(ev.node as u64).s(" ").s(pos);
+                l.s(" -Ne -1.000000 -Nl MAC -Nw ").s(reason(action)).s(" -Ma ").x(m.duration_us);
+                l.s(" -Md ").x(m.dst as u64).s(" -Ms ").x(m.src as u64).s(" -Mt 0 -Is ").i(addr(f.src));
+                l.s(".0 -Id ").i(addr(f.dst)).s(".0 -It ").s(f.kind.name()).s(" -Il ").u(f.bytes as u64);
+                l.s(" -If -1 -Ii 0 -Iv 0\n");
             }
-            Ns2Format::Old => writeln!(
-                self.out,
-                "{} {} _{}_ MAC {:>4} 0 {} {} [{:x} {:x} {:x} 0]",
-                op(action, Ns2Format::Old),
-                Secs(ev.time),
-                ev.node,
-                reason(action),
-                f.kind.name(),
-                f.bytes,
-                m.duration_us,
-                m.dst,
-                m.src
-            ),
+            Ns2Format::Old => {
+                l.ch(op(action, Ns2Format::Old)).ch(b' ').time(ev.time).s(" _").u(ev.node as u64).s("_ MAC ");
+                l.pad4(reason(action)).s(" 0 ").s(f.kind.name()).ch(b' ').u(f.bytes as u64).s(" [");
+                l.x(m.duration_us).ch(b' ').x(m.dst as u64).ch(b' ').x(m.src as u64).s(" 0]\n");
+            }
         }
+        self.out.write_all(&l.0)
     }
 }
 
