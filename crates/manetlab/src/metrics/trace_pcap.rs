@@ -545,6 +545,14 @@ impl TraceSink for PcapSink {
     }
 }
 
+/// A sink dropped without `finish` (a run abandoned half-way) still leaves
+/// complete files behind.
+impl Drop for PcapSink {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -578,6 +586,37 @@ mod tests {
             rate: 11_000_000,
             packet: Some(p),
         }
+    }
+
+    #[test]
+    fn snapped_records_keep_their_original_length() {
+        let dir = std::env::temp_dir().join(format!("manetlab-pcap-snap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = data(packet(Body::Udp { sport: 1, dport: 2, seq: 0 }, 1000));
+        {
+            let mut sink = PcapSink::with_snaplen(&dir, PcapMode::PerNode, 3, 100).unwrap();
+            let ev = FrameEvent {
+                time: Time::from_ns(1_500_000_123),
+                node: 1,
+                dir: FrameDir::Rx,
+                frame: &f,
+                duration: Time::from_us(800),
+                power_w: 1e-9,
+            };
+            sink.frame(&ev);
+            // Dropped without finish(): the files are completed anyway.
+        }
+        let b = std::fs::read(dir.join(PcapSink::node_file_name(1))).unwrap();
+        assert_eq!(u32::from_le_bytes(b[16..20].try_into().unwrap()), 100);
+        let rec = &b[24..];
+        assert_eq!(u32::from_le_bytes(rec[0..4].try_into().unwrap()), 1);
+        assert_eq!(u32::from_le_bytes(rec[4..8].try_into().unwrap()), 500_000_123);
+        assert_eq!(u32::from_le_bytes(rec[8..12].try_into().unwrap()), 100);
+        assert_eq!(u32::from_le_bytes(rec[12..16].try_into().unwrap()), 23 + 1036);
+        assert_eq!(rec.len(), 16 + 100);
+        assert_eq!(std::fs::read(dir.join(PcapSink::node_file_name(0))).unwrap(), global_header(100));
+        assert_eq!(std::fs::read(dir.join(PcapSink::node_file_name(2))).unwrap(), global_header(100));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
