@@ -2,8 +2,9 @@
 //! pairs such as `-t 1.5 -Hs 0 -Nl AGT ...`) and the classic CMU format
 //! (`s 1.500000000 _0_ AGT  --- 5 cbr 512 [...] ------- [...] [...]`).
 //!
-//! One line per traced event, written through a `BufWriter`; a line is
-//! formatted straight into the buffer (no allocation per event). The exact
+//! One line per traced event, built in a reused buffer with hand-rolled
+//! number formatting and written through a `BufWriter` (no allocation per
+//! event). The exact
 //! meaning of every field, and where manetlab departs from ns-2 (sizes per
 //! layer, ports, flow ids of control packets), is in `docs/tracing.md`; the
 //! short version:
