@@ -4,10 +4,9 @@
 //!
 //! One line per traced event, built in a reused buffer with hand-rolled
 //! number formatting and written through a `BufWriter` (no allocation per
-//! event). The exact
-//! meaning of every field, and where manetlab departs from ns-2 (sizes per
-//! layer, ports, flow ids of control packets), is in `docs/tracing.md`; the
-//! short version:
+//! event). The exact meaning of every field, and where manetlab departs from
+//! ns-2 (sizes per layer, ports, flow ids of control packets), is in
+//! `docs/tracing.md`; the short version:
 //!
 //! | field | filled with |
 //! |---|---|
