@@ -49,6 +49,11 @@ struct RunArgs {
     /// log (CSV, SVG, PNG) for the first replication.
     #[arg(long)]
     tcp_trace: bool,
+    /// Packet traces: comma-separated ns2, ns2-old, pcap, per-node (pcap one
+    /// file per node). Overrides [output] trace. With several replications
+    /// each seed's traces go to <out>/seed-<seed>/.
+    #[arg(long, value_name = "FORMATS")]
+    trace: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -148,11 +153,31 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
             }
         }
     }
+    let dir = args
+        .out
+        .clone()
+        .or_else(|| scenario.output_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(file.file_stem().unwrap_or_default()));
+    let trace_opts = match &args.trace {
+        Some(t) => parse_trace_flag(t)?,
+        None => scenario.trace,
+    };
     // Validate every replication before spending time on any.
-    let sims: Vec<Simulation> = configs
+    let mut sims: Vec<Simulation> = configs
         .into_iter()
         .map(|c| Simulation::new(c).map_err(|e| anyhow::anyhow!("{}: {e}", file.display())))
         .collect::<Result<_>>()?;
+    if !trace_opts.is_off() {
+        for sim in &mut sims {
+            let tdir = if seeds.len() > 1 { dir.join(format!("seed-{}", sim.config().seed)) } else { dir.clone() };
+            let positions = sim.config().nodes.clone();
+            if let Some(sink) = manetlab::metrics::trace::open(&tdir, &trace_opts, &positions)
+                .with_context(|| format!("opening trace files in {}", tdir.display()))?
+            {
+                sim.set_tracer(sink);
+            }
+        }
+    }
 
     let total_ns: u64 = sims.iter().map(|s| s.config().duration.as_ns()).sum();
     let bar = progress_bar(total_ns, args.quiet);
@@ -183,11 +208,6 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
     output::add_expected_throughput(scenario, &mut reports, args.quiet);
 
-    let dir = args
-        .out
-        .clone()
-        .or_else(|| scenario.output_dir.clone())
-        .unwrap_or_else(|| PathBuf::from("out").join(file.file_stem().unwrap_or_default()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
     output::write_flows_csv(&dir, &seeds, &reports)?;
@@ -266,6 +286,23 @@ fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed:
             1
         }
     }
+}
+
+/// `--trace ns2,pcap,per-node` as trace options.
+fn parse_trace_flag(s: &str) -> Result<manetlab::metrics::trace::TraceOptions> {
+    use manetlab::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
+    let mut o = TraceOptions::default();
+    for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        match w.to_ascii_lowercase().as_str() {
+            "ns2" | "ns2-new" => o.ns2 = Some(Ns2Format::New),
+            "ns2-old" => o.ns2 = Some(Ns2Format::Old),
+            "pcap" => o.pcap = Some(o.pcap.unwrap_or(PcapMode::Merged)),
+            "per-node" => o.pcap = Some(PcapMode::PerNode),
+            "merged" => o.pcap = Some(PcapMode::Merged),
+            other => anyhow::bail!("--trace: unknown format {other:?}; expected ns2, ns2-old, pcap, per-node, merged"),
+        }
+    }
+    Ok(o)
 }
 
 /// A bar over simulated time, drawn only on a terminal and only once a run

@@ -9,6 +9,8 @@ pub mod path;
 pub mod report;
 pub mod stats;
 pub mod trace;
+pub mod trace_ns2;
+pub mod trace_pcap;
 
 pub use drop::DropReason;
 pub use fate::{Fate, FateTable};

@@ -2,13 +2,21 @@
 //! and every frame on the air, handed to a [`TraceSink`].
 //!
 //! Tracing is off unless a sink is installed (`Simulation::set_tracer`); the
-//! hooks then cost one branch each. Sinks write formats: ns-2's new wireless
-//! trace text, pcap with radiotap/802.11 headers (see `metrics/trace_*`).
+//! hooks then cost one branch each. Sinks write formats: ns-2's wireless
+//! trace text ([`super::trace_ns2`]) and pcap with radiotap/802.11 headers
+//! ([`super::trace_pcap`]); [`open`] builds the sinks a [`TraceOptions`]
+//! asks for. The formats are described in `docs/tracing.md`.
 
 use super::DropReason;
+use crate::config::Position;
 use crate::mac::Frame;
 use crate::net::{NodeId, Packet};
 use crate::sim::Time;
+use std::io;
+use std::path::Path;
+
+pub use super::trace_ns2::{Ns2Format, Ns2Sink};
+pub use super::trace_pcap::{PcapMode, PcapSink};
 
 /// The layer an event happened at (ns-2's trace levels).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -155,4 +163,59 @@ impl TraceSink for Tee {
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.finish())
     }
+}
+
+/// Which trace files a run writes (scenario `[output] trace` and `pcap`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// ns-2 wireless trace text, `trace.tr`.
+    pub ns2: Option<Ns2Format>,
+    /// pcap capture(s): `trace.pcap`, or `trace-node<i>.pcap` per node.
+    pub pcap: Option<PcapMode>,
+}
+
+impl TraceOptions {
+    /// No trace at all.
+    pub fn is_off(&self) -> bool {
+        self.ns2.is_none() && self.pcap.is_none()
+    }
+}
+
+/// File name of the ns-2 trace written by [`open`].
+pub const NS2_FILE_NAME: &str = "trace.tr";
+
+/// Creates the trace files `opts` asks for in `dir` (created if missing) and
+/// returns the sink to install with `Simulation::set_tracer`: `None` when
+/// tracing is off, a [`Tee`] when several formats are on. `positions` are
+/// the run's node positions (`SimConfig::nodes`): they fill the ns-2
+/// position fields and give the number of per-node pcap files.
+///
+/// ```no_run
+/// # use manetlab::{Simulation, scenario::Scenario, metrics::trace};
+/// # use std::path::Path;
+/// let sc = Scenario::from_path(Path::new("scenarios/default.toml")).unwrap();
+/// let cfg = sc.config(sc.seed());
+/// let sink = trace::open(Path::new("out/default"), &sc.trace, &cfg.nodes)?;
+/// let mut sim = Simulation::new(cfg).unwrap();
+/// if let Some(sink) = sink {
+///     sim.set_tracer(sink);
+/// }
+/// let report = sim.run(); // flushes the trace files
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn open(dir: &Path, opts: &TraceOptions, positions: &[Position]) -> io::Result<Option<Box<dyn TraceSink>>> {
+    if opts.is_off() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut sinks: Vec<Box<dyn TraceSink>> = Vec::new();
+    if let Some(format) = opts.ns2 {
+        let file = std::fs::File::create(dir.join(NS2_FILE_NAME))?;
+        let out = io::BufWriter::with_capacity(256 * 1024, file);
+        sinks.push(Box::new(Ns2Sink::new(out, format, positions)));
+    }
+    if let Some(mode) = opts.pcap {
+        sinks.push(Box::new(PcapSink::create(dir, mode, positions.len())?));
+    }
+    Ok(Some(if sinks.len() == 1 { sinks.pop().expect("one sink") } else { Box::new(Tee(sinks)) }))
 }

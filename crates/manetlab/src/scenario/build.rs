@@ -8,6 +8,7 @@ use super::file::{FlowSection, ScenarioFile};
 use super::source::section_at;
 use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, Position, SimConfig, Traffic};
+use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::RoutingConfig;
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
@@ -45,6 +46,7 @@ pub(crate) struct Plan {
     pub seed: u64,
     pub replications: u32,
     pub output_dir: Option<String>,
+    pub trace: TraceOptions,
     /// The run with `nodes` empty and `seed` unset.
     pub base: SimConfig,
     pub topology: Topology,
@@ -211,16 +213,88 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         Some(d) => Some(d.get_ref().clone()),
         None => None,
     };
+    let trace = trace_options(&f.output)?;
 
     Ok(Plan {
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
         seed: run.seed.unwrap_or(1),
         replications,
         output_dir,
+        trace,
         base: cfg,
         mobility: mobility(f, &topology, base_dir)?,
         topology,
     })
+}
+
+/// `[output] trace` and `pcap`.
+fn trace_options(o: &super::file::OutputSection) -> Result<TraceOptions, Diag> {
+    #[derive(Copy, Clone, PartialEq)]
+    enum Format {
+        Ns2(Ns2Format),
+        Pcap,
+    }
+    let mut opts = TraceOptions::default();
+    let mut pcap_listed = false;
+    let mut seen: Vec<(Format, &str)> = Vec::new();
+    for (i, v) in o.trace.iter().flat_map(|l| l.get_ref().iter()).enumerate() {
+        let key = format!("output.trace.{i}");
+        let f = choice(
+            v,
+            &key,
+            &[
+                ("ns2", Format::Ns2(Ns2Format::New)),
+                ("ns2-new", Format::Ns2(Ns2Format::New)),
+                ("ns2-old", Format::Ns2(Ns2Format::Old)),
+                ("pcap", Format::Pcap),
+            ],
+        )?;
+        let name = v.get_ref().trim();
+        if let Some((_, first)) = seen.iter().find(|(g, _)| *g == f) {
+            return Err(err(ErrorKind::Inconsistent, v, format!("'output.trace' lists {first:?} twice")));
+        }
+        match f {
+            Format::Ns2(n) => {
+                if let Some((_, first)) = seen.iter().find(|(g, _)| matches!(g, Format::Ns2(_))) {
+                    return Err(err(
+                        ErrorKind::Inconsistent,
+                        v,
+                        format!(
+                            "'output.trace' asks for two ns-2 formats ({first:?} and {name:?}); \
+                             choose \"ns2\" (new format) or \"ns2-old\" (classic CMU format)"
+                        ),
+                    ));
+                }
+                opts.ns2 = Some(n);
+            }
+            Format::Pcap => pcap_listed = true,
+        }
+        seen.push((f, name));
+    }
+    let mode = match &o.pcap {
+        Some(m) => Some(choice(
+            m,
+            "output.pcap",
+            &[
+                ("merged", PcapMode::Merged),
+                ("per-node", PcapMode::PerNode),
+                ("pernode", PcapMode::PerNode),
+                ("per_node", PcapMode::PerNode),
+            ],
+        )?),
+        None => None,
+    };
+    if let (Some(m), false) = (&o.pcap, pcap_listed) {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            m,
+            "'output.pcap' is only used when 'output.trace' includes \"pcap\" (e.g. trace = [\"pcap\"])",
+        ));
+    }
+    if pcap_listed {
+        opts.pcap = Some(mode.unwrap_or(PcapMode::Merged));
+    }
+    Ok(opts)
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -136,6 +136,10 @@ pub(crate) struct FlowSection {
 #[serde(deny_unknown_fields)]
 pub(crate) struct OutputSection {
     pub dir: Option<Spanned<String>>,
+    /// Trace formats: "ns2", "ns2-old", "pcap".
+    pub trace: Option<Spanned<Vec<Spanned<String>>>>,
+    /// pcap layout: "merged" or "per-node".
+    pub pcap: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -26,6 +26,7 @@ pub mod units;
 pub use error::{ErrorKind, ScenarioError};
 
 use crate::config::{Position, SimConfig};
+use crate::metrics::trace::TraceOptions;
 use crate::sim::{Purpose, RngStream, Time};
 use build::{MobilityPlan, Topology};
 use error::{At, Diag};
@@ -45,6 +46,9 @@ pub struct Scenario {
     /// `output.dir`, as written (relative paths are relative to the working
     /// directory, not to the scenario file).
     pub output_dir: Option<PathBuf>,
+    /// `output.trace` and `output.pcap`: the trace files a run should write
+    /// (give them to [`crate::metrics::trace::open`]). Off by default.
+    pub trace: TraceOptions,
     seed: u64,
     base: SimConfig,
     topology: Topology,
@@ -117,6 +121,7 @@ impl Scenario {
             name,
             replications: plan.replications,
             output_dir: plan.output_dir.map(PathBuf::from),
+            trace: plan.trace,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,

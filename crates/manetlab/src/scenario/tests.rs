@@ -836,3 +836,42 @@ fn mobility_errors() {
     let text = format!("{BASE}\n[mobility]\nmodel = \"ns2-file\"\nfile = \"no/such/file.tcl\"\n");
     assert_at(&err(&text), ErrorKind::BadValue, pos(&text, "\"no/such", 0), &["cannot read movement file"]);
 }
+
+// ---------------------------------------------------------------------------
+// [output] trace and pcap
+
+#[test]
+fn trace_options_parse() {
+    use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
+    let opts = |extra: &str| parse(&format!("{BASE}\n[output]\n{extra}\n")).unwrap_or_else(|e| panic!("{e}")).trace;
+    assert!(parse(BASE).unwrap().trace.is_off());
+    assert_eq!(opts("trace = []"), TraceOptions::default());
+    assert_eq!(opts("trace = [\"ns2\"]"), TraceOptions { ns2: Some(Ns2Format::New), pcap: None });
+    assert_eq!(opts("trace = [\"NS2-old\"]"), TraceOptions { ns2: Some(Ns2Format::Old), pcap: None });
+    assert_eq!(
+        opts("trace = [\"ns2\", \"pcap\"]"),
+        TraceOptions { ns2: Some(Ns2Format::New), pcap: Some(PcapMode::Merged) }
+    );
+    assert_eq!(
+        opts("trace = [\"pcap\"]\npcap = \"per-node\""),
+        TraceOptions { ns2: None, pcap: Some(PcapMode::PerNode) }
+    );
+    // An override switches tracing on.
+    let sc = Scenario::parse(BASE, "t.toml", &["output.trace=[\"pcap\", \"ns2-old\"]"]).unwrap();
+    assert_eq!(sc.trace, TraceOptions { ns2: Some(Ns2Format::Old), pcap: Some(PcapMode::Merged) });
+}
+
+#[test]
+fn trace_option_errors_point_at_the_value() {
+    let case = |extra: &str, needle: &str, kind: ErrorKind, words: &[&str]| {
+        let text = format!("{BASE}\n[output]\n{extra}\n");
+        let e = err(&text);
+        assert_at(&e, kind, pos(&text, needle, 0), words);
+    };
+    case("trace = [\"ns3\"]", "\"ns3\"", ErrorKind::BadValue, &["output.trace.0", "ns2, ns2-new, ns2-old, pcap"]);
+    case("trace = [\"pcap\", \"pcap\"]", "\"pcap\"]", ErrorKind::Inconsistent, &["twice"]);
+    case("trace = [\"ns2\", \"ns2-old\"]", "\"ns2-old\"", ErrorKind::Inconsistent, &["two ns-2 formats"]);
+    case("trace = [\"ns2\"]\npcap = \"merged\"", "\"merged\"", ErrorKind::Inconsistent, &["output.pcap", "pcap"]);
+    case("trace = [\"pcap\"]\npcap = \"both\"", "\"both\"", ErrorKind::BadValue, &["merged, per-node"]);
+    case("trace = \"ns2\"", "\"ns2\"", ErrorKind::WrongType, &["output.trace"]);
+}
