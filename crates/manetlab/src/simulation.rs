@@ -33,7 +33,6 @@ enum Event {
         node: NodeId,
         tx: TxId,
         power: f64,
-        end: Time,
     },
     /// The last bit of a transmission passes `node`.
     SignalEnd {
@@ -322,7 +321,11 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         let now = self.queue.now();
         match ev {
-            Event::SignalStart { node, tx, power, end } => {
+            Event::SignalStart { node, tx, power } => {
+                // Every receiver hears the whole frame: it ends one frame
+                // duration after its first bit arrives.
+                let t = self.channel.get(tx);
+                let end = now + (t.end - t.start);
                 let n = &mut self.nodes[node as usize];
                 let o = n.radio.signal_start(tx, power, end);
                 if o.became_busy {
@@ -337,9 +340,9 @@ impl Simulation {
                 let (outcome, idle) = n.radio.signal_end(tx);
                 match outcome {
                     RxOutcome::Decoded(id) => {
-                        let frame = self.channel.get(id).frame;
-                        n.mac.on_rx_end(now, Some(&frame), idle, &mut self.mac_out);
+                        n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out);
                         if self.tracer.is_some() {
+                            let frame = self.channel.get(id).frame;
                             let t = self.channel.get(id);
                             let (d, p) = (t.end - t.start, self.channel.power_between(t.sender, node, t.start));
                             self.trace_frame(node, FrameDir::Rx, &frame, d, p);
@@ -456,8 +459,7 @@ impl Simulation {
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
                     for h in &self.hearers {
                         let start = now + h.delay;
-                        self.queue
-                            .schedule(start, Event::SignalStart { node: h.node, tx, power: h.power, end: start + d });
+                        self.queue.schedule(start, Event::SignalStart { node: h.node, tx, power: h.power });
                         self.queue.schedule(start + d, Event::SignalEnd { node: h.node, tx });
                     }
                 }

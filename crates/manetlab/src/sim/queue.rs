@@ -8,16 +8,16 @@ use super::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// Heap entry. `key` packs (time, insertion sequence) into one integer so
-/// that ordering is a single comparison.
+/// Heap entry, ordered by (time, insertion sequence).
 struct Entry<E> {
-    key: u128,
+    time: u64,
+    seq: u64,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.time == o.time && self.seq == o.seq
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -30,13 +30,8 @@ impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: invert so the earliest (time, seq) is on top.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        (o.time, o.seq).cmp(&(self.time, self.seq))
     }
-}
-
-#[inline]
-fn key_time(key: u128) -> Time {
-    Time((key >> 64) as u64)
 }
 
 /// Pending events, earliest first; ties broken by scheduling order.
@@ -65,7 +60,7 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: ((at.0 as u128) << 64) | seq as u128, event });
+        self.heap.push(Entry { time: at.0, seq, event });
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -73,12 +68,12 @@ impl<E> EventQueue<E> {
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| key_time(e.key))
+        self.heap.peek().map(|e| Time(e.time))
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
-        let t = key_time(e.key);
+        let t = Time(e.time);
         debug_assert!(t >= self.now);
         self.now = t;
         Some((t, e.event))
