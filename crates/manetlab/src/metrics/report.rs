@@ -3,6 +3,7 @@
 //! runs with the same scenario and seed produce identical reports.
 
 use crate::mac::dcf::MacStats;
+use crate::net::routing::RoutingStats;
 use crate::phy::radio::RadioStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -51,6 +52,8 @@ pub struct NodeReport {
     pub drops: BTreeMap<String, u64>,
     pub mac: MacStats,
     pub radio: RadioStats,
+    /// Routing control-plane counters (empty for static routing).
+    pub routing: RoutingStats,
 }
 
 /// Where every packet created by an endpoint ended up.
@@ -80,6 +83,10 @@ pub struct Report {
     pub warmup_s: f64,
     /// Events executed by the kernel.
     pub events: u64,
+    /// The routing protocol ("static", "aodv").
+    pub routing_protocol: String,
+    /// Routing control counters summed over all nodes.
+    pub routing: RoutingStats,
     pub flows: Vec<FlowReport>,
     pub nodes: Vec<NodeReport>,
     pub audit: Audit,

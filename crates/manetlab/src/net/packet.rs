@@ -52,6 +52,8 @@ pub enum Body {
         seq: u64,
     },
     Tcp(TcpSeg),
+    /// An AODV control message (RFC 3561), carried in UDP.
+    Aodv(crate::net::routing::aodv::AodvMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -87,6 +89,7 @@ impl Packet {
             Body::Udp { .. } => "cbr",
             Body::Tcp(s) if s.len == 0 => "ack",
             Body::Tcp(_) => "tcp",
+            Body::Aodv(_) => "AODV",
         }
     }
 }
