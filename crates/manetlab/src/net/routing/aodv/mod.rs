@@ -608,7 +608,11 @@ impl Aodv {
                 && dests.contains(&p.dst)
                 && self.table.get(p.dst).is_some_and(|r| r.hops <= self.cfg.max_repair_ttl())
         });
-        if !dests.is_empty() {
+        // A break of a route in use: one leading beyond the neighbour, or
+        // the neighbour's own route if others were told to use it.
+        let in_use = dests.iter().any(|&d| d != nb)
+            || self.table.get(nb).is_some_and(|r| r.is_active(now) && !r.precursors.is_empty());
+        if in_use {
             self.stats.event(match cause {
                 Cause::Hello => "link_breaks_hello",
                 Cause::Mac => "link_breaks_mac",

@@ -178,6 +178,7 @@ mod tests {
     fn packet_stays_small() {
         // A RERR with 8 destinations is the largest body; the packet must
         // stay a small Copy value (it is stored by value in queues and frames).
+        println!("Body {} bytes, Packet {} bytes", std::mem::size_of::<Body>(), std::mem::size_of::<Packet>());
         assert!(std::mem::size_of::<Body>() <= 80, "Body is {} bytes", std::mem::size_of::<Body>());
         assert!(std::mem::size_of::<Packet>() <= 136, "Packet is {} bytes", std::mem::size_of::<Packet>());
     }
