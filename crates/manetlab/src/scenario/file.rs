@@ -94,12 +94,15 @@ pub(crate) struct QueueSection {
     pub control_first: Option<bool>,
 }
 
+/// One explicit route: a node sequence src..dst.
+pub(crate) type Path = Spanned<Vec<Spanned<u32>>>;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RoutingSection {
     pub protocol: Option<Spanned<String>>,
     /// Static routing: explicit node sequences src..dst.
-    pub paths: Option<Spanned<Vec<Spanned<Vec<Spanned<u32>>>>>>,
+    pub paths: Option<Spanned<Vec<Path>>>,
     // AODV.
     pub link_detection: Option<Spanned<String>>,
     pub hello_interval: Option<Spanned<Duration>>,

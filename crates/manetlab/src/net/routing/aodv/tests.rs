@@ -43,11 +43,7 @@ impl Node {
     }
     /// Fires timers in time order up to and including `t`.
     fn run_until(&mut self, t: Time) {
-        loop {
-            let Some(i) = (0..self.timers.len()).filter(|&i| self.timers[i].0 <= t).min_by_key(|&i| self.timers[i])
-            else {
-                break;
-            };
+        while let Some(i) = (0..self.timers.len()).filter(|&i| self.timers[i].0 <= t).min_by_key(|&i| self.timers[i]) {
             let (at, tok) = self.timers.remove(i);
             self.now = at;
             self.call(|a, ctx| a.on_timer(ctx, tok));
