@@ -188,6 +188,19 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
         "\nMAC (seed {}): {} data, {} RTS, {} retries, {} retry drops; radio: {} collisions, {} captures; drops {:?}",
         r.seed, mac.data_sent, mac.rts_sent, mac.retries, mac.retry_drops, radio.collisions, radio.captures, drops
     );
+    if !r.routing.is_empty() {
+        let sent: Vec<String> = r.routing.sent.iter().map(|(k, c)| format!("{} {k}", c.packets)).collect();
+        let total = r.routing.sent_total();
+        println!(
+            "routing ({}, seed {}): sent {} = {} packets, {} bytes; events {:?}",
+            r.routing_protocol,
+            r.seed,
+            sent.join(", "),
+            total.packets,
+            total.bytes,
+            r.routing.events
+        );
+    }
 }
 
 /// Writes, for every TCP flow with a trace: `tcp-<flow>-series.csv`

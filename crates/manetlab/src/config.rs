@@ -60,6 +60,28 @@ pub struct FlowConfig {
     pub stop: Option<Time>,
 }
 
+/// What a scripted node event does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeAction {
+    /// The node's radio stops: it neither transmits nor receives frames that
+    /// start from this instant on (a frame already arriving still ends
+    /// normally). Its MAC, routing and applications keep running, so its
+    /// transmissions fail and its neighbours stop hearing it: a node that is
+    /// switched off, or moves out of range, as seen by everyone else.
+    RadioOff,
+    /// The radio works again (frames already on the air are not picked up).
+    RadioOn,
+}
+
+/// A scripted change to one node at a given time (there is no mobility yet;
+/// this is how link breaks are staged).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NodeEvent {
+    pub node: u32,
+    pub at: Time,
+    pub action: NodeAction,
+}
+
 /// Everything needed to run one replication; `seed` picks the random streams.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -76,6 +98,8 @@ pub struct SimConfig {
     /// Node movement; `nodes` holds the positions at time 0.
     pub mobility: MobilityConfig,
     pub flows: Vec<FlowConfig>,
+    /// Scripted node events (radio off/on), in any order.
+    pub node_events: Vec<NodeEvent>,
 }
 
 impl Default for SimConfig {
@@ -92,6 +116,7 @@ impl Default for SimConfig {
             arp: ArpConfig::default(),
             mobility: MobilityConfig::default(),
             flows: Vec::new(),
+            node_events: Vec::new(),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! the code, never by hashing or threads. Scratch buffers are reused: the
 //! steady state allocates nothing per event.
 
-use crate::config::{SimConfig, Traffic};
+use crate::config::{NodeAction, SimConfig, Traffic};
 use crate::mac::dcf::{Dcf, MacAction, MacTimer};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
 use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
@@ -61,6 +61,11 @@ enum Event {
         node: NodeId,
         token: u64,
     },
+    /// A scripted node event (`SimConfig::node_events`).
+    Node {
+        node: NodeId,
+        action: NodeAction,
+    },
 }
 
 /// Work produced while handling one event, executed in FIFO order.
@@ -84,6 +89,8 @@ pub enum BuildError {
     NoNodes,
     #[error("too many flows ({0}); at most 50000")]
     TooManyFlows(usize),
+    #[error("node event at {at}: node {node} does not exist (the scenario has {nodes} nodes)")]
+    NoSuchEventNode { node: u32, at: Time, nodes: usize },
 }
 
 /// First port used by flows: flow i uses port FLOW_PORT_BASE + i at both ends.
@@ -106,6 +113,10 @@ pub struct Simulation {
     hearers: Vec<Hearer>,
     arp_out: Vec<ArpAction>,
     tracer: Option<Box<dyn TraceSink>>,
+    /// Per node: radio switched off by a node event.
+    radio_off: Vec<bool>,
+    radios_off: usize,
+    reclaimed: Vec<Packet>,
 }
 
 impl Simulation {
@@ -127,6 +138,9 @@ impl Simulation {
                 return Err(BuildError::SelfFlow(f.name.clone()));
             }
         }
+        if let Some(e) = cfg.node_events.iter().find(|e| e.node as usize >= n) {
+            return Err(BuildError::NoSuchEventNode { node: e.node, at: e.at, nodes: n });
+        }
         let channel = Channel::with_mobility(&cfg.radio, cfg.nodes.clone(), cfg.mobility.trajectories(&cfg.nodes));
         let mut tables = match &cfg.routing {
             RoutingConfig::Static { paths } => {
@@ -135,6 +149,7 @@ impl Simulation {
                 }
                 routing::static_routes::build_tables(&cfg.nodes, cfg.radio.rx_range(), paths)
             }
+            RoutingConfig::Aodv(_) => Vec::new(),
         }
         .into_iter();
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
@@ -142,6 +157,7 @@ impl Simulation {
         for id in 0..n as NodeId {
             let routing: Box<dyn routing::Routing> = match &cfg.routing {
                 RoutingConfig::Static { .. } => Box::new(routing::StaticRouting::from_table(tables.next().unwrap())),
+                RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
             };
             nodes.push(Node {
                 id,
@@ -185,9 +201,13 @@ impl Simulation {
             endpoint_rngs[f.dst as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 1));
         }
         let metrics = Metrics::new(cfg.warmup, cfg.flows.len());
+        let mut queue = EventQueue::new();
+        for e in &cfg.node_events {
+            queue.schedule(e.at, Event::Node { node: e.node, action: e.action });
+        }
         Ok(Simulation {
             cfg,
-            queue: EventQueue::new(),
+            queue,
             nodes,
             channel,
             metrics,
@@ -201,6 +221,9 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             tracer: None,
+            radio_off: vec![false; n],
+            radios_off: 0,
+            reclaimed: Vec::new(),
         })
     }
 
@@ -300,6 +323,9 @@ impl Simulation {
         if !self.started {
             self.started = true;
             for node in 0..self.nodes.len() {
+                self.with_routing(node as NodeId, |r, ctx| r.start(ctx));
+            }
+            for node in 0..self.nodes.len() {
                 for idx in 0..self.nodes[node].endpoints.len() {
                     self.with_endpoint(node as NodeId, idx as u16, |ep, ctx| ep.start(ctx));
                 }
@@ -393,6 +419,16 @@ impl Simulation {
                 self.arp_out = acts;
                 return;
             }
+            Event::Node { node, action } => {
+                let off = action == NodeAction::RadioOff;
+                let was = std::mem::replace(&mut self.radio_off[node as usize], off);
+                match (was, off) {
+                    (false, true) => self.radios_off += 1,
+                    (true, false) => self.radios_off -= 1,
+                    _ => {}
+                }
+                return;
+            }
         }
         self.collect_mac(match ev {
             Event::SignalStart { node, .. }
@@ -454,6 +490,15 @@ impl Simulation {
                 self.nodes[node as usize].radio.start_tx();
                 self.channel.refresh(now);
                 self.channel.hearers(node, now, &mut self.hearers);
+                if self.radios_off > 0 {
+                    // A switched-off radio neither sends nor hears.
+                    let off = &self.radio_off;
+                    if off[node as usize] {
+                        self.hearers.clear();
+                    } else {
+                        self.hearers.retain(|h| !off[h.node as usize]);
+                    }
+                }
                 if !self.hearers.is_empty() {
                     let end = now + d;
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
@@ -510,6 +555,14 @@ impl Simulation {
             }
             NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
             NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
+            NetAction::Reclaim { next_hop } => {
+                let mut back = std::mem::take(&mut self.reclaimed);
+                self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
+                for p in back.drain(..) {
+                    self.with_routing(node, |r, ctx| r.on_reclaimed(ctx, p));
+                }
+                self.reclaimed = back;
+            }
         }
     }
 
@@ -607,12 +660,14 @@ impl Simulation {
                 return;
             }
             self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
+            self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;
             let port = match pkt.body {
                 Body::Udp { dport, .. } => dport,
                 Body::Tcp(s) => s.dport,
                 Body::Arp { .. } => unreachable!("ARP is handled above"),
+                Body::Aodv(_) => 0,
             };
             match n.endpoint_for_port(port) {
                 Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
@@ -714,14 +769,21 @@ impl Simulation {
                     mac: n.mac.stats,
                     radio: n.radio.stats,
                     arp: n.arp.as_ref().map(|a| a.stats),
+                    routing: n.routing.stats(),
                 }
             })
-            .collect();
+            .collect::<Vec<NodeReport>>();
+        let mut routing_totals = routing::RoutingStats::default();
+        for n in &nodes {
+            routing_totals.merge(&n.routing);
+        }
         Report {
             seed: self.cfg.seed,
             duration_s: self.cfg.duration.as_secs_f64(),
             warmup_s: self.cfg.warmup.as_secs_f64(),
             events: self.executed,
+            routing_protocol: self.cfg.routing.name().to_string(),
+            routing: routing_totals,
             flows,
             nodes,
             audit: self.audit(),

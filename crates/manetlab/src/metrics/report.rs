@@ -3,6 +3,7 @@
 //! runs with the same scenario and seed produce identical reports.
 
 use crate::mac::dcf::MacStats;
+use crate::net::routing::RoutingStats;
 use crate::phy::radio::RadioStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -62,6 +63,8 @@ pub struct NodeReport {
     /// ARP counters (when ARP is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arp: Option<crate::net::arp::ArpStats>,
+    /// Routing control-plane counters (empty for static routing).
+    pub routing: RoutingStats,
 }
 
 /// Where every packet created by an endpoint ended up.
@@ -91,6 +94,10 @@ pub struct Report {
     pub warmup_s: f64,
     /// Events executed by the kernel.
     pub events: u64,
+    /// The routing protocol ("static", "aodv").
+    pub routing_protocol: String,
+    /// Routing control counters summed over all nodes.
+    pub routing: RoutingStats,
     pub flows: Vec<FlowReport>,
     pub nodes: Vec<NodeReport>,
     pub audit: Audit,

@@ -4,4 +4,4 @@ pub mod arp;
 pub mod packet;
 pub mod routing;
 
-pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES};
+pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES, UDP_HEADER_BYTES};

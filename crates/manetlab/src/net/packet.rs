@@ -58,6 +58,8 @@ pub enum Body {
         sender: NodeId,
         target: NodeId,
     },
+    /// An AODV control message (RFC 3561), carried in UDP.
+    Aodv(crate::net::routing::aodv::AodvMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -94,6 +96,7 @@ impl Packet {
             Body::Tcp(s) if s.len == 0 => "ack",
             Body::Tcp(_) => "tcp",
             Body::Arp { .. } => "ARP",
+            Body::Aodv(_) => "AODV",
         }
     }
 }

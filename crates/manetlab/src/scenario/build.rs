@@ -4,13 +4,13 @@
 //! so that `Scenario::config` cannot fail.
 
 use super::error::{At, Diag, ErrorKind};
-use super::file::{FlowSection, ScenarioFile};
+use super::file::{FlowSection, RoutingSection, ScenarioFile};
 use super::source::section_at;
 use super::units::{Distance, Duration};
-use crate::config::{FlowConfig, Position, SimConfig, Traffic};
+use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
-use crate::net::routing::RoutingConfig;
+use crate::net::routing::{AodvConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
 use crate::queue::QueueKind;
 use crate::sim::Time;
@@ -203,6 +203,31 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
             ));
         }
         cfg.flows.push(flow);
+    }
+
+    // [[event]]
+    for (i, e) in f.event.iter().enumerate() {
+        let key = |k: &str| format!("event.{i}.{k}");
+        let node = node_index(&e.node, &key("node"), n)?;
+        let at = e.at.get_ref().0;
+        if at >= cfg.duration {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                &e.at,
+                format!(
+                    "'{}' ({}) is not before the end of the run ({})",
+                    key("at"),
+                    e.at.get_ref(),
+                    Duration(cfg.duration)
+                ),
+            ));
+        }
+        let action = choice(
+            &e.action,
+            &key("action"),
+            &[("radio-off", NodeAction::RadioOff), ("radio-on", NodeAction::RadioOn)],
+        )?;
+        cfg.node_events.push(NodeEvent { node, at, action });
     }
 
     // [output]
@@ -653,21 +678,89 @@ fn node_index(s: &Spanned<u32>, key: &str, n: u64) -> Result<u32, Diag> {
     Ok(v)
 }
 
+/// Keys of [routing] that only AODV uses.
+const AODV_KEYS: &[&str] = &[
+    "link_detection",
+    "hello_interval",
+    "allowed_hello_loss",
+    "active_route_timeout",
+    "node_traversal_time",
+    "net_diameter",
+    "ttl_start",
+    "ttl_increment",
+    "ttl_threshold",
+    "rreq_retries",
+    "rreq_ratelimit",
+    "rerr_ratelimit",
+    "local_repair",
+    "gratuitous_rrep",
+    "dest_only",
+    "buffer_size",
+    "buffer_timeout",
+    "jitter",
+];
+
+/// Where each [routing] key was given (None if absent), in `AODV_KEYS`
+/// order after `paths`.
+fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Option<usize>)> {
+    fn o<T>(s: &Option<Spanned<T>>) -> Option<usize> {
+        s.as_ref().map(|s| s.span().start)
+    }
+    vec![
+        ("paths", o(&r.paths)),
+        ("link_detection", o(&r.link_detection)),
+        ("hello_interval", o(&r.hello_interval)),
+        ("allowed_hello_loss", o(&r.allowed_hello_loss)),
+        ("active_route_timeout", o(&r.active_route_timeout)),
+        ("node_traversal_time", o(&r.node_traversal_time)),
+        ("net_diameter", o(&r.net_diameter)),
+        ("ttl_start", o(&r.ttl_start)),
+        ("ttl_increment", o(&r.ttl_increment)),
+        ("ttl_threshold", o(&r.ttl_threshold)),
+        ("rreq_retries", o(&r.rreq_retries)),
+        ("rreq_ratelimit", o(&r.rreq_ratelimit)),
+        ("rerr_ratelimit", o(&r.rerr_ratelimit)),
+        ("local_repair", o(&r.local_repair)),
+        ("gratuitous_rrep", o(&r.gratuitous_rrep)),
+        ("dest_only", o(&r.dest_only)),
+        ("buffer_size", o(&r.buffer_size)),
+        ("buffer_timeout", o(&r.buffer_timeout)),
+        ("jitter", o(&r.jitter)),
+    ]
+}
+
 fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
     let r = &f.routing;
-    #[derive(Copy, Clone)]
+    #[derive(Copy, Clone, PartialEq)]
     enum Protocol {
         Static,
+        Aodv,
     }
     let protocol = match &r.protocol {
-        Some(p) => choice(p, "routing.protocol", &[("static", Protocol::Static)])?,
+        Some(p) => choice(p, "routing.protocol", &[("static", Protocol::Static), ("aodv", Protocol::Aodv)])?,
         None => Protocol::Static,
     };
+    let (name, uses): (&str, &[&str]) = match protocol {
+        Protocol::Static => ("static", &["paths"]),
+        Protocol::Aodv => ("aodv", AODV_KEYS),
+    };
+    for (key, off) in routing_keys_given(r) {
+        if let Some(off) = off {
+            if !uses.contains(&key) {
+                return Err(Diag::at(
+                    ErrorKind::Inconsistent,
+                    off,
+                    format!("'routing.{key}' is not used by protocol = {name:?} (it uses: {})", uses.join(", ")),
+                ));
+            }
+        }
+    }
     match protocol {
+        Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
         Protocol::Static => {
             let mut paths = Vec::new();
             let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
-            for (i, p) in r.paths.iter().flatten().enumerate() {
+            for (i, p) in r.paths.iter().flat_map(|p| p.get_ref().iter()).enumerate() {
                 let key = format!("routing.paths.{i}");
                 if p.get_ref().len() < 2 {
                     return Err(err(
@@ -700,6 +793,107 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
             Ok(RoutingConfig::Static { paths })
         }
     }
+}
+
+fn aodv(r: &RoutingSection) -> Result<AodvConfig, Diag> {
+    let mut c = AodvConfig::default();
+    if let Some(d) = &r.link_detection {
+        c.link_detection = choice(
+            d,
+            "routing.link_detection",
+            &[("hello", LinkDetection::Hello), ("mac", LinkDetection::Mac), ("both", LinkDetection::Both)],
+        )?;
+    }
+    if !c.link_detection.uses_hello() {
+        let hello_keys = [
+            ("hello_interval", r.hello_interval.as_ref().map(|s| s.span().start)),
+            ("allowed_hello_loss", r.allowed_hello_loss.as_ref().map(|s| s.span().start)),
+        ];
+        for (key, off) in hello_keys {
+            if let Some(off) = off {
+                return Err(Diag::at(
+                    ErrorKind::Inconsistent,
+                    off,
+                    format!("'routing.{key}' has no effect with link_detection = \"mac\" (no HELLOs are sent); use \"hello\" or \"both\", or remove it"),
+                ));
+            }
+        }
+    }
+    let positive = |s: &Option<Spanned<Duration>>, key: &str, dst: &mut Time| -> Result<(), Diag> {
+        if let Some(s) = s {
+            if s.get_ref().0 == Time::ZERO {
+                return Err(err(ErrorKind::OutOfRange, s, format!("'routing.{key}' must be greater than zero")));
+            }
+            *dst = s.get_ref().0;
+        }
+        Ok(())
+    };
+    positive(&r.hello_interval, "hello_interval", &mut c.hello_interval)?;
+    positive(&r.active_route_timeout, "active_route_timeout", &mut c.active_route_timeout)?;
+    positive(&r.node_traversal_time, "node_traversal_time", &mut c.node_traversal_time)?;
+    positive(&r.buffer_timeout, "buffer_timeout", &mut c.buffer_timeout)?;
+    if let Some(j) = &r.jitter {
+        c.jitter = j.get_ref().0;
+    }
+    let int = |s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32| -> Result<Option<u32>, Diag> {
+        match s {
+            Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
+            )),
+            Some(s) => Ok(Some(*s.get_ref())),
+            None => Ok(None),
+        }
+    };
+    if let Some(v) = int(&r.allowed_hello_loss, "allowed_hello_loss", 1, 1000)? {
+        c.allowed_hello_loss = v;
+    }
+    if let Some(v) = int(&r.net_diameter, "net_diameter", 1, 255)? {
+        c.net_diameter = v as u8;
+    }
+    if let Some(v) = int(&r.ttl_start, "ttl_start", 1, 255)? {
+        c.ttl_start = v as u8;
+    }
+    if let Some(v) = int(&r.ttl_increment, "ttl_increment", 1, 255)? {
+        c.ttl_increment = v as u8;
+    }
+    if let Some(v) = int(&r.ttl_threshold, "ttl_threshold", 1, 255)? {
+        c.ttl_threshold = v as u8;
+    }
+    if let Some(v) = int(&r.rreq_retries, "rreq_retries", 0, 20)? {
+        c.rreq_retries = v;
+    }
+    if let Some(v) = int(&r.rreq_ratelimit, "rreq_ratelimit", 1, 1_000_000)? {
+        c.rreq_ratelimit = v;
+    }
+    if let Some(v) = int(&r.rerr_ratelimit, "rerr_ratelimit", 1, 1_000_000)? {
+        c.rerr_ratelimit = v;
+    }
+    if let Some(v) = int(&r.buffer_size, "buffer_size", 0, 1_000_000)? {
+        c.buffer_size = v as usize;
+    }
+    if c.ttl_start > c.net_diameter {
+        let s = r.ttl_start.as_ref().or(r.net_diameter.as_ref()).unwrap();
+        return Err(err(
+            ErrorKind::Inconsistent,
+            s,
+            format!(
+                "'routing.ttl_start' ({}) must not exceed 'routing.net_diameter' ({})",
+                c.ttl_start, c.net_diameter
+            ),
+        ));
+    }
+    for (v, dst) in [
+        (&r.local_repair, &mut c.local_repair),
+        (&r.gratuitous_rrep, &mut c.gratuitous_rrep),
+        (&r.dest_only, &mut c.dest_only),
+    ] {
+        if let Some(v) = v {
+            *dst = *v.get_ref();
+        }
+    }
+    Ok(c)
 }
 
 #[derive(Copy, Clone, PartialEq)]

@@ -27,6 +27,8 @@ pub(crate) struct ScenarioFile {
     #[serde(default)]
     pub flow: Vec<FlowSection>,
     #[serde(default)]
+    pub event: Vec<EventSection>,
+    #[serde(default)]
     pub output: OutputSection,
     #[serde(default)]
     pub arp: ArpSection,
@@ -98,12 +100,34 @@ pub(crate) struct QueueSection {
     pub control_first: Option<bool>,
 }
 
+/// One explicit route: a node sequence src..dst.
+pub(crate) type Path = Spanned<Vec<Spanned<u32>>>;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RoutingSection {
     pub protocol: Option<Spanned<String>>,
     /// Static routing: explicit node sequences src..dst.
-    pub paths: Option<Vec<Spanned<Vec<Spanned<u32>>>>>,
+    pub paths: Option<Spanned<Vec<Path>>>,
+    // AODV.
+    pub link_detection: Option<Spanned<String>>,
+    pub hello_interval: Option<Spanned<Duration>>,
+    pub allowed_hello_loss: Option<Spanned<u32>>,
+    pub active_route_timeout: Option<Spanned<Duration>>,
+    pub node_traversal_time: Option<Spanned<Duration>>,
+    pub net_diameter: Option<Spanned<u32>>,
+    pub ttl_start: Option<Spanned<u32>>,
+    pub ttl_increment: Option<Spanned<u32>>,
+    pub ttl_threshold: Option<Spanned<u32>>,
+    pub rreq_retries: Option<Spanned<u32>>,
+    pub rreq_ratelimit: Option<Spanned<u32>>,
+    pub rerr_ratelimit: Option<Spanned<u32>>,
+    pub local_repair: Option<Spanned<bool>>,
+    pub gratuitous_rrep: Option<Spanned<bool>>,
+    pub dest_only: Option<Spanned<bool>>,
+    pub buffer_size: Option<Spanned<u32>>,
+    pub buffer_timeout: Option<Spanned<Duration>>,
+    pub jitter: Option<Spanned<Duration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,6 +154,15 @@ pub(crate) struct FlowSection {
     pub max_rto: Option<Spanned<Duration>>,
     pub delayed_ack: Option<Spanned<bool>>,
     pub handshake: Option<Spanned<bool>>,
+}
+
+/// A scripted node event.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EventSection {
+    pub node: Spanned<u32>,
+    pub at: Spanned<Duration>,
+    pub action: Spanned<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -469,7 +469,7 @@ pub(crate) fn section_at(root: &Table, path: &[&str]) -> At {
 pub(crate) fn section_name(path: &[String]) -> String {
     match path {
         [] => "the top level".to_string(),
-        [s, i] if s == "flow" && i.parse::<usize>().is_ok() => format!("[[flow]] #{i}"),
+        [s, i] if (s == "flow" || s == "event") && i.parse::<usize>().is_ok() => format!("[[{s}]] #{i}"),
         p => format!("[{}]", p.join(".")),
     }
 }

@@ -674,7 +674,8 @@ proptest! {
     fn override_values_never_panic(
         key in prop::sample::select(vec!["run.duration", "run.seed", "topology.nodes", "topology.spacing",
             "radio.rx_range", "radio.tx_power", "mac.data_rate", "mac.rts_threshold", "flow.0.rate",
-            "flow.0.src", "flow.0.start", "routing.paths", "queue.limit", "radio.capture_threshold"]),
+            "flow.0.src", "flow.0.start", "routing.paths", "queue.limit", "radio.capture_threshold",
+            "routing.protocol", "routing.link_detection", "routing.hello_interval", "event.0.at"]),
         value in "\\PC{0,12}",
     ) {
         let ov = format!("{key}={value}");
@@ -874,4 +875,150 @@ fn trace_option_errors_point_at_the_value() {
     case("trace = [\"ns2\"]\npcap = \"merged\"", "\"merged\"", ErrorKind::Inconsistent, &["output.pcap", "pcap"]);
     case("trace = [\"pcap\"]\npcap = \"both\"", "\"both\"", ErrorKind::BadValue, &["merged, per-node"]);
     case("trace = \"ns2\"", "\"ns2\"", ErrorKind::WrongType, &["output.trace"]);
+}
+
+// ---------------------------------------------------------------------------
+// AODV and node events
+
+const AODV: &str = r#"
+[routing]
+protocol = "aodv"
+link_detection = "hello"
+hello_interval = "2s"
+allowed_hello_loss = 3
+active_route_timeout = "5s"
+node_traversal_time = "30ms"
+net_diameter = 20
+ttl_start = 2
+ttl_increment = 3
+ttl_threshold = 8
+rreq_retries = 4
+rreq_ratelimit = 5
+rerr_ratelimit = 6
+local_repair = true
+gratuitous_rrep = true
+dest_only = true
+buffer_size = 32
+buffer_timeout = "10s"
+jitter = "5ms"
+
+[[event]]
+node = 1
+at = "5s"
+action = "radio-off"
+
+[[event]]
+node = 1
+at = "8s"
+action = "Radio-On"
+"#;
+
+#[test]
+fn aodv_keys_and_events_parse() {
+    use crate::config::{NodeAction, NodeEvent};
+    use crate::net::routing::{AodvConfig, LinkDetection};
+    let c = parse(&format!("{BASE}{AODV}")).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = AodvConfig {
+        link_detection: LinkDetection::Hello,
+        hello_interval: Time::from_secs(2),
+        allowed_hello_loss: 3,
+        active_route_timeout: Time::from_secs(5),
+        node_traversal_time: Time::from_ms(30),
+        net_diameter: 20,
+        ttl_start: 2,
+        ttl_increment: 3,
+        ttl_threshold: 8,
+        rreq_retries: 4,
+        rreq_ratelimit: 5,
+        rerr_ratelimit: 6,
+        local_repair: true,
+        gratuitous_rrep: true,
+        dest_only: true,
+        buffer_size: 32,
+        buffer_timeout: Time::from_secs(10),
+        jitter: Time::from_ms(5),
+    };
+    assert_eq!(c.routing, RoutingConfig::Aodv(want));
+    assert_eq!(
+        c.node_events,
+        vec![
+            NodeEvent { node: 1, at: Time::from_secs(5), action: NodeAction::RadioOff },
+            NodeEvent { node: 1, at: Time::from_secs(8), action: NodeAction::RadioOn },
+        ]
+    );
+    // Just the protocol: RFC defaults.
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"AODV\"\n")).unwrap().config(1);
+    assert_eq!(c.routing, RoutingConfig::Aodv(AodvConfig::default()));
+    // Overrides reach the new keys.
+    let text = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n");
+    let sc = Scenario::parse(&text, "t.toml", &["routing.link_detection=mac", "routing.buffer_size=8"]).unwrap();
+    match sc.config(1).routing {
+        RoutingConfig::Aodv(a) => assert_eq!((a.link_detection, a.buffer_size), (LinkDetection::Mac, 8)),
+        r => panic!("{r:?}"),
+    }
+}
+
+#[test]
+fn aodv_and_static_keys_do_not_mix() {
+    // An AODV key under static routing (explicit or by default).
+    let t = format!("{BASE}\n[routing]\nhello_interval = \"1s\"\n");
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "\"1s\"", 0),
+        &["'routing.hello_interval' is not used by protocol = \"static\"", "it uses: paths"],
+    );
+    // A static key under AODV.
+    let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\npaths = [[2, 1, 0]]\n");
+    assert_at(
+        &err(&t),
+        ErrorKind::Inconsistent,
+        pos(&t, "[[2, 1, 0]]", 0),
+        &["'routing.paths' is not used by protocol = \"aodv\"", "link_detection"],
+    );
+    // Even an empty list of paths.
+    let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\npaths = []\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "[]", 0), &["'routing.paths'"]);
+    // HELLO settings without HELLOs.
+    let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\nlink_detection = \"mac\"\nallowed_hello_loss = 7\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "7\n", 0), &["no effect", "link_detection = \"mac\""]);
+    // Unknown keys are located, with a suggestion.
+    let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\nhello_intervall = \"1s\"\n");
+    assert_at(&err(&t), ErrorKind::UnknownKey, pos(&t, "hello_intervall", 0), &["did you mean 'hello_interval'"]);
+}
+
+#[test]
+fn aodv_values_are_checked() {
+    let a = |extra: &str| format!("{BASE}\n[routing]\nprotocol = \"aodv\"\n{extra}\n");
+    let t = a("link_detection = \"ack\"");
+    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"ack\"", 0), &["hello, mac, both"]);
+    let t = a("hello_interval = \"0s\"");
+    assert_at(&err(&t), ErrorKind::OutOfRange, pos(&t, "\"0s\"", 0), &["'routing.hello_interval' must be greater"]);
+    let t = a("net_diameter = 300");
+    assert_at(&err(&t), ErrorKind::OutOfRange, pos(&t, "300", 0), &["from 1 to 255"]);
+    let t = a("allowed_hello_loss = 0");
+    let (line, col) = pos(&t, "allowed_hello_loss = 0", 0);
+    assert_at(&err(&t), ErrorKind::OutOfRange, (line, col + 21), &["'routing.allowed_hello_loss'"]);
+    let t = a("net_diameter = 5\nttl_start = 7");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "7", 0), &["must not exceed 'routing.net_diameter' (5)"]);
+    let t = a("buffer_timeout = \"10\"");
+    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"10\"", 0), &["'routing.buffer_timeout'"]);
+    let t = a("local_repair = \"yes\"");
+    assert_at(&err(&t), ErrorKind::WrongType, pos(&t, "\"yes\"", 0), &["true or false"]);
+}
+
+#[test]
+fn events_are_checked() {
+    let t = format!("{BASE}\n[[event]]\nnode = 3\nat = \"1s\"\naction = \"radio-off\"\n");
+    assert_at(&err(&t), ErrorKind::OutOfRange, pos(&t, "3\nat", 0), &["'event.0.node' = 3 is not a node"]);
+    let t = format!("{BASE}\n[[event]]\nnode = 1\nat = \"10s\"\naction = \"radio-off\"\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"10s\"", 1), &["'event.0.at'", "not before the end"]);
+    let t = format!("{BASE}\n[[event]]\nnode = 1\nat = \"1s\"\naction = \"explode\"\n");
+    assert_at(&err(&t), ErrorKind::BadValue, pos(&t, "\"explode\"", 0), &["radio-off, radio-on"]);
+    let t = format!("{BASE}\n[[event]]\nnode = 1\nat = \"1s\"\n");
+    let e = err(&t);
+    assert_eq!(e.kind(), ErrorKind::MissingKey, "{e}");
+    assert!(e.message().contains("'action' in [[event]] #0"), "{e}");
+    let t = format!("{BASE}\n[[event]]\nnode = 1\nat = \"1s\"\naction = \"radio-off\"\nwhen = 2\n");
+    assert_at(&err(&t), ErrorKind::UnknownKey, pos(&t, "when", 0), &["[[event]] #0", "node, at, action"]);
 }

@@ -4,15 +4,21 @@
 //! a next hop (from local transport or received for forwarding), MAC
 //! link-failure feedback, routing control packets, overheard frames and its own
 //! timers. It answers by pushing [`NetAction`]s: send towards a next hop, drop
-//! with a reason, or set a timer. Packets it buffers (awaiting a route) stay
-//! inside it and are reported by [`Routing::held`] at the end of a run.
+//! with a reason, set a timer, or take back the packets queued for a broken
+//! link. Packets it buffers (awaiting a route) stay inside it and are reported
+//! by [`Routing::held`] at the end of a run; its control-plane counters are
+//! reported by [`Routing::stats`].
 
+pub mod aodv;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};
 use crate::net::{Body, NodeId, Packet, FLOW_NONE, IP_HEADER_BYTES};
 use crate::sim::{RngStream, Time};
+use serde::Serialize;
+use std::collections::BTreeMap;
 
+pub use aodv::{Aodv, AodvConfig, LinkDetection};
 pub use static_routes::StaticRouting;
 
 /// How routes are found.
@@ -23,6 +29,18 @@ pub enum RoutingConfig {
     /// where `paths` gives an explicit node sequence src..dst (its reverse is
     /// installed too unless another path covers it).
     Static { paths: Vec<Vec<NodeId>> },
+    /// Ad hoc On-Demand Distance Vector routing (RFC 3561), see `docs/aodv.md`.
+    Aodv(AodvConfig),
+}
+
+impl RoutingConfig {
+    /// The protocol name used in scenario files and reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RoutingConfig::Static { .. } => "static",
+            RoutingConfig::Aodv(_) => "aodv",
+        }
+    }
 }
 
 impl Default for RoutingConfig {
@@ -40,6 +58,11 @@ pub enum NetAction {
     Drop(Packet, DropReason),
     /// Call `on_timer(token)` at `at`.
     Timer { at: Time, token: u64 },
+    /// Take every packet waiting in the interface queue for `next_hop` out of
+    /// it and hand each back through `Routing::on_reclaimed` (the link to
+    /// that neighbour is broken). Packets already inside the MAC are not
+    /// reclaimed: they come back through `on_link_failure` if they fail.
+    Reclaim { next_hop: NodeId },
 }
 
 /// Where a packet handed to `route` comes from.
@@ -88,11 +111,107 @@ impl RouteCtx<'_> {
     pub fn timer(&mut self, at: Time, token: u64) {
         self.out.push(NetAction::Timer { at, token });
     }
+    pub fn reclaim(&mut self, next_hop: NodeId) {
+        self.out.push(NetAction::Reclaim { next_hop });
+    }
+}
+
+/// Packets and bytes (IP datagram size) of one kind of control message.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MsgCount {
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+impl MsgCount {
+    pub fn add(&mut self, bytes: u32) {
+        self.packets += 1;
+        self.bytes += bytes as u64;
+    }
+}
+
+/// Control-plane counters of one node's routing protocol. Generic: message
+/// kinds and event names are chosen by each protocol (AODV: "RREQ", "RREP",
+/// "RERR", "HELLO"; events are listed in `docs/aodv.md`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RoutingStats {
+    /// Control messages handed to the interface queue by this node
+    /// (originated or forwarded), by kind.
+    pub sent: BTreeMap<String, MsgCount>,
+    /// Control messages received by this node (addressed to it or broadcast),
+    /// by kind, duplicates included.
+    pub received: BTreeMap<String, MsgCount>,
+    /// Protocol events by name (route discoveries, link breaks, ...).
+    pub events: BTreeMap<String, u64>,
+}
+
+impl RoutingStats {
+    pub fn count_sent(&mut self, kind: &str, bytes: u32) {
+        Self::bump(&mut self.sent, kind, bytes);
+    }
+    pub fn count_received(&mut self, kind: &str, bytes: u32) {
+        Self::bump(&mut self.received, kind, bytes);
+    }
+    pub fn event(&mut self, name: &str) {
+        self.add_event(name, 1);
+    }
+    pub fn add_event(&mut self, name: &str, n: u64) {
+        match self.events.get_mut(name) {
+            Some(v) => *v += n,
+            None => {
+                self.events.insert(name.to_string(), n);
+            }
+        }
+    }
+    fn bump(map: &mut BTreeMap<String, MsgCount>, kind: &str, bytes: u32) {
+        match map.get_mut(kind) {
+            Some(c) => c.add(bytes),
+            None => {
+                let mut c = MsgCount::default();
+                c.add(bytes);
+                map.insert(kind.to_string(), c);
+            }
+        }
+    }
+    /// Adds another node's counters to these.
+    pub fn merge(&mut self, o: &RoutingStats) {
+        for (dst, src) in [(&mut self.sent, &o.sent), (&mut self.received, &o.received)] {
+            for (k, c) in src {
+                let e = dst.entry(k.clone()).or_default();
+                e.packets += c.packets;
+                e.bytes += c.bytes;
+            }
+        }
+        for (k, v) in &o.events {
+            self.add_event(k, *v);
+        }
+    }
+    /// Control messages sent, all kinds together.
+    pub fn sent_total(&self) -> MsgCount {
+        self.sent
+            .values()
+            .fold(MsgCount::default(), |a, c| MsgCount { packets: a.packets + c.packets, bytes: a.bytes + c.bytes })
+    }
+    pub fn sent_of(&self, kind: &str) -> u64 {
+        self.sent.get(kind).map_or(0, |c| c.packets)
+    }
+    pub fn received_of(&self, kind: &str) -> u64 {
+        self.received.get(kind).map_or(0, |c| c.packets)
+    }
+    pub fn event_count(&self, name: &str) -> u64 {
+        self.events.get(name).copied().unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.sent.is_empty() && self.received.is_empty() && self.events.is_empty()
+    }
 }
 
 pub trait Routing: Send {
     /// Short protocol name for reports ("static", "aodv", "dsr").
     fn name(&self) -> &'static str;
+    /// Called once at time zero, before any other event (start periodic
+    /// timers here).
+    fn start(&mut self, _ctx: &mut RouteCtx) {}
     /// Finds a next hop for `pkt` (set `pkt.next_hop` and transmit), buffers
     /// it while a route is sought, or drops it.
     fn route(&mut self, ctx: &mut RouteCtx, pkt: Packet, origin: Origin);
@@ -101,8 +220,17 @@ pub trait Routing: Send {
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         ctx.drop(pkt, DropReason::Ret);
     }
+    /// A packet taken back from the interface queue after a
+    /// [`NetAction::Reclaim`]. The default drops it with reason CBK.
+    fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        ctx.drop(pkt, DropReason::Cbk);
+    }
     /// A routing control packet addressed to (or broadcast to) this node.
     fn on_control(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
+    /// A data packet addressed to this node arrived from `pkt.prev_hop` (it is
+    /// being handed to the transport layer). Lets a protocol note that the
+    /// neighbour is alive and refresh the route back to the source.
+    fn on_delivered(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
     /// A frame decoded by this node's radio but addressed to another node.
     fn on_overheard(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
     /// Whether the node should feed `on_overheard` (promiscuous tap).
@@ -112,4 +240,8 @@ pub trait Routing: Send {
     fn on_timer(&mut self, _ctx: &mut RouteCtx, _token: u64) {}
     /// Visits every packet the protocol holds (send buffers), for the audit.
     fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
+    /// Control-plane counters (empty for protocols without control traffic).
+    fn stats(&self) -> RoutingStats {
+        RoutingStats::default()
+    }
 }

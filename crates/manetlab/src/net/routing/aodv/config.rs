@@ -1,0 +1,195 @@
+//! AODV parameters (RFC 3561 §10) and the values derived from them.
+
+use crate::sim::Time;
+
+/// How a node learns that a neighbour it routes through is gone (§6.11).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LinkDetection {
+    /// HELLO messages (§6.9): a neighbour not heard from for
+    /// ALLOWED_HELLO_LOSS × HELLO_INTERVAL (plus a 100 ms slack) is lost.
+    /// MAC failures only drop the packet (reason RET).
+    Hello,
+    /// Link-layer feedback: the MAC giving up on a unicast frame breaks the
+    /// link. No HELLOs are sent (ns-2's `AODV_LINK_LAYER_DETECTION`).
+    Mac,
+    /// Both (ns-3's default).
+    Both,
+}
+
+impl LinkDetection {
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkDetection::Hello => "hello",
+            LinkDetection::Mac => "mac",
+            LinkDetection::Both => "both",
+        }
+    }
+    pub fn uses_hello(self) -> bool {
+        matches!(self, LinkDetection::Hello | LinkDetection::Both)
+    }
+    pub fn uses_mac(self) -> bool {
+        matches!(self, LinkDetection::Mac | LinkDetection::Both)
+    }
+}
+
+/// AODV configuration. Defaults are RFC 3561's (§10), except the send
+/// buffer (ns-2's 64 packets / 30 s) and the link detection (`Both`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AodvConfig {
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL.
+    pub hello_interval: Time,
+    /// ALLOWED_HELLO_LOSS.
+    pub allowed_hello_loss: u32,
+    /// ACTIVE_ROUTE_TIMEOUT.
+    pub active_route_timeout: Time,
+    /// NODE_TRAVERSAL_TIME: conservative one-hop traversal time.
+    pub node_traversal_time: Time,
+    /// NET_DIAMETER: most hops between two nodes; the widest RREQ TTL.
+    pub net_diameter: u8,
+    /// Expanding ring search (§6.4): TTL_START, TTL_INCREMENT, TTL_THRESHOLD.
+    /// `ttl_start = net_diameter` disables the ring.
+    pub ttl_start: u8,
+    pub ttl_increment: u8,
+    pub ttl_threshold: u8,
+    /// RREQ_RETRIES: further RREQs at TTL = NET_DIAMETER after the first.
+    pub rreq_retries: u32,
+    /// RREQ_RATELIMIT: RREQs a node may originate per second.
+    pub rreq_ratelimit: u32,
+    /// RERR_RATELIMIT: RERRs a node may send per second (excess ones are
+    /// not sent, and counted).
+    pub rerr_ratelimit: u32,
+    /// Local repair of a broken link by the upstream node (§6.12).
+    pub local_repair: bool,
+    /// Set the 'G' flag on RREQs (gratuitous RREP to the destination, §6.6.3).
+    pub gratuitous_rrep: bool,
+    /// Set the 'D' flag on RREQs (only the destination replies).
+    pub dest_only: bool,
+    /// Packets buffered awaiting a route (all destinations together).
+    pub buffer_size: usize,
+    /// How long a packet may wait in the buffer.
+    pub buffer_timeout: Time,
+    /// Forwarded RREQs, RERR broadcasts and HELLOs are delayed by a uniform
+    /// draw in [0, jitter] (ns-2: 10 ms).
+    pub jitter: Time,
+}
+
+impl Default for AodvConfig {
+    fn default() -> Self {
+        AodvConfig {
+            link_detection: LinkDetection::Both,
+            hello_interval: Time::from_secs(1),
+            allowed_hello_loss: 2,
+            active_route_timeout: Time::from_secs(3),
+            node_traversal_time: Time::from_ms(40),
+            net_diameter: 35,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            rreq_retries: 2,
+            rreq_ratelimit: 10,
+            rerr_ratelimit: 10,
+            local_repair: false,
+            gratuitous_rrep: false,
+            dest_only: false,
+            buffer_size: 64,
+            buffer_timeout: Time::from_secs(30),
+            jitter: Time::from_ms(10),
+        }
+    }
+}
+
+/// Slack added to the HELLO loss timeout (AODV-UU's ROUTE_TIMEOUT_SLACK), so
+/// that a HELLO delayed by jitter or queueing is not taken for a lost one.
+pub const HELLO_SLACK: Time = Time::from_ms(100);
+/// TIMEOUT_BUFFER of RING_TRAVERSAL_TIME.
+pub const TIMEOUT_BUFFER: u64 = 2;
+/// LOCAL_ADD_TTL (§6.12).
+pub const LOCAL_ADD_TTL: u8 = 2;
+/// K of DELETE_PERIOD = K × max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+pub const DELETE_PERIOD_K: u64 = 5;
+
+impl AodvConfig {
+    /// NET_TRAVERSAL_TIME = 2 × NODE_TRAVERSAL_TIME × NET_DIAMETER.
+    pub fn net_traversal_time(&self) -> Time {
+        self.node_traversal_time * (2 * self.net_diameter as u64)
+    }
+    /// PATH_DISCOVERY_TIME = 2 × NET_TRAVERSAL_TIME.
+    pub fn path_discovery_time(&self) -> Time {
+        self.net_traversal_time() * 2
+    }
+    /// MY_ROUTE_TIMEOUT = 2 × ACTIVE_ROUTE_TIMEOUT.
+    pub fn my_route_timeout(&self) -> Time {
+        self.active_route_timeout * 2
+    }
+    /// RING_TRAVERSAL_TIME = 2 × NODE_TRAVERSAL_TIME × (TTL + TIMEOUT_BUFFER).
+    pub fn ring_traversal_time(&self, ttl: u8) -> Time {
+        self.node_traversal_time * (2 * (ttl as u64 + TIMEOUT_BUFFER))
+    }
+    /// DELETE_PERIOD = 5 × max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL) (the
+    /// RFC's choice when HELLOs are used; also used with MAC detection).
+    pub fn delete_period(&self) -> Time {
+        self.active_route_timeout.max(self.hello_interval) * DELETE_PERIOD_K
+    }
+    /// Silence after which a neighbour is lost (HELLO detection).
+    pub fn neighbour_timeout(&self) -> Time {
+        self.hello_interval * self.allowed_hello_loss as u64 + HELLO_SLACK
+    }
+    /// Lifetime a HELLO advertises: ALLOWED_HELLO_LOSS × HELLO_INTERVAL.
+    pub fn hello_lifetime(&self) -> Time {
+        self.hello_interval * self.allowed_hello_loss as u64
+    }
+    /// MAX_REPAIR_TTL = 0.3 × NET_DIAMETER.
+    pub fn max_repair_ttl(&self) -> u8 {
+        ((self.net_diameter as u32 * 3) / 10) as u8
+    }
+    /// How long to wait for a RREP after the `k`-th RREQ (from 0) at
+    /// NET_DIAMETER: NET_TRAVERSAL_TIME × 2^k (binary exponential backoff, §6.3).
+    pub fn backoff_wait(&self, k: u32) -> Time {
+        self.net_traversal_time() * (1u64 << k.min(20))
+    }
+    /// The TTL after a ring attempt at `ttl` timed out (§6.4): grow by
+    /// TTL_INCREMENT until TTL_THRESHOLD is passed, then NET_DIAMETER.
+    pub fn next_ring_ttl(&self, ttl: u8) -> u8 {
+        let next = ttl as u32 + self.ttl_increment as u32;
+        if ttl >= self.net_diameter || next > self.ttl_threshold as u32 || next >= self.net_diameter as u32 {
+            self.net_diameter
+        } else {
+            next as u8
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc_derived_values() {
+        let c = AodvConfig::default();
+        assert_eq!(c.net_traversal_time(), Time::from_ms(2800));
+        assert_eq!(c.path_discovery_time(), Time::from_ms(5600));
+        assert_eq!(c.my_route_timeout(), Time::from_secs(6));
+        assert_eq!(c.delete_period(), Time::from_secs(15));
+        assert_eq!(c.ring_traversal_time(1), Time::from_ms(240));
+        assert_eq!(c.ring_traversal_time(7), Time::from_ms(720));
+        assert_eq!(c.max_repair_ttl(), 10);
+        assert_eq!(c.neighbour_timeout(), Time::from_ms(2100));
+        assert_eq!(c.backoff_wait(2), Time::from_ms(11_200));
+    }
+
+    #[test]
+    fn expanding_ring_ttls() {
+        let c = AodvConfig::default();
+        let mut ttls = vec![c.ttl_start];
+        while *ttls.last().unwrap() < c.net_diameter {
+            ttls.push(c.next_ring_ttl(*ttls.last().unwrap()));
+        }
+        assert_eq!(ttls, vec![1, 3, 5, 7, 35]);
+        let c = AodvConfig { ttl_start: 2, ttl_increment: 3, ttl_threshold: 7, ..AodvConfig::default() };
+        assert_eq!(c.next_ring_ttl(2), 5);
+        assert_eq!(c.next_ring_ttl(5), 35, "8 would pass the threshold: NET_DIAMETER");
+        let small = AodvConfig { net_diameter: 4, ..AodvConfig::default() };
+        assert_eq!(small.next_ring_ttl(3), 4, "never beyond NET_DIAMETER");
+    }
+}

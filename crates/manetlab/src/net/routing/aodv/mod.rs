@@ -1,0 +1,848 @@
+//! AODV: Ad hoc On-Demand Distance Vector routing (RFC 3561).
+//!
+//! One [`Aodv`] per node. The files follow the RFC's concepts:
+//! - `packet.rs`: RREQ, RREP (and HELLO, a RREP), RERR with wire sizes (§5);
+//! - `table.rs`: the routing table and sequence-number rules (§6.1, §6.2);
+//! - `rreq_cache.rs`: duplicate RREQ detection (§6.5);
+//! - `buffer.rs`: packets awaiting a route (§6.3);
+//! - `neighbours.rs`: local connectivity for HELLO link detection (§6.9);
+//! - `config.rs`: parameters and derived values (§10).
+//!
+//! This file is the protocol: route discovery with an expanding ring and
+//! binary exponential backoff (§6.3, §6.4), RREQ processing and RREP
+//! generation by the destination and by intermediate nodes (§6.5, §6.6),
+//! RREP forwarding (§6.7), HELLOs (§6.9), link breaks and RERRs (§6.11),
+//! local repair (§6.12). `docs/aodv.md` describes the model and its limits.
+//!
+//! Messages travel hop by hop: a RREP or unicast RERR is addressed (IP and
+//! MAC) to the neighbour that must process it, which re-sends it to the
+//! next one (keeping the packet uid, so traces follow one message).
+
+pub mod buffer;
+pub mod config;
+pub mod neighbours;
+pub mod packet;
+pub mod rreq_cache;
+pub mod table;
+
+pub use config::{AodvConfig, LinkDetection};
+pub use packet::{AodvMsg, MsgKind, Rerr, Rrep, Rreq};
+
+use super::{Origin, RouteCtx, Routing, RoutingStats};
+use crate::metrics::DropReason;
+use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::sim::Time;
+use buffer::SendBuffer;
+use neighbours::Neighbours;
+use rreq_cache::RreqCache;
+use std::collections::{BTreeMap, VecDeque};
+use table::{seq_at_least, seq_newer, Offer, RouteState, RouteTable};
+
+// Timer tokens: the kind in the top byte, arguments below.
+const KIND_SHIFT: u32 = 56;
+const T_HELLO: u64 = 1;
+const T_NEIGHBOURS: u64 = 2;
+/// | destination << 24 | generation (24 bits)
+const T_DISCOVERY: u64 = 3;
+/// | slot of the delayed packet
+const T_SEND: u64 = 4;
+const T_BUFFER: u64 = 5;
+const T_PURGE: u64 = 6;
+const GEN_MASK: u64 = 0xFF_FFFF;
+
+/// Housekeeping period: expired routes and RREQ cache entries are purged.
+const PURGE_INTERVAL: Time = Time::from_secs(1);
+const ONE_SECOND: Time = Time::from_secs(1);
+
+fn token(kind: u64, arg: u64) -> u64 {
+    (kind << KIND_SHIFT) | arg
+}
+
+/// A route discovery in progress (§6.3, §6.4), or a local repair (§6.12).
+#[derive(Clone, Debug)]
+struct Discovery {
+    /// TTL of the last (or next, if deferred) RREQ.
+    ttl: u8,
+    /// RREQs sent at TTL = NET_DIAMETER so far.
+    at_max: u32,
+    /// Generation of the pending timer (stale timers are ignored).
+    gen: u32,
+    /// Held back by the RREQ rate limit; the timer sends it.
+    deferred: bool,
+    /// Local repair: the route's hop count before the break.
+    repair: Option<u8>,
+}
+
+/// What detected a link break.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Cause {
+    Hello,
+    Mac,
+}
+
+pub struct Aodv {
+    cfg: AodvConfig,
+    me: NodeId,
+    /// This node's own sequence number.
+    seq: u32,
+    rreq_id: u32,
+    table: RouteTable,
+    cache: RreqCache,
+    buffer: SendBuffer,
+    buffer_timer: bool,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    next_gen: u32,
+    neighbours: Neighbours,
+    neighbour_timer: bool,
+    /// When this node originated its recent RREQs / sent its recent RERRs.
+    rreq_times: VecDeque<Time>,
+    rerr_times: VecDeque<Time>,
+    /// Control packets waiting out their jitter.
+    delayed: Vec<Option<Packet>>,
+    free_slots: Vec<usize>,
+    last_broadcast: Option<Time>,
+    next_hello: Time,
+    stats: RoutingStats,
+}
+
+impl Aodv {
+    pub fn new(me: NodeId, cfg: AodvConfig) -> Aodv {
+        Aodv {
+            me,
+            seq: 0,
+            rreq_id: 0,
+            table: RouteTable::new(cfg.delete_period()),
+            cache: RreqCache::new(cfg.path_discovery_time()),
+            buffer: SendBuffer::new(cfg.buffer_size, cfg.buffer_timeout),
+            buffer_timer: false,
+            discoveries: BTreeMap::new(),
+            next_gen: 0,
+            neighbours: Neighbours::new(cfg.neighbour_timeout()),
+            neighbour_timer: false,
+            rreq_times: VecDeque::new(),
+            rerr_times: VecDeque::new(),
+            delayed: Vec::new(),
+            free_slots: Vec::new(),
+            last_broadcast: None,
+            next_hello: Time::ZERO,
+            stats: RoutingStats::default(),
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &AodvConfig {
+        &self.cfg
+    }
+    /// The routing table (read-only, for tests and inspection).
+    pub fn table(&self) -> &RouteTable {
+        &self.table
+    }
+    /// This node's own sequence number.
+    pub fn own_seq(&self) -> u32 {
+        self.seq
+    }
+    /// Whether a route discovery (or local repair) for `dst` is under way.
+    pub fn discovering(&self, dst: NodeId) -> bool {
+        self.discoveries.contains_key(&dst)
+    }
+    /// Packets waiting for a route.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
+    // ---- sending ----------------------------------------------------------
+
+    /// Hands a control packet to the interface queue now, counting it.
+    fn emit(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        if let Body::Aodv(m) = &pkt.body {
+            self.stats.count_sent(m.kind().name(), pkt.size);
+            // Other broadcasts stand in for a HELLO (§6.9); HELLOs themselves
+            // keep their own schedule.
+            if pkt.next_hop == BROADCAST && m.kind() != MsgKind::Hello {
+                self.last_broadcast = Some(ctx.now);
+            }
+        }
+        ctx.transmit(pkt);
+    }
+
+    /// Sends a broadcast after a uniform jitter in [0, cfg.jitter].
+    fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        let j = self.cfg.jitter;
+        if j == Time::ZERO {
+            return self.emit(ctx, pkt);
+        }
+        let delay = Time::from_secs_f64(ctx.rng.range_f64(0.0, j.as_secs_f64()));
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.delayed[s] = Some(pkt);
+                s
+            }
+            None => {
+                self.delayed.push(Some(pkt));
+                self.delayed.len() - 1
+            }
+        };
+        ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
+    }
+
+    fn new_msg(&self, ctx: &mut RouteCtx, to: NodeId, msg: AodvMsg, ttl: u8) -> Packet {
+        let mut p = ctx.new_packet(to, msg.l4_bytes(), Body::Aodv(msg));
+        p.ttl = ttl;
+        p
+    }
+
+    /// Re-sends a received message to the next node (same uid).
+    fn relay(&self, pkt: &Packet, to: NodeId, msg: AodvMsg, ttl: u8) -> Packet {
+        let mut p = *pkt;
+        p.src = self.me;
+        p.dst = to;
+        p.next_hop = to;
+        p.prev_hop = self.me;
+        p.ttl = ttl;
+        p.size = crate::net::IP_HEADER_BYTES + msg.l4_bytes();
+        p.body = Body::Aodv(msg);
+        p
+    }
+
+    /// Counts a send against a per-second rate limit; false if over it.
+    fn within_rate(times: &mut VecDeque<Time>, limit: u32, now: Time) -> bool {
+        while times.front().is_some_and(|&t| t + ONE_SECOND <= now) {
+            times.pop_front();
+        }
+        if times.len() >= limit as usize {
+            return false;
+        }
+        times.push_back(now);
+        true
+    }
+
+    /// Sends RERRs for `dests` (destination, sequence number) to
+    /// `recipients`: unicast to a single one, broadcast otherwise (§6.11).
+    fn send_rerr(&mut self, ctx: &mut RouteCtx, dests: &[(NodeId, u32)], recipients: &[NodeId], no_delete: bool) {
+        if dests.is_empty() || recipients.is_empty() {
+            return;
+        }
+        for chunk in dests.chunks(packet::RERR_MAX_DESTS) {
+            if !Self::within_rate(&mut self.rerr_times, self.cfg.rerr_ratelimit, ctx.now) {
+                self.stats.event("rerr_rate_limited");
+                continue;
+            }
+            let mut e = Rerr::new(no_delete);
+            for &(d, s) in chunk {
+                e.push(d, s);
+            }
+            if recipients.len() == 1 {
+                let p = self.new_msg(ctx, recipients[0], AodvMsg::Rerr(e), 1);
+                self.emit(ctx, p);
+            } else {
+                let p = self.new_msg(ctx, BROADCAST, AodvMsg::Rerr(e), 1);
+                self.emit_jittered(ctx, p);
+            }
+        }
+    }
+
+    // ---- routes in use ------------------------------------------------------
+
+    /// A data packet goes out over `next_hop`: the routes to its source,
+    /// destination, next hop and previous hop stay up (§6.2).
+    fn use_route(&mut self, now: Time, pkt: &Packet, next_hop: NodeId) {
+        let until = now + self.cfg.active_route_timeout;
+        self.table.refresh(pkt.dst, until, now);
+        self.table.refresh(next_hop, until, now);
+        if pkt.src != self.me {
+            self.table.refresh(pkt.src, until, now);
+            self.table.refresh(pkt.prev_hop, until, now);
+        }
+    }
+
+    /// Sends every buffered packet that now has an active route.
+    fn flush_buffer(&mut self, ctx: &mut RouteCtx) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        let now = ctx.now;
+        let mut ready = Vec::new();
+        let table = &self.table;
+        self.buffer.take_if(|p| table.active(p.dst, now).is_some(), &mut ready);
+        for mut p in ready {
+            let nh = self.table.active(p.dst, now).map(|r| r.next_hop).unwrap();
+            self.use_route(now, &p, nh);
+            p.next_hop = nh;
+            ctx.transmit(p);
+        }
+    }
+
+    fn buffer_packet(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        if let Some(old) = self.buffer.push(pkt, ctx.now) {
+            self.stats.event("buffer_overflows");
+            ctx.drop(old, DropReason::Nrte);
+        }
+        if !self.buffer_timer {
+            if let Some(d) = self.buffer.next_deadline() {
+                self.buffer_timer = true;
+                ctx.timer(d, token(T_BUFFER, 0));
+            }
+        }
+    }
+
+    fn drop_buffered_for(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
+        let mut gone = Vec::new();
+        self.buffer.take_if(|p| p.dst == dst, &mut gone);
+        for p in gone {
+            ctx.drop(p, DropReason::Nrte);
+        }
+    }
+
+    /// Some packet was received from neighbour `nb`.
+    fn heard(&mut self, ctx: &mut RouteCtx, nb: NodeId) {
+        if !self.cfg.link_detection.uses_hello() || nb == self.me || nb == BROADCAST {
+            return;
+        }
+        self.neighbours.heard(nb, ctx.now);
+        if !self.neighbour_timer {
+            self.neighbour_timer = true;
+            ctx.timer(ctx.now + self.cfg.neighbour_timeout(), token(T_NEIGHBOURS, 0));
+        }
+    }
+
+    // ---- route discovery (§6.3, §6.4) -------------------------------------
+
+    fn start_discovery(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
+        let c = &self.cfg;
+        // The last known hop count, if any, seeds the ring (§6.4).
+        let ttl = match self.table.get(dst) {
+            Some(r) => (r.hops as u32 + c.ttl_increment as u32).min(c.net_diameter as u32) as u8,
+            None => c.ttl_start,
+        }
+        .max(c.ttl_start)
+        .min(c.net_diameter);
+        self.stats.event("route_discoveries");
+        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: None });
+        self.send_rreq(ctx, dst);
+    }
+
+    fn arm_discovery_timer(&mut self, ctx: &mut RouteCtx, dst: NodeId, at: Time) {
+        self.next_gen = self.next_gen.wrapping_add(1);
+        let gen = self.next_gen & GEN_MASK as u32;
+        if let Some(d) = self.discoveries.get_mut(&dst) {
+            d.gen = gen;
+        }
+        ctx.timer(at, token(T_DISCOVERY, ((dst as u64) << 24) | gen as u64));
+    }
+
+    /// Originates the RREQ of the discovery for `dst` (rate limit permitting)
+    /// and waits for a RREP.
+    fn send_rreq(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
+        let now = ctx.now;
+        if !Self::within_rate(&mut self.rreq_times, self.cfg.rreq_ratelimit, now) {
+            self.stats.event("rreq_rate_limited");
+            let at = *self.rreq_times.front().unwrap() + ONE_SECOND;
+            if let Some(d) = self.discoveries.get_mut(&dst) {
+                d.deferred = true;
+            }
+            return self.arm_discovery_timer(ctx, dst, at);
+        }
+        let Some(d) = self.discoveries.get(&dst) else { return };
+        let (ttl, repair, at_max) = (d.ttl, d.repair.is_some(), d.at_max);
+        self.seq = self.seq.wrapping_add(1);
+        self.rreq_id = self.rreq_id.wrapping_add(1);
+        self.cache.seen_before(self.me, self.rreq_id, now);
+        let (dst_seq, known) = match self.table.get(dst) {
+            Some(r) if r.valid_seq => (r.seq, true),
+            _ => (0, false),
+        };
+        let rreq = Rreq {
+            gratuitous: self.cfg.gratuitous_rrep,
+            dest_only: self.cfg.dest_only,
+            unknown_seq: !known,
+            hop_count: 0,
+            id: self.rreq_id,
+            dst,
+            dst_seq,
+            orig: self.me,
+            orig_seq: self.seq,
+        };
+        let p = self.new_msg(ctx, BROADCAST, AodvMsg::Rreq(rreq), ttl);
+        self.emit(ctx, p);
+        let wait = if !repair && ttl >= self.cfg.net_diameter {
+            if let Some(d) = self.discoveries.get_mut(&dst) {
+                d.at_max += 1;
+            }
+            self.cfg.backoff_wait(at_max)
+        } else {
+            self.cfg.ring_traversal_time(ttl)
+        };
+        self.arm_discovery_timer(ctx, dst, now + wait);
+    }
+
+    fn discovery_timer(&mut self, ctx: &mut RouteCtx, dst: NodeId, gen: u32) {
+        let now = ctx.now;
+        let Some(d) = self.discoveries.get_mut(&dst) else { return };
+        if d.gen != gen {
+            return; // superseded
+        }
+        if d.deferred {
+            d.deferred = false;
+            return self.send_rreq(ctx, dst);
+        }
+        if let Some(old_hops) = d.repair {
+            if self.table.active(dst, now).is_some() {
+                self.discoveries.remove(&dst);
+                return self.flush_buffer(ctx);
+            }
+            let _ = old_hops;
+            return self.repair_failed(ctx, dst);
+        }
+        if self.table.active(dst, now).is_some() {
+            // Found meanwhile (e.g. a reverse route from the destination's own RREQ).
+            self.discoveries.remove(&dst);
+            return self.flush_buffer(ctx);
+        }
+        if d.ttl >= self.cfg.net_diameter {
+            if d.at_max > self.cfg.rreq_retries {
+                self.discoveries.remove(&dst);
+                self.stats.event("route_discovery_failures");
+                return self.drop_buffered_for(ctx, dst);
+            }
+        } else {
+            d.ttl = self.cfg.next_ring_ttl(d.ttl);
+        }
+        self.send_rreq(ctx, dst);
+    }
+
+    // ---- receiving ---------------------------------------------------------
+
+    fn recv_rreq(&mut self, ctx: &mut RouteCtx, pkt: &Packet, q: Rreq) {
+        let now = ctx.now;
+        let from = pkt.prev_hop;
+        if q.orig == self.me {
+            return; // our own RREQ, rebroadcast by a neighbour
+        }
+        self.table.neighbour(from, now + self.cfg.active_route_timeout, now);
+        if self.cache.seen_before(q.orig, q.id, now) {
+            self.stats.event("rreq_duplicates");
+            return;
+        }
+        // Reverse route to the originator (§6.5).
+        let hops = q.hop_count.saturating_add(1);
+        let nt = self.cfg.node_traversal_time;
+        let min_life = (now + self.cfg.net_traversal_time() * 2).saturating_sub(nt * (2 * hops as u64));
+        self.table.offer(
+            Offer { dst: q.orig, seq: q.orig_seq, hops, next_hop: from, lifetime: min_life, keep_longer: true },
+            now,
+        );
+        self.flush_buffer(ctx);
+        let Some(back) = self.table.active(q.orig, now).map(|r| r.next_hop) else { return };
+
+        if q.dst == self.me {
+            // §6.6.1: the destination replies with a fresh sequence number.
+            if !q.unknown_seq && seq_newer(q.dst_seq, self.seq) {
+                self.seq = q.dst_seq;
+            }
+            let lifetime_ms = self.cfg.my_route_timeout().as_ns() / 1_000_000;
+            let rrep =
+                Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, orig: q.orig, lifetime_ms: lifetime_ms as u32 };
+            let p = self.new_msg(ctx, back, AodvMsg::Rrep(rrep), Packet::DEFAULT_TTL);
+            self.stats.event("rrep_by_destination");
+            return self.emit(ctx, p);
+        }
+
+        // §6.6.2: an intermediate node with a fresh enough route replies.
+        if !q.dest_only {
+            if let Some(r) = self.table.active(q.dst, now) {
+                let fresh = r.valid_seq && (q.unknown_seq || seq_at_least(r.seq, q.dst_seq));
+                // Never send the originator's traffic back where it came from.
+                if fresh && r.next_hop != from {
+                    let (fwd_hop, fwd_seq, fwd_hops, fwd_life) = (r.next_hop, r.seq, r.hops, r.lifetime);
+                    let ms = |t: Time| (t.saturating_sub(now).as_ns() / 1_000_000).min(u32::MAX as u64) as u32;
+                    let rrep = Rrep {
+                        hop_count: fwd_hops,
+                        dst: q.dst,
+                        dst_seq: fwd_seq,
+                        orig: q.orig,
+                        lifetime_ms: ms(fwd_life),
+                    };
+                    self.table.add_precursor(q.dst, back);
+                    self.table.add_precursor(q.orig, fwd_hop);
+                    let p = self.new_msg(ctx, back, AodvMsg::Rrep(rrep), Packet::DEFAULT_TTL);
+                    self.stats.event("rrep_by_intermediate");
+                    self.emit(ctx, p);
+                    if q.gratuitous {
+                        // §6.6.3: tell the destination the way to the originator.
+                        if let Some(rev) = self.table.active(q.orig, now) {
+                            let g = Rrep {
+                                hop_count: rev.hops,
+                                dst: q.orig,
+                                dst_seq: q.orig_seq,
+                                orig: q.dst,
+                                lifetime_ms: ms(rev.lifetime),
+                            };
+                            let p = self.new_msg(ctx, fwd_hop, AodvMsg::Rrep(g), Packet::DEFAULT_TTL);
+                            self.stats.event("gratuitous_rreps");
+                            self.emit(ctx, p);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+
+        // Forward (§6.5): one hop more, the freshest known destination seqno.
+        if pkt.ttl > 1 {
+            let mut f = q;
+            f.hop_count = hops;
+            if let Some(r) = self.table.get(q.dst) {
+                if r.valid_seq && (f.unknown_seq || seq_newer(r.seq, f.dst_seq)) {
+                    f.dst_seq = r.seq;
+                    f.unknown_seq = false;
+                }
+            }
+            let p = self.relay(pkt, BROADCAST, AodvMsg::Rreq(f), pkt.ttl - 1);
+            self.emit_jittered(ctx, p);
+        }
+    }
+
+    fn recv_rrep(&mut self, ctx: &mut RouteCtx, pkt: &Packet, r: Rrep) {
+        let now = ctx.now;
+        let from = pkt.prev_hop;
+        self.table.neighbour(from, now + self.cfg.active_route_timeout, now);
+        if r.dst == self.me {
+            return;
+        }
+        // Forward route to the destination (§6.7).
+        let hops = r.hop_count.saturating_add(1);
+        let lifetime = now + Time::from_ms(r.lifetime_ms as u64);
+        let updated = self
+            .table
+            .offer(Offer { dst: r.dst, seq: r.dst_seq, hops, next_hop: from, lifetime, keep_longer: false }, now);
+        if r.orig == self.me {
+            if updated {
+                if let Some(d) = self.discoveries.remove(&r.dst) {
+                    match d.repair {
+                        Some(old_hops) => {
+                            self.stats.event("local_repairs_succeeded");
+                            if hops > old_hops {
+                                // §6.12: the repaired route is longer; upstream may want to know.
+                                let (seq, pre) = {
+                                    let e = self.table.get(r.dst).unwrap();
+                                    (e.seq, e.precursors.clone())
+                                };
+                                self.send_rerr(ctx, &[(r.dst, seq)], &pre, true);
+                            }
+                        }
+                        None => self.stats.event("route_discoveries_succeeded"),
+                    }
+                }
+                self.flush_buffer(ctx);
+            }
+            return;
+        }
+        if !updated {
+            self.stats.event("rrep_not_forwarded");
+            return;
+        }
+        let Some(back) = self.table.active(r.orig, now).map(|e| e.next_hop) else {
+            self.stats.event("rrep_no_reverse_route");
+            return;
+        };
+        self.table.add_precursor(r.dst, back);
+        self.table.add_precursor(from, back);
+        self.table.refresh(r.orig, now + self.cfg.active_route_timeout, now);
+        let fwd = Rrep { hop_count: hops, ..r };
+        let p = self.relay(pkt, back, AodvMsg::Rrep(fwd), Packet::DEFAULT_TTL);
+        self.emit(ctx, p);
+        self.flush_buffer(ctx);
+    }
+
+    fn recv_hello(&mut self, ctx: &mut RouteCtx, r: Rrep) {
+        let now = ctx.now;
+        if r.dst == self.me {
+            return;
+        }
+        self.table.neighbour(r.dst, now + self.cfg.hello_lifetime(), now);
+        self.table.learn_seq(r.dst, r.dst_seq);
+        self.flush_buffer(ctx);
+    }
+
+    fn recv_rerr(&mut self, ctx: &mut RouteCtx, pkt: &Packet, e: Rerr) {
+        let now = ctx.now;
+        let from = pkt.prev_hop;
+        let mut dests = Vec::new();
+        let mut recipients: Vec<NodeId> = Vec::new();
+        for &(d, s) in e.dests() {
+            let Some(r) = self.table.get(d) else { continue };
+            if !(r.is_active(now) && r.next_hop == from) {
+                continue;
+            }
+            let (seq, pre) = if e.no_delete {
+                (s, r.precursors.clone())
+            } else {
+                self.stats.event("route_invalidations");
+                self.table.invalidate(d, Some(s), now).unwrap()
+            };
+            if !pre.is_empty() {
+                dests.push((d, seq));
+                for p in pre {
+                    if !recipients.contains(&p) {
+                        recipients.push(p);
+                    }
+                }
+            }
+        }
+        self.send_rerr(ctx, &dests, &recipients, e.no_delete);
+    }
+
+    // ---- link breaks (§6.11) and local repair (§6.12) ----------------------
+
+    /// The link to `nb` is gone: routes through it are invalidated and their
+    /// precursors told; packets queued for `nb` come back. `failed` is the
+    /// packet whose transmission failed (MAC detection).
+    fn link_break(&mut self, ctx: &mut RouteCtx, nb: NodeId, cause: Cause, failed: Option<Packet>) {
+        let now = ctx.now;
+        self.neighbours.remove(nb);
+        let dests = self.table.active_via(nb, now);
+        let repair = failed.filter(|p| {
+            self.cfg.local_repair
+                && !p.is_control()
+                && p.src != self.me
+                && dests.contains(&p.dst)
+                && self.table.get(p.dst).is_some_and(|r| r.hops <= self.cfg.max_repair_ttl())
+        });
+        // A break of a route in use: one leading beyond the neighbour, or
+        // the neighbour's own route if others were told to use it.
+        let in_use = dests.iter().any(|&d| d != nb)
+            || self.table.get(nb).is_some_and(|r| r.is_active(now) && !r.precursors.is_empty());
+        if in_use {
+            self.stats.event(match cause {
+                Cause::Hello => "link_breaks_hello",
+                Cause::Mac => "link_breaks_mac",
+            });
+        }
+        let mut unreachable = Vec::new();
+        let mut recipients: Vec<NodeId> = Vec::new();
+        for d in dests {
+            if repair.is_some_and(|p| p.dst == d) {
+                continue;
+            }
+            self.stats.event("route_invalidations");
+            let (seq, pre) = self.table.invalidate(d, None, now).unwrap();
+            let pre: Vec<NodeId> = pre.into_iter().filter(|&p| p != nb).collect();
+            if !pre.is_empty() {
+                unreachable.push((d, seq));
+                for p in pre {
+                    if !recipients.contains(&p) {
+                        recipients.push(p);
+                    }
+                }
+            }
+        }
+        self.table.remove_precursor(nb);
+        self.send_rerr(ctx, &unreachable, &recipients, false);
+        ctx.reclaim(nb);
+        match (repair, failed) {
+            (Some(p), _) => self.start_repair(ctx, p),
+            (None, Some(p)) => ctx.drop(p, DropReason::Cbk),
+            (None, None) => {}
+        }
+    }
+
+    fn start_repair(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        let dst = pkt.dst;
+        let old_hops = self.table.get(dst).map_or(1, |r| r.hops);
+        let to_src = self.table.get(pkt.src).map_or(0, |r| r.hops);
+        let ttl =
+            ((old_hops.max(to_src / 2) as u32 + config::LOCAL_ADD_TTL as u32).min(self.cfg.net_diameter as u32)) as u8;
+        let wait = self.cfg.ring_traversal_time(ttl);
+        self.table.start_repair(dst, ctx.now + wait);
+        self.stats.event("local_repairs");
+        self.buffer_packet(ctx, pkt);
+        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: Some(old_hops) });
+        self.send_rreq(ctx, dst);
+    }
+
+    fn repair_failed(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
+        self.discoveries.remove(&dst);
+        self.stats.event("local_repair_failures");
+        self.stats.event("route_invalidations");
+        let seq = self.table.get(dst).map(|r| r.seq);
+        if let Some((seq, pre)) = self.table.invalidate(dst, seq, ctx.now) {
+            self.send_rerr(ctx, &[(dst, seq)], &pre, false);
+        }
+        self.drop_buffered_for(ctx, dst);
+    }
+
+    fn send_hello(&mut self, ctx: &mut RouteCtx) {
+        let ms = (self.cfg.hello_lifetime().as_ns() / 1_000_000).min(u32::MAX as u64) as u32;
+        let p = self.new_msg(ctx, BROADCAST, AodvMsg::hello(self.me, self.seq, ms), 1);
+        self.emit_jittered(ctx, p);
+    }
+}
+
+impl Routing for Aodv {
+    fn name(&self) -> &'static str {
+        "aodv"
+    }
+
+    fn start(&mut self, ctx: &mut RouteCtx) {
+        if self.cfg.link_detection.uses_hello() {
+            // Each node's HELLOs keep a random phase in the interval.
+            let phase = ctx.rng.range_f64(0.0, self.cfg.hello_interval.as_secs_f64());
+            self.next_hello = ctx.now + Time::from_secs_f64(phase);
+            ctx.timer(self.next_hello, token(T_HELLO, 0));
+        }
+        ctx.timer(ctx.now + PURGE_INTERVAL, token(T_PURGE, 0));
+    }
+
+    fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
+        let now = ctx.now;
+        if origin == Origin::Forward {
+            self.heard(ctx, pkt.prev_hop);
+        }
+        if pkt.dst == BROADCAST {
+            pkt.next_hop = BROADCAST;
+            return ctx.transmit(pkt);
+        }
+        if let Some(nh) = self.table.active(pkt.dst, now).map(|r| r.next_hop) {
+            self.use_route(now, &pkt, nh);
+            pkt.next_hop = nh;
+            return ctx.transmit(pkt);
+        }
+        match origin {
+            Origin::Local => {
+                let dst = pkt.dst;
+                self.buffer_packet(ctx, pkt);
+                if !self.discoveries.contains_key(&dst) {
+                    self.start_discovery(ctx, dst);
+                }
+            }
+            Origin::Forward => {
+                if self.table.get(pkt.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+                    return self.buffer_packet(ctx, pkt);
+                }
+                // §6.11 case (ii): no route for a packet in transit.
+                self.stats.event("no_route_for_forward");
+                let (seq, mut recipients) = match self.table.get(pkt.dst) {
+                    Some(r) => (r.seq, r.precursors.clone()),
+                    None => (0, Vec::new()),
+                };
+                if !recipients.contains(&pkt.prev_hop) {
+                    recipients.push(pkt.prev_hop);
+                }
+                self.send_rerr(ctx, &[(pkt.dst, seq)], &recipients, false);
+                ctx.drop(pkt, DropReason::Nrte);
+            }
+        }
+    }
+
+    fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        if !self.cfg.link_detection.uses_mac() || pkt.next_hop == BROADCAST {
+            return ctx.drop(pkt, DropReason::Ret);
+        }
+        self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
+    }
+
+    fn on_reclaimed(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {
+        if pkt.is_control() {
+            return ctx.drop(pkt, DropReason::Cbk);
+        }
+        let now = ctx.now;
+        if let Some(nh) = self.table.active(pkt.dst, now).map(|r| r.next_hop) {
+            if nh != pkt.next_hop {
+                pkt.next_hop = nh;
+                return ctx.transmit(pkt);
+            }
+        }
+        if self.table.get(pkt.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+            return self.buffer_packet(ctx, pkt);
+        }
+        ctx.drop(pkt, DropReason::Cbk);
+    }
+
+    fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        let Body::Aodv(msg) = pkt.body else { return };
+        let kind = msg.kind();
+        self.stats.count_received(kind.name(), pkt.size);
+        self.heard(ctx, pkt.prev_hop);
+        match msg {
+            AodvMsg::Rreq(q) => self.recv_rreq(ctx, pkt, q),
+            AodvMsg::Rrep(r) if kind == MsgKind::Hello => self.recv_hello(ctx, r),
+            AodvMsg::Rrep(r) => self.recv_rrep(ctx, pkt, r),
+            AodvMsg::Rerr(e) => self.recv_rerr(ctx, pkt, e),
+        }
+    }
+
+    fn on_delivered(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        let now = ctx.now;
+        self.heard(ctx, pkt.prev_hop);
+        let until = now + self.cfg.active_route_timeout;
+        self.table.refresh(pkt.src, until, now);
+        self.table.refresh(pkt.prev_hop, until, now);
+    }
+
+    fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
+        let arg = tok & ((1u64 << KIND_SHIFT) - 1);
+        match tok >> KIND_SHIFT {
+            T_SEND => {
+                let slot = arg as usize;
+                if let Some(p) = self.delayed.get_mut(slot).and_then(Option::take) {
+                    self.free_slots.push(slot);
+                    self.emit(ctx, p);
+                }
+            }
+            T_HELLO => {
+                self.next_hello += self.cfg.hello_interval;
+                ctx.timer(self.next_hello, token(T_HELLO, 0));
+                // §6.9: only if nothing was broadcast within the last interval.
+                let recent = self.last_broadcast.is_some_and(|t| t + self.cfg.hello_interval > ctx.now);
+                if !recent {
+                    self.send_hello(ctx);
+                }
+            }
+            T_NEIGHBOURS => {
+                self.neighbour_timer = false;
+                for nb in self.neighbours.take_lost(ctx.now) {
+                    self.stats.event("neighbours_lost");
+                    self.link_break(ctx, nb, Cause::Hello, None);
+                }
+                if let Some(at) = self.neighbours.next_expiry() {
+                    self.neighbour_timer = true;
+                    ctx.timer(at, token(T_NEIGHBOURS, 0));
+                }
+            }
+            T_DISCOVERY => {
+                let dst = (arg >> 24) as NodeId;
+                self.discovery_timer(ctx, dst, (arg & GEN_MASK) as u32);
+            }
+            T_BUFFER => {
+                self.buffer_timer = false;
+                let mut gone = Vec::new();
+                self.buffer.expire(ctx.now, &mut gone);
+                for p in gone {
+                    self.stats.event("buffer_timeouts");
+                    ctx.drop(p, DropReason::Nrte);
+                }
+                if let Some(d) = self.buffer.next_deadline() {
+                    self.buffer_timer = true;
+                    ctx.timer(d, token(T_BUFFER, 0));
+                }
+            }
+            T_PURGE => {
+                self.table.purge(ctx.now);
+                self.cache.expire(ctx.now);
+                ctx.timer(ctx.now + PURGE_INTERVAL, token(T_PURGE, 0));
+            }
+            _ => {}
+        }
+    }
+
+    fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        self.buffer.iter().for_each(f);
+    }
+
+    fn stats(&self) -> RoutingStats {
+        self.stats.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+//! Duplicate RREQ detection (RFC 3561 §6.5): a node remembers the
+//! (originator, RREQ ID) of every RREQ it has seen for PATH_DISCOVERY_TIME
+//! and silently discards the copies that arrive over other paths.
+
+use crate::net::NodeId;
+use crate::sim::Time;
+use std::collections::{HashSet, VecDeque};
+
+#[derive(Clone, Debug, Default)]
+pub struct RreqCache {
+    seen: HashSet<(NodeId, u32)>,
+    /// (forget at, originator, id), in insertion order; the hold time is a
+    /// constant, so this is also expiry order.
+    order: VecDeque<(Time, NodeId, u32)>,
+    hold: Time,
+}
+
+impl RreqCache {
+    /// Entries are kept for `hold` (PATH_DISCOVERY_TIME).
+    pub fn new(hold: Time) -> RreqCache {
+        RreqCache { seen: HashSet::new(), order: VecDeque::new(), hold }
+    }
+
+    /// Records (originator, id) seen at `now`. Returns true if it was
+    /// already known (a duplicate to discard).
+    pub fn seen_before(&mut self, orig: NodeId, id: u32, now: Time) -> bool {
+        self.expire(now);
+        if !self.seen.insert((orig, id)) {
+            return true;
+        }
+        self.order.push_back((now + self.hold, orig, id));
+        false
+    }
+
+    pub fn contains(&mut self, orig: NodeId, id: u32, now: Time) -> bool {
+        self.expire(now);
+        self.seen.contains(&(orig, id))
+    }
+
+    /// Forgets entries older than the hold time.
+    pub fn expire(&mut self, now: Time) {
+        while let Some(&(at, o, i)) = self.order.front() {
+            if at > now {
+                break;
+            }
+            self.order.pop_front();
+            self.seen.remove(&(o, i));
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicates_suppressed_for_path_discovery_time() {
+        let hold = Time::from_ms(5600);
+        let mut c = RreqCache::new(hold);
+        let t0 = Time::from_secs(1);
+        assert!(!c.seen_before(3, 1, t0), "first copy is new");
+        assert!(c.seen_before(3, 1, t0 + Time::from_ms(5)), "second copy over another path is a duplicate");
+        assert!(!c.seen_before(3, 2, t0 + Time::from_ms(5)), "a new RREQ ID from the same originator is new");
+        assert!(!c.seen_before(4, 1, t0 + Time::from_ms(5)), "the same ID from another originator is new");
+        assert!(c.seen_before(3, 1, t0 + hold - Time::from_ns(1)), "still remembered just before the hold time");
+        assert_eq!(c.len(), 3);
+        assert!(!c.contains(3, 1, t0 + hold), "forgotten after PATH_DISCOVERY_TIME");
+        assert!(!c.seen_before(3, 1, t0 + hold), "and then accepted again");
+        c.expire(t0 + hold * 3);
+        assert!(c.is_empty());
+    }
+}
