@@ -183,26 +183,29 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     let bar = progress_bar(total_ns, args.quiet);
     let done = AtomicU64::new(0);
     let started = Instant::now();
-    let results: Vec<(Report, Vec<Option<TcpTrace>>)> = sims
-        .into_par_iter()
-        .enumerate()
-        .map(|(k, mut sim)| {
-            let mut last = Time::ZERO;
-            sim.run_in_steps(100, |now, _| {
-                let d = done.fetch_add((now - last).as_ns(), Ordering::Relaxed) + (now - last).as_ns();
-                last = now;
-                if started.elapsed() > Duration::from_secs(2) {
-                    bar.set_position(d);
-                }
-            });
-            let traces = if args.tcp_trace && k == 0 {
-                (0..sim.config().flows.len()).map(|i| sim.tcp_trace(i)).collect()
-            } else {
-                Vec::new()
-            };
-            (sim.finish(), traces)
-        })
-        .collect();
+    let run_one = |(k, mut sim): (usize, Simulation)| {
+        let mut last = Time::ZERO;
+        sim.run_in_steps(100, |now, _| {
+            let d = done.fetch_add((now - last).as_ns(), Ordering::Relaxed) + (now - last).as_ns();
+            last = now;
+            if started.elapsed() > Duration::from_secs(2) {
+                bar.set_position(d);
+            }
+        });
+        let traces = if args.tcp_trace && k == 0 {
+            (0..sim.config().flows.len()).map(|i| sim.tcp_trace(i)).collect()
+        } else {
+            Vec::new()
+        };
+        (sim.finish(), traces)
+    };
+    // One replication runs on this thread (no pool to start); several run
+    // in parallel. Results are in seed order either way.
+    let results: Vec<(Report, Vec<Option<TcpTrace>>)> = if sims.len() == 1 {
+        sims.into_iter().enumerate().map(run_one).collect()
+    } else {
+        sims.into_par_iter().enumerate().map(run_one).collect()
+    };
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();

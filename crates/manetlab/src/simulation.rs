@@ -480,7 +480,8 @@ impl Simulation {
     fn do_mac(&mut self, node: NodeId, a: MacAction) {
         let now = self.queue.now();
         match a {
-            MacAction::Transmit(frame, d) => {
+            MacAction::Transmit(d) => {
+                let frame = *self.nodes[node as usize].mac.tx_frame();
                 if self.tracer.is_some() {
                     self.trace_frame(node, FrameDir::Tx, &frame, d, 0.0);
                     if let Some(pkt) = frame.packet {

@@ -38,8 +38,9 @@ pub enum MacTimer {
 /// What the DCF asks the node to do.
 #[derive(Clone, Debug)]
 pub enum MacAction {
-    /// Put `frame` on the air now for `duration`.
-    Transmit(Frame, Time),
+    /// Put the MAC's outgoing frame ([`Dcf::tx_frame`]) on the air now for
+    /// this duration. The frame stays in the MAC: actions stay small.
+    Transmit(Time),
     /// Call `on_timer(kind, gen)` at `at`.
     Timer { at: Time, kind: MacTimer, gen: u32 },
     /// A data frame for this node (or broadcast) decoded.
@@ -140,6 +141,8 @@ pub struct Dcf {
     /// A response (CTS/ACK) is on the air; `state` is left as it was.
     responding: bool,
     dup_cache: Vec<(MacAddr, u16)>,
+    /// The frame most recently put on the air.
+    tx_frame: Frame,
 
     rng: RngStream,
     pub stats: MacStats,
@@ -186,6 +189,17 @@ impl Dcf {
             response_gen: 0,
             responding: false,
             dup_cache: Vec::with_capacity(DUP_CACHE),
+            tx_frame: Frame {
+                kind: FrameKind::Ack,
+                src: addr,
+                dst: addr,
+                duration: Time::ZERO,
+                seq: 0,
+                retry: false,
+                bytes: 0,
+                rate: 0,
+                packet: None,
+            },
             rng,
             stats: MacStats::default(),
         }
@@ -199,6 +213,11 @@ impl Dcf {
     /// The packet being sent, if any (for the end-of-run audit).
     pub fn current(&self) -> Option<&Packet> {
         self.current.as_ref()
+    }
+
+    /// The frame being (or last) transmitted.
+    pub fn tx_frame(&self) -> &Frame {
+        &self.tx_frame
     }
 
     pub fn nav_until(&self) -> Time {
@@ -571,7 +590,8 @@ impl Dcf {
         self.transmitting = true;
         self.stats.bytes_on_air += f.bytes as u64;
         self.stats.airtime_ns += d.as_ns();
-        out.push(MacAction::Transmit(f, d));
+        self.tx_frame = f;
+        out.push(MacAction::Transmit(d));
     }
 
     /// Our transmission ended.

@@ -45,7 +45,7 @@ impl H {
     }
     fn transmitted(&self) -> Option<(FrameKind, Time)> {
         self.out.iter().find_map(|a| match a {
-            MacAction::Transmit(f, d) => Some((f.kind, *d)),
+            MacAction::Transmit(d) => Some((self.dcf.tx_frame().kind, *d)),
             _ => None,
         })
     }

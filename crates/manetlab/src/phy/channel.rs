@@ -98,6 +98,9 @@ pub struct Channel {
     positions: Vec<Position>,
     /// Present when any node moves.
     mobility: Option<Mobility>,
+    /// Static nodes: each sender's hearers, computed on its first
+    /// transmission (the topology never changes).
+    hearer_cache: Vec<Option<Box<[Hearer]>>>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     grid: Grid,
@@ -138,6 +141,7 @@ impl Channel {
         let grid = Grid::new(&positions, cell);
         Channel {
             radio: radio.clone(),
+            hearer_cache: vec![None; positions.len()],
             positions,
             mobility,
             cull_power,
@@ -187,7 +191,22 @@ impl Channel {
     /// Every radio except `sender` that receives the sender's signal at or
     /// above the carrier-sense threshold, with power and propagation delay,
     /// for a transmission starting at `now` (call `refresh(now)` first).
-    pub fn hearers(&self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+    pub fn hearers(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        if self.mobility.is_none() {
+            if self.hearer_cache[sender as usize].is_none() {
+                let mut v = Vec::new();
+                self.scan(sender, now, &mut v);
+                self.hearer_cache[sender as usize] = Some(v.into_boxed_slice());
+            }
+            out.clear();
+            out.extend_from_slice(self.hearer_cache[sender as usize].as_deref().unwrap());
+            return;
+        }
+        self.scan(sender, now, out);
+    }
+
+    /// The grid search behind `hearers`.
+    fn scan(&self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
         out.clear();
         let p = &self.position(sender, now);
         let (cx, cy) = self.grid.coords(p);
@@ -289,7 +308,7 @@ mod tests {
             let y = (s % 2000) as f64;
             pos.push(Position::new(x, y));
         }
-        let ch = Channel::new(&radio, pos.clone());
+        let mut ch = Channel::new(&radio, pos.clone());
         let mut out = Vec::new();
         for sender in 0..pos.len() as u32 {
             ch.hearers(sender, Time::ZERO, &mut out);

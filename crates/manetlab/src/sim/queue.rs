@@ -1,12 +1,10 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a 4-ary heap ordered by (time, insertion sequence).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
 //! their owners keep a generation number and ignore stale firings.
 
 use super::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Heap entry, ordered by (time, insertion sequence).
 struct Entry<E> {
@@ -15,28 +13,20 @@ struct Entry<E> {
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // BinaryHeap is a max-heap: invert so the earliest (time, seq) is on top.
+impl<E> Entry<E> {
     #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+    fn before(&self, o: &Self) -> bool {
+        (self.time, self.seq) < (o.time, o.seq)
     }
 }
 
+/// Children per heap node: a 4-ary heap is shallower than a binary one, so
+/// an event moves fewer times on its way up and down.
+const D: usize = 4;
+
 /// Pending events, earliest first; ties broken by scheduling order.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Entry<E>>,
     next_seq: u64,
     now: Time,
 }
@@ -49,7 +39,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now: Time::ZERO }
+        EventQueue { heap: Vec::with_capacity(1024), next_seq: 0, now: Time::ZERO }
     }
     /// The time of the event being (or last) executed.
     pub fn now(&self) -> Time {
@@ -61,6 +51,17 @@ impl<E> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry { time: at.0, seq, event });
+        // Sift up.
+        let mut i = self.heap.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / D;
+            if self.heap[i].before(&self.heap[parent]) {
+                self.heap.swap(i, parent);
+                i = parent;
+            } else {
+                break;
+            }
+        }
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -68,11 +69,37 @@ impl<E> EventQueue<E> {
     }
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| Time(e.time))
+        self.heap.first().map(|e| Time(e.time))
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
+        if self.heap.is_empty() {
+            return None;
+        }
+        let last = self.heap.len() - 1;
+        self.heap.swap(0, last);
+        let e = self.heap.pop().unwrap();
+        // Sift down.
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let first = i * D + 1;
+            if first >= n {
+                break;
+            }
+            let mut best = first;
+            for c in (first + 1)..(first + D).min(n) {
+                if self.heap[c].before(&self.heap[best]) {
+                    best = c;
+                }
+            }
+            if self.heap[best].before(&self.heap[i]) {
+                self.heap.swap(i, best);
+                i = best;
+            } else {
+                break;
+            }
+        }
         let t = Time(e.time);
         debug_assert!(t >= self.now);
         self.now = t;
@@ -109,6 +136,36 @@ mod tests {
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
     }
+    proptest::proptest! {
+        /// Interleaved pushes and pops come out exactly in (time, seq)
+        /// order, as a sorted reference model says.
+        #[test]
+        fn matches_a_sorted_model(ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut model: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            for (pop, dt) in ops {
+                if pop && !model.is_empty() {
+                    model.sort();
+                    let want = model.remove(0);
+                    let got = q.pop().unwrap();
+                    proptest::prop_assert_eq!((got.0 .0, got.1), want);
+                } else {
+                    let t = q.now().0 + dt;
+                    q.schedule(Time(t), seq);
+                    model.push((t, seq));
+                    seq += 1;
+                }
+            }
+            model.sort();
+            for want in model {
+                let got = q.pop().unwrap();
+                proptest::prop_assert_eq!((got.0 .0, got.1), want);
+            }
+            proptest::prop_assert!(q.pop().is_none());
+        }
+    }
+
     #[test]
     #[should_panic(expected = "in the past")]
     fn refuses_the_past() {
