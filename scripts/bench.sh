@@ -4,8 +4,8 @@
 #   scripts/bench.sh            (3 repetitions each, the median wall time is reported)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q
-BIN=target/release/manetlab
+cargo build --profile dist -q
+BIN=target/dist/manetlab
 REPS=${REPS:-3}
 printf "%-34s %10s %10s %12s %10s\n" scenario events "wall s" "events/s" "peak MB"
 for f in scenarios/bench/twohop-sat.toml scenarios/bench/chain10-sat.toml scenarios/random100.toml; do
