@@ -1,0 +1,1 @@
+//! Unit tests of one DSR node driven directly.
