@@ -100,7 +100,7 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     let mut times = Vec::new();
     let mut t = Time::ZERO;
     while t < Time::from_secs(40) {
-        t = t + Time::from_ms(10);
+        t += Time::from_ms(10);
         n.run_until(t);
         for p in sent(&n.take()) {
             if matches!(p.body, Body::Dsr(DsrMsg::Rreq { .. })) {
