@@ -149,7 +149,7 @@ impl Simulation {
                 }
                 routing::static_routes::build_tables(&cfg.nodes, cfg.radio.rx_range(), paths)
             }
-            RoutingConfig::Aodv(_) => Vec::new(),
+            RoutingConfig::Aodv(_) | RoutingConfig::Dsr(_) => Vec::new(),
         }
         .into_iter();
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
@@ -158,6 +158,7 @@ impl Simulation {
             let routing: Box<dyn routing::Routing> = match &cfg.routing {
                 RoutingConfig::Static { .. } => Box::new(routing::StaticRouting::from_table(tables.next().unwrap())),
                 RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
+                RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
             };
             nodes.push(Node {
                 id,
@@ -608,6 +609,7 @@ impl Simulation {
             created: self.queue.now(),
             flow: FLOW_NONE,
             body: Body::Arp { op, sender: node, target },
+            sr: Default::default(),
         };
         self.trace(node, Layer::Ifq, Action::Send, &pkt, None);
         self.enqueue(node, pkt);
@@ -668,7 +670,7 @@ impl Simulation {
                 Body::Udp { dport, .. } => dport,
                 Body::Tcp(s) => s.dport,
                 Body::Arp { .. } => unreachable!("ARP is handled above"),
-                Body::Aodv(_) => 0,
+                Body::Aodv(_) | Body::Dsr(_) => 0,
             };
             match n.endpoint_for_port(port) {
                 Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),

@@ -64,6 +64,7 @@ fn pkt(to: u32) -> Packet {
         created: Time::ZERO,
         flow: 0,
         body: Body::Udp { sport: 1, dport: 1, seq: 0 },
+        sr: Default::default(),
     }
 }
 

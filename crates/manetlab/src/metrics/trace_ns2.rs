@@ -470,6 +470,7 @@ mod tests {
             created: Time::ZERO,
             flow: 0,
             body: Body::Udp { sport: 10000, dport: 10000, seq: 7 },
+            sr: Default::default(),
         }
     }
 

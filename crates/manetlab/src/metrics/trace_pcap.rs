@@ -571,6 +571,7 @@ mod tests {
             created: Time::ZERO,
             flow: 0,
             body,
+            sr: Default::default(),
         }
     }
 

@@ -235,6 +235,7 @@ mod tests {
             created: Time::ZERO,
             flow: 0,
             body: Body::Udp { sport: 1, dport: 1, seq: uid },
+            sr: Default::default(),
         }
     }
 

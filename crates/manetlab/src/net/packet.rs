@@ -60,6 +60,8 @@ pub enum Body {
     },
     /// An AODV control message (RFC 3561), carried in UDP.
     Aodv(crate::net::routing::aodv::AodvMsg),
+    /// A DSR control message (RFC 4728); its DSR header is `Packet::sr`.
+    Dsr(crate::net::routing::dsr::DsrMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -81,6 +83,9 @@ pub struct Packet {
     pub created: Time,
     pub flow: u32,
     pub body: Body,
+    /// DSR source route (RFC 4728 §6.7), empty unless DSR routes the packet;
+    /// its bytes are counted in `size` while it is set.
+    pub sr: crate::net::routing::dsr::SourceRoute,
 }
 
 impl Packet {
@@ -97,6 +102,7 @@ impl Packet {
             Body::Tcp(_) => "tcp",
             Body::Arp { .. } => "ARP",
             Body::Aodv(_) => "AODV",
+            Body::Dsr(_) => "DSR",
         }
     }
 }

@@ -76,6 +76,7 @@ mod tests {
             created: Time::ZERO,
             flow,
             body: Body::Udp { sport: 1, dport: 1, seq: uid },
+            sr: Default::default(),
         }
     }
     #[test]

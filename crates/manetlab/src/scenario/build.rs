@@ -10,7 +10,7 @@ use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
-use crate::net::routing::{AodvConfig, LinkDetection, RoutingConfig};
+use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
 use crate::queue::QueueKind;
 use crate::sim::Time;
@@ -700,6 +700,24 @@ const AODV_KEYS: &[&str] = &[
     "jitter",
 ];
 
+/// The [routing] keys of protocol = "dsr".
+const DSR_KEYS: &[&str] = &[
+    "cache_replies",
+    "salvage",
+    "max_salvage",
+    "snoop",
+    "ring_zero",
+    "propagate_last_error",
+    "nonprop_timeout",
+    "request_period",
+    "request_backoff_max",
+    "send_buffer",
+    "send_buffer_timeout",
+    "cache_size",
+    "cache_timeout",
+    "jitter",
+];
+
 /// Where each [routing] key was given (None if absent), in `AODV_KEYS`
 /// order after `paths`.
 fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Option<usize>)> {
@@ -726,6 +744,19 @@ fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Option<usize>)> 
         ("buffer_size", o(&r.buffer_size)),
         ("buffer_timeout", o(&r.buffer_timeout)),
         ("jitter", o(&r.jitter)),
+        ("cache_replies", o(&r.cache_replies)),
+        ("salvage", o(&r.salvage)),
+        ("max_salvage", o(&r.max_salvage)),
+        ("snoop", o(&r.snoop)),
+        ("ring_zero", o(&r.ring_zero)),
+        ("propagate_last_error", o(&r.propagate_last_error)),
+        ("nonprop_timeout", o(&r.nonprop_timeout)),
+        ("request_period", o(&r.request_period)),
+        ("request_backoff_max", o(&r.request_backoff_max)),
+        ("send_buffer", o(&r.send_buffer)),
+        ("send_buffer_timeout", o(&r.send_buffer_timeout)),
+        ("cache_size", o(&r.cache_size)),
+        ("cache_timeout", o(&r.cache_timeout)),
     ]
 }
 
@@ -735,14 +766,20 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
     enum Protocol {
         Static,
         Aodv,
+        Dsr,
     }
     let protocol = match &r.protocol {
-        Some(p) => choice(p, "routing.protocol", &[("static", Protocol::Static), ("aodv", Protocol::Aodv)])?,
+        Some(p) => choice(
+            p,
+            "routing.protocol",
+            &[("static", Protocol::Static), ("aodv", Protocol::Aodv), ("dsr", Protocol::Dsr)],
+        )?,
         None => Protocol::Static,
     };
     let (name, uses): (&str, &[&str]) = match protocol {
         Protocol::Static => ("static", &["paths"]),
         Protocol::Aodv => ("aodv", AODV_KEYS),
+        Protocol::Dsr => ("dsr", DSR_KEYS),
     };
     for (key, off) in routing_keys_given(r) {
         if let Some(off) = off {
@@ -757,6 +794,7 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
     }
     match protocol {
         Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
+        Protocol::Dsr => dsr(r).map(RoutingConfig::Dsr),
         Protocol::Static => {
             let mut paths = Vec::new();
             let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
@@ -888,6 +926,78 @@ fn aodv(r: &RoutingSection) -> Result<AodvConfig, Diag> {
         (&r.local_repair, &mut c.local_repair),
         (&r.gratuitous_rrep, &mut c.gratuitous_rrep),
         (&r.dest_only, &mut c.dest_only),
+    ] {
+        if let Some(v) = v {
+            *dst = *v.get_ref();
+        }
+    }
+    Ok(c)
+}
+
+fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
+    let mut c = DsrConfig::default();
+    let positive = |s: &Option<Spanned<Duration>>, key: &str| -> Result<Option<Time>, Diag> {
+        match s {
+            Some(s) if s.get_ref().0 == Time::ZERO => {
+                Err(err(ErrorKind::OutOfRange, s, format!("'routing.{key}' must be greater than zero")))
+            }
+            Some(s) => Ok(Some(s.get_ref().0)),
+            None => Ok(None),
+        }
+    };
+    if let Some(t) = positive(&r.nonprop_timeout, "nonprop_timeout")? {
+        c.nonprop_timeout = t;
+    }
+    if let Some(t) = positive(&r.request_period, "request_period")? {
+        c.request_period = t;
+    }
+    if let Some(t) = positive(&r.request_backoff_max, "request_backoff_max")? {
+        c.request_backoff_max = t;
+    }
+    if let Some(t) = positive(&r.send_buffer_timeout, "send_buffer_timeout")? {
+        c.send_buffer_timeout = t;
+    }
+    c.cache_timeout = positive(&r.cache_timeout, "cache_timeout")?;
+    if let Some(j) = &r.jitter {
+        c.jitter = j.get_ref().0;
+    }
+    if c.request_backoff_max < c.request_period {
+        let s = r.request_backoff_max.as_ref().or(r.request_period.as_ref()).unwrap();
+        return Err(err(
+            ErrorKind::Inconsistent,
+            s,
+            format!(
+                "'routing.request_backoff_max' ({}) must not be less than 'routing.request_period' ({})",
+                c.request_backoff_max, c.request_period
+            ),
+        ));
+    }
+    let int = |s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32| -> Result<Option<u32>, Diag> {
+        match s {
+            Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
+            )),
+            Some(s) => Ok(Some(*s.get_ref())),
+            None => Ok(None),
+        }
+    };
+    if let Some(v) = int(&r.max_salvage, "max_salvage", 0, 255)? {
+        c.max_salvage = v as u8;
+    }
+    if let Some(v) = int(&r.send_buffer, "send_buffer", 0, 1_000_000)? {
+        c.send_buffer = v as usize;
+    }
+    if let Some(v) = int(&r.cache_size, "cache_size", 1, 1_000_000)? {
+        c.cache_size = v as usize;
+    }
+    for (v, dst) in [
+        (&r.cache_replies, &mut c.cache_replies),
+        (&r.salvage, &mut c.salvage),
+        (&r.snoop, &mut c.snoop),
+        (&r.ring_zero, &mut c.ring_zero),
+        (&r.propagate_last_error, &mut c.propagate_last_error),
     ] {
         if let Some(v) = v {
             *dst = *v.get_ref();

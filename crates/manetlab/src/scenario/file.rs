@@ -128,6 +128,20 @@ pub(crate) struct RoutingSection {
     pub buffer_size: Option<Spanned<u32>>,
     pub buffer_timeout: Option<Spanned<Duration>>,
     pub jitter: Option<Spanned<Duration>>,
+    // DSR (`jitter` is shared with AODV).
+    pub cache_replies: Option<Spanned<bool>>,
+    pub salvage: Option<Spanned<bool>>,
+    pub max_salvage: Option<Spanned<u32>>,
+    pub snoop: Option<Spanned<bool>>,
+    pub ring_zero: Option<Spanned<bool>>,
+    pub propagate_last_error: Option<Spanned<bool>>,
+    pub nonprop_timeout: Option<Spanned<Duration>>,
+    pub request_period: Option<Spanned<Duration>>,
+    pub request_backoff_max: Option<Spanned<Duration>>,
+    pub send_buffer: Option<Spanned<u32>>,
+    pub send_buffer_timeout: Option<Spanned<Duration>>,
+    pub cache_size: Option<Spanned<u32>>,
+    pub cache_timeout: Option<Spanned<Duration>>,
 }
 
 #[derive(Debug, Deserialize)]

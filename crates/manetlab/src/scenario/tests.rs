@@ -914,6 +914,46 @@ action = "Radio-On"
 "#;
 
 #[test]
+fn dsr_keys_parse_and_are_checked() {
+    use crate::net::routing::DsrConfig;
+    let text = format!(
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\n"
+    );
+    let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = DsrConfig {
+        cache_replies: false,
+        salvage: false,
+        max_salvage: 3,
+        snoop: false,
+        ring_zero: false,
+        propagate_last_error: false,
+        nonprop_timeout: Time::from_ms(20),
+        request_period: Time::from_secs(1),
+        request_backoff_max: Time::from_secs(4),
+        send_buffer: 10,
+        send_buffer_timeout: Time::from_secs(5),
+        cache_size: 8,
+        cache_timeout: Some(Time::from_secs(60)),
+        jitter: Time::ZERO,
+    };
+    assert_eq!(c.routing, RoutingConfig::Dsr(want));
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"DSR\"\n")).unwrap().config(1);
+    assert_eq!(c.routing, RoutingConfig::Dsr(DsrConfig::default()));
+    let bad = |extra: &str| {
+        let t = format!("{BASE}\n[routing]\nprotocol = \"dsr\"\n{extra}\n");
+        parse(&t).err().unwrap_or_else(|| panic!("{extra} accepted")).to_string()
+    };
+    assert!(bad("link_detection = \"mac\"").contains("not used by protocol = \"dsr\""));
+    assert!(bad("paths = []").contains("not used by protocol = \"dsr\""));
+    assert!(bad("request_period = \"0s\"").contains("greater than zero"));
+    assert!(bad("request_period = \"20s\"").contains("must not be less than"));
+    assert!(bad("max_salvage = 300").contains("from 0 to 255"));
+    assert!(bad("cache_size = 0").contains("from 1 to"));
+    let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\nsalvage = true\n");
+    assert!(parse(&t).is_err());
+}
+
+#[test]
 fn aodv_keys_and_events_parse() {
     use crate::config::{NodeAction, NodeEvent};
     use crate::net::routing::{AodvConfig, LinkDetection};

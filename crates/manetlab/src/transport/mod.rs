@@ -47,6 +47,7 @@ impl EndpointCtx<'_> {
             created: self.now,
             flow,
             body,
+            sr: Default::default(),
         }
     }
     pub fn send(&mut self, pkt: Packet) {

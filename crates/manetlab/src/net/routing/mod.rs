@@ -10,6 +10,7 @@
 //! reported by [`Routing::stats`].
 
 pub mod aodv;
+pub mod dsr;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};
@@ -19,6 +20,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
+pub use dsr::{Dsr, DsrConfig};
 pub use static_routes::StaticRouting;
 
 /// How routes are found.
@@ -31,6 +33,8 @@ pub enum RoutingConfig {
     Static { paths: Vec<Vec<NodeId>> },
     /// Ad hoc On-Demand Distance Vector routing (RFC 3561), see `docs/aodv.md`.
     Aodv(AodvConfig),
+    /// Dynamic Source Routing (RFC 4728, CMU/ns-2 semantics), see `docs/dsr.md`.
+    Dsr(DsrConfig),
 }
 
 impl RoutingConfig {
@@ -39,6 +43,7 @@ impl RoutingConfig {
         match self {
             RoutingConfig::Static { .. } => "static",
             RoutingConfig::Aodv(_) => "aodv",
+            RoutingConfig::Dsr(_) => "dsr",
         }
     }
 }
@@ -100,6 +105,7 @@ impl RouteCtx<'_> {
             created: self.now,
             flow: FLOW_NONE,
             body,
+            sr: Default::default(),
         }
     }
     pub fn transmit(&mut self, pkt: Packet) {

@@ -86,6 +86,7 @@ impl Node {
             created: self.now,
             flow: FLOW_NONE,
             body: Body::Aodv(msg),
+            sr: Default::default(),
         };
         self.call(|a, ctx| a.on_control(ctx, &p));
     }
@@ -104,6 +105,7 @@ fn data(uid: u64, src: NodeId, dst: NodeId, prev: NodeId) -> Packet {
         created: Time::ZERO,
         flow: 0,
         body: Body::Udp { sport: 1, dport: 1, seq: uid },
+        sr: Default::default(),
     }
 }
 

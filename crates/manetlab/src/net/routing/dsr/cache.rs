@@ -1,0 +1,135 @@
+//! The route cache: a path cache (ns-2's CMU "mobicache" keeps paths too).
+//! Every entry is a node sequence starting at this node; a path to X also
+//! gives a route to every node before X on it. Lookups return the shortest
+//! prefix ending at the destination (the most recently added among equals).
+//! Entries optionally expire `timeout` after they were last added or
+//! refreshed (CMU's cache had no timeout: stale routes stay until a route
+//! error removes them, which is what section 5.1 of the ELFN paper studies).
+
+use crate::net::NodeId;
+use crate::sim::Time;
+
+#[derive(Clone, Debug)]
+pub struct PathCache {
+    /// (path, last added/refreshed), oldest first.
+    paths: Vec<(Vec<NodeId>, Time)>,
+    capacity: usize,
+    timeout: Option<Time>,
+}
+
+impl PathCache {
+    pub fn new(capacity: usize, timeout: Option<Time>) -> PathCache {
+        PathCache { paths: Vec::new(), capacity: capacity.max(1), timeout }
+    }
+
+    fn live(&self, t: Time, now: Time) -> bool {
+        self.timeout.is_none_or(|to| t + to > now)
+    }
+
+    /// Adds `path` (which starts at this node). Ignored if shorter than two
+    /// nodes or if it visits a node twice. Returns whether it was new.
+    pub fn add(&mut self, path: &[NodeId], now: Time) -> bool {
+        if path.len() < 2 {
+            return false;
+        }
+        for (i, n) in path.iter().enumerate() {
+            if path[i + 1..].contains(n) {
+                return false;
+            }
+        }
+        let timeout = self.timeout;
+        self.paths.retain(|(_, t)| timeout.is_none_or(|to| *t + to > now));
+        // Already known as (a prefix of) a cached path: refresh it.
+        if let Some(i) = self.paths.iter().position(|(p, _)| p.starts_with(path)) {
+            let mut e = self.paths.remove(i);
+            e.1 = now;
+            self.paths.push(e);
+            return false;
+        }
+        // Cached paths that are prefixes of the new one are subsumed.
+        self.paths.retain(|(p, _)| !path.starts_with(p));
+        self.paths.push((path.to_vec(), now));
+        if self.paths.len() > self.capacity {
+            self.paths.remove(0);
+        }
+        true
+    }
+
+    /// The shortest cached route from this node to `dst` (both included).
+    pub fn find(&self, dst: NodeId, now: Time) -> Option<Vec<NodeId>> {
+        let mut best: Option<&[NodeId]> = None;
+        for (p, t) in self.paths.iter().rev() {
+            if !self.live(*t, now) {
+                continue;
+            }
+            if let Some(i) = p.iter().position(|&n| n == dst) {
+                if i > 0 && best.is_none_or(|b| i + 1 < b.len()) {
+                    best = Some(&p[..=i]);
+                }
+            }
+        }
+        best.map(|b| b.to_vec())
+    }
+
+    /// Cuts every cached path at the link between `a` and `b` (either
+    /// direction: links are symmetric). Returns how many paths it touched.
+    pub fn remove_link(&mut self, a: NodeId, b: NodeId) -> usize {
+        let mut touched = 0;
+        for (p, _) in self.paths.iter_mut() {
+            if let Some(i) = p.windows(2).position(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a)) {
+                p.truncate(i + 1);
+                touched += 1;
+            }
+        }
+        self.paths.retain(|(p, _)| p.len() >= 2);
+        touched
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+    /// The cached paths, oldest first.
+    pub fn paths(&self) -> impl Iterator<Item = &[NodeId]> {
+        self.paths.iter().map(|(p, _)| p.as_slice())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortest_prefix_and_link_removal() {
+        let t = Time::ZERO;
+        let mut c = PathCache::new(8, None);
+        assert!(c.add(&[0, 1, 2, 3], t));
+        assert!(c.add(&[0, 4, 3], t));
+        assert!(!c.add(&[0, 1, 2], t), "prefix of a cached path");
+        assert!(!c.add(&[0, 5, 0], t), "loop");
+        assert_eq!(c.find(3, t), Some(vec![0, 4, 3]));
+        assert_eq!(c.find(2, t), Some(vec![0, 1, 2]));
+        assert_eq!(c.find(9, t), None);
+        assert_eq!(c.remove_link(3, 4), 1);
+        assert_eq!(c.find(3, t), Some(vec![0, 1, 2, 3]));
+        assert_eq!(c.remove_link(1, 2), 1);
+        assert_eq!(c.find(3, t), None);
+        assert_eq!(c.find(4, t), Some(vec![0, 4]));
+        assert_eq!(c.find(1, t), Some(vec![0, 1]));
+    }
+
+    #[test]
+    fn timeout_and_capacity() {
+        let mut c = PathCache::new(2, Some(Time::from_secs(1)));
+        c.add(&[0, 1], Time::ZERO);
+        assert!(c.find(1, Time::from_ms(999)).is_some());
+        assert!(c.find(1, Time::from_secs(1)).is_none());
+        c.add(&[0, 2], Time::from_secs(2));
+        c.add(&[0, 3], Time::from_secs(2));
+        c.add(&[0, 4], Time::from_secs(2));
+        assert_eq!(c.len(), 2);
+        assert!(c.find(2, Time::from_secs(2)).is_none(), "oldest evicted");
+    }
+}

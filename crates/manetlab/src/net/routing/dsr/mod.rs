@@ -1,0 +1,567 @@
+//! DSR: the Dynamic Source Routing protocol (RFC 4728), with the semantics
+//! of the CMU implementation in ns-2 (`dsr/`).
+//!
+//! One [`Dsr`] per node. Files:
+//! - `header.rs`: the source route every data packet carries (`Packet::sr`);
+//! - `packet.rs`: Route Request, Route Reply, Route Error and their sizes;
+//! - `cache.rs`: the path cache;
+//! - `request_table.rs`: duplicate request suppression;
+//! - `config.rs`: parameters (ns-2 defaults).
+//!
+//! This file is the protocol: route discovery (a non-propagating request,
+//! then propagating requests with exponential backoff), replies from the
+//! target and from caches, source-routed forwarding, route maintenance from
+//! MAC feedback (route errors, salvaging), the send buffer and snooping.
+//! `docs/dsr.md` describes the model and its limits.
+
+pub mod cache;
+pub mod config;
+pub mod header;
+pub mod packet;
+pub mod request_table;
+
+pub use cache::PathCache;
+pub use config::DsrConfig;
+pub use header::{SourceRoute, MAX_SR_LEN};
+pub use packet::{DsrMsg, Link, MsgKind};
+
+use super::aodv::buffer::SendBuffer;
+use super::{Origin, RouteCtx, Routing, RoutingStats};
+use crate::metrics::DropReason;
+use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::sim::Time;
+use request_table::RequestTable;
+use std::collections::BTreeMap;
+
+const KIND_SHIFT: u32 = 56;
+/// | target << 24 | generation
+const T_DISCOVERY: u64 = 1;
+/// | slot of a jittered packet
+const T_SEND: u64 = 2;
+const T_BUFFER: u64 = 3;
+const GEN_MASK: u64 = 0xFF_FFFF;
+
+fn token(kind: u64, arg: u64) -> u64 {
+    (kind << KIND_SHIFT) | arg
+}
+
+/// A route discovery under way for one target.
+#[derive(Clone, Debug)]
+struct Discovery {
+    gen: u32,
+    /// Timeout of the next propagating request.
+    backoff: Time,
+}
+
+pub struct Dsr {
+    cfg: DsrConfig,
+    me: NodeId,
+    cache: PathCache,
+    buffer: SendBuffer,
+    buffer_timer: Option<Time>,
+    requests: RequestTable,
+    next_request_id: u32,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    next_gen: u32,
+    /// The last link this node learnt was broken (piggybacked on its next
+    /// route request).
+    last_error: Option<Link>,
+    /// Route errors sent at the current instant: (link, notified node).
+    errors_now: (Time, Vec<(Link, NodeId)>),
+    delayed: Vec<Option<Packet>>,
+    free_slots: Vec<usize>,
+    stats: RoutingStats,
+}
+
+impl Dsr {
+    pub fn new(me: NodeId, cfg: DsrConfig) -> Dsr {
+        assert!(me < u16::MAX as NodeId, "DSR source routes hold 16-bit node ids");
+        Dsr {
+            me,
+            cache: PathCache::new(cfg.cache_size, cfg.cache_timeout),
+            buffer: SendBuffer::new(cfg.send_buffer, cfg.send_buffer_timeout),
+            buffer_timer: None,
+            requests: RequestTable::default(),
+            next_request_id: 0,
+            discoveries: BTreeMap::new(),
+            next_gen: 0,
+            last_error: None,
+            errors_now: (Time::ZERO, Vec::new()),
+            delayed: Vec::new(),
+            free_slots: Vec::new(),
+            stats: RoutingStats::default(),
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &DsrConfig {
+        &self.cfg
+    }
+    /// The route cache (read-only, for tests and inspection).
+    pub fn cache(&self) -> &PathCache {
+        &self.cache
+    }
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+    pub fn discovering(&self, dst: NodeId) -> bool {
+        self.discoveries.contains_key(&dst)
+    }
+
+    // ---- sending ----------------------------------------------------------
+
+    fn emit(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        if let Body::Dsr(m) = &pkt.body {
+            self.stats.count_sent(m.kind().name(), pkt.size);
+        }
+        ctx.transmit(pkt);
+    }
+
+    fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        let j = self.cfg.jitter;
+        if j == Time::ZERO {
+            return self.emit(ctx, pkt);
+        }
+        let delay = Time::from_secs_f64(ctx.rng.range_f64(0.0, j.as_secs_f64()));
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.delayed[s] = Some(pkt);
+                s
+            }
+            None => {
+                self.delayed.push(Some(pkt));
+                self.delayed.len() - 1
+            }
+        };
+        ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
+    }
+
+    /// A control message from this node to `dst` along `travel` (which
+    /// starts here), or broadcast when `travel` has one node.
+    fn control(&mut self, ctx: &mut RouteCtx, dst: NodeId, travel: SourceRoute, msg: DsrMsg) -> Packet {
+        let mut p = ctx.new_packet(dst, msg.l4_bytes(&travel), Body::Dsr(msg));
+        p.sr = travel;
+        if dst != BROADCAST {
+            p.sr.cur = 1;
+            p.next_hop = travel.node(1);
+        }
+        p
+    }
+
+    /// Sends a data packet along `path` (from this node to its destination).
+    fn send_on(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, path: &[NodeId]) {
+        let salvaged = pkt.sr.salvaged;
+        if !pkt.sr.is_empty() {
+            pkt.size -= pkt.sr.header_bytes();
+        }
+        pkt.sr = SourceRoute::from_path(path).expect("cached paths fit a source route");
+        pkt.sr.salvaged = salvaged;
+        pkt.sr.cur = 1;
+        pkt.size += pkt.sr.header_bytes();
+        pkt.next_hop = path[1];
+        ctx.transmit(pkt);
+    }
+
+    /// Sends `pkt` (originated here) on a cached route, or buffers it and
+    /// starts a discovery.
+    fn send_or_buffer(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {
+        if let Some(path) = self.cache.find(pkt.dst, ctx.now) {
+            return self.send_on(ctx, pkt, &path);
+        }
+        if !pkt.sr.is_empty() {
+            pkt.size -= pkt.sr.header_bytes();
+            pkt.sr = SourceRoute { salvaged: pkt.sr.salvaged, ..SourceRoute::EMPTY };
+        }
+        let dst = pkt.dst;
+        if let Some(old) = self.buffer.push(pkt, ctx.now) {
+            self.stats.event("send_buffer_overflows");
+            ctx.drop(old, DropReason::Nrte);
+        }
+        self.arm_buffer_timer(ctx);
+        self.discover(ctx, dst);
+    }
+
+    fn arm_buffer_timer(&mut self, ctx: &mut RouteCtx) {
+        if let Some(d) = self.buffer.next_deadline() {
+            if self.buffer_timer.is_none_or(|t| t > d) {
+                self.buffer_timer = Some(d);
+                ctx.timer(d, token(T_BUFFER, 0));
+            }
+        }
+    }
+
+    /// Sends every buffered packet whose destination is now in the cache.
+    fn flush(&mut self, ctx: &mut RouteCtx) {
+        let mut out = Vec::new();
+        let (cache, now) = (&self.cache, ctx.now);
+        self.buffer.take_if(|p| cache.find(p.dst, now).is_some(), &mut out);
+        for p in out {
+            let path = self.cache.find(p.dst, ctx.now).unwrap();
+            self.send_on(ctx, p, &path);
+        }
+        let done: Vec<NodeId> =
+            self.discoveries.keys().copied().filter(|&d| self.cache.find(d, ctx.now).is_some()).collect();
+        for d in done {
+            self.discoveries.remove(&d);
+        }
+    }
+
+    // ---- route discovery --------------------------------------------------
+
+    fn discover(&mut self, ctx: &mut RouteCtx, target: NodeId) {
+        if self.discoveries.contains_key(&target) {
+            return;
+        }
+        self.stats.event("route_discoveries");
+        let gen = self.next_gen;
+        self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
+        let (ttl, wait) = if self.cfg.ring_zero {
+            (1, self.cfg.nonprop_timeout)
+        } else {
+            (MAX_SR_LEN as u8, self.cfg.request_period)
+        };
+        let backoff =
+            if self.cfg.ring_zero { self.cfg.request_period } else { self.next_backoff(self.cfg.request_period) };
+        self.discoveries.insert(target, Discovery { gen, backoff });
+        self.send_request(ctx, target, ttl);
+        ctx.timer(ctx.now + wait, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+    }
+
+    fn next_backoff(&self, t: Time) -> Time {
+        Time::from_ns((t.as_ns() * 2).min(self.cfg.request_backoff_max.as_ns()))
+    }
+
+    fn send_request(&mut self, ctx: &mut RouteCtx, target: NodeId, ttl: u8) {
+        let id = self.next_request_id;
+        self.next_request_id = self.next_request_id.wrapping_add(1);
+        self.requests.insert(self.me, id);
+        let last_error = if self.cfg.propagate_last_error { self.last_error } else { None };
+        let record = SourceRoute::from_path(&[self.me]).unwrap();
+        let mut p = self.control(ctx, BROADCAST, record, DsrMsg::Rreq { target, id, last_error });
+        p.ttl = ttl;
+        self.stats.event(if ttl == 1 { "requests_nonpropagating" } else { "requests_propagating" });
+        self.emit(ctx, p);
+    }
+
+    fn discovery_timeout(&mut self, ctx: &mut RouteCtx, target: NodeId, gen: u32) {
+        let Some(d) = self.discoveries.get(&target) else { return };
+        if d.gen != gen {
+            return;
+        }
+        if !self.buffer.has_packet_for(target) {
+            self.discoveries.remove(&target);
+            return;
+        }
+        if self.cache.find(target, ctx.now).is_some() {
+            self.flush(ctx);
+            return;
+        }
+        let wait = d.backoff;
+        let next = self.next_backoff(wait);
+        let gen = self.next_gen;
+        self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
+        self.discoveries.insert(target, Discovery { gen, backoff: next });
+        self.stats.event("request_retries");
+        self.send_request(ctx, target, MAX_SR_LEN as u8);
+        ctx.timer(ctx.now + wait, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+    }
+
+    fn on_request(&mut self, ctx: &mut RouteCtx, pkt: &Packet, target: NodeId, id: u32, last_error: Option<Link>) {
+        let record = pkt.sr;
+        let initiator = record.node(0);
+        if initiator == self.me {
+            return;
+        }
+        if let Some(l) = last_error {
+            self.cache.remove_link(l.from, l.to);
+        }
+        if target == self.me {
+            // Reply along the reversed record (links are symmetric); every
+            // copy that reaches the target is answered (ns-2 default).
+            let mut route = record;
+            route.cur = 0;
+            route.salvaged = 0;
+            if !route.push(self.me) {
+                return;
+            }
+            let mut back = route.path();
+            back.reverse();
+            self.cache.add(&back, ctx.now);
+            self.reply(ctx, initiator, route, &back, false);
+            return;
+        }
+        if record.contains(self.me) || !self.requests.insert(initiator, id) {
+            self.stats.event("requests_discarded");
+            return;
+        }
+        if self.cfg.cache_replies {
+            if let Some(tail) = self.cache.find(target, ctx.now) {
+                let mut route = record.path();
+                route.extend_from_slice(&tail);
+                let loops = route.iter().enumerate().any(|(i, n)| route[i + 1..].contains(n));
+                if !loops && route.len() <= MAX_SR_LEN {
+                    let mut back = record.path();
+                    back.push(self.me);
+                    back.reverse();
+                    self.stats.event("replies_from_cache");
+                    let route = SourceRoute::from_path(&route).unwrap();
+                    self.reply(ctx, initiator, route, &back, true);
+                    return;
+                }
+            }
+        }
+        if pkt.ttl <= 1 || record.len() >= MAX_SR_LEN {
+            return;
+        }
+        let mut p = *pkt;
+        p.sr.push(self.me);
+        p.ttl -= 1;
+        p.size += 4;
+        p.prev_hop = self.me;
+        p.next_hop = BROADCAST;
+        self.emit_jittered(ctx, p);
+    }
+
+    fn reply(&mut self, ctx: &mut RouteCtx, initiator: NodeId, route: SourceRoute, back: &[NodeId], from_cache: bool) {
+        let travel = SourceRoute::from_path(back).unwrap();
+        let p = self.control(ctx, initiator, travel, DsrMsg::Rrep { route, from_cache });
+        self.emit(ctx, p);
+    }
+
+    // ---- learning ---------------------------------------------------------
+
+    /// Learns from a source route that passes through this node at `i`: the
+    /// part after it, and the reversed part before it.
+    fn learn_through(&mut self, route: &SourceRoute, i: usize, now: Time) {
+        let path = route.path();
+        let mut learnt = self.cache.add(&path[i..], now);
+        let mut back: Vec<NodeId> = path[..=i].to_vec();
+        back.reverse();
+        learnt |= self.cache.add(&back, now);
+        if learnt {
+            self.stats.event("routes_learnt");
+        }
+    }
+
+    /// Learns from a route overheard from its node at `t` (this node is not
+    /// on it): this node, then the transmitter, then either direction.
+    fn learn_overheard(&mut self, route: &SourceRoute, t: usize, now: Time) {
+        let path = route.path();
+        if path.contains(&self.me) {
+            return;
+        }
+        let mut fwd = vec![self.me];
+        fwd.extend_from_slice(&path[t..]);
+        let mut back = vec![self.me];
+        back.extend(path[..=t].iter().rev());
+        if self.cache.add(&fwd, now) | self.cache.add(&back, now) {
+            self.stats.event("routes_snooped");
+        }
+    }
+
+    fn link_broken(&mut self, link: Link) {
+        if self.cache.remove_link(link.from, link.to) > 0 {
+            self.stats.event("cache_links_removed");
+        }
+    }
+
+    // ---- route maintenance ------------------------------------------------
+
+    /// A packet that could not cross `self.me → pkt.next_hop`.
+    fn broken(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        let link = Link { from: self.me, to: pkt.next_hop };
+        if pkt.is_control() {
+            // Route replies and errors on a broken link are lost (ns-2 does
+            // not salvage them either).
+            return ctx.drop(pkt, DropReason::Cbk);
+        }
+        let me_at = (pkt.sr.cur as usize).saturating_sub(1);
+        if pkt.sr.is_empty() || me_at == 0 {
+            // This node originated the source route: route it again.
+            self.stats.event("rerouted_by_source");
+            return self.send_or_buffer(ctx, pkt);
+        }
+        let notify = pkt.sr.node(0);
+        if self.errors_now.0 != ctx.now {
+            self.errors_now = (ctx.now, Vec::new());
+        }
+        if !self.errors_now.1.contains(&(link, notify)) {
+            self.errors_now.1.push((link, notify));
+            let mut back: Vec<NodeId> = pkt.sr.path()[..=me_at].to_vec();
+            back.reverse();
+            let travel = SourceRoute::from_path(&back).unwrap();
+            let p = self.control(ctx, notify, travel, DsrMsg::Rerr { link });
+            self.emit(ctx, p);
+        }
+        if self.cfg.salvage && pkt.sr.salvaged < self.cfg.max_salvage {
+            if let Some(path) = self.cache.find(pkt.dst, ctx.now) {
+                self.stats.event("salvaged");
+                let mut p = pkt;
+                p.sr.salvaged += 1;
+                return self.send_on(ctx, p, &path);
+            }
+        }
+        self.stats.event("salvage_failed");
+        ctx.drop(pkt, DropReason::Cbk);
+    }
+}
+
+impl Routing for Dsr {
+    fn name(&self) -> &'static str {
+        "dsr"
+    }
+
+    fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
+        match origin {
+            Origin::Local => {
+                if pkt.dst == BROADCAST || pkt.dst == self.me {
+                    pkt.next_hop = pkt.dst;
+                    return ctx.transmit(pkt);
+                }
+                self.send_or_buffer(ctx, pkt)
+            }
+            Origin::Forward => {
+                let i = pkt.sr.cur as usize;
+                if pkt.sr.is_empty() || i + 1 >= pkt.sr.len() || pkt.sr.node(i) != self.me {
+                    self.stats.event("bad_source_routes");
+                    return ctx.drop(pkt, DropReason::Nrte);
+                }
+                match pkt.body {
+                    Body::Dsr(DsrMsg::Rerr { link }) => {
+                        self.stats.count_received(MsgKind::Rerr.name(), pkt.size);
+                        self.link_broken(link);
+                    }
+                    Body::Dsr(DsrMsg::Rrep { route, .. }) => {
+                        self.stats.count_received(MsgKind::Rrep.name(), pkt.size);
+                        if let Some(j) = route.position(self.me) {
+                            self.learn_through(&route, j, ctx.now);
+                        }
+                    }
+                    Body::Dsr(_) => {}
+                    _ => self.learn_through(&pkt.sr, i, ctx.now),
+                }
+                pkt.sr.cur += 1;
+                pkt.next_hop = pkt.sr.node(i + 1);
+                pkt.prev_hop = self.me;
+                if let Body::Dsr(m) = &pkt.body {
+                    self.stats.count_sent(m.kind().name(), pkt.size);
+                }
+                ctx.transmit(pkt);
+            }
+        }
+    }
+
+    fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        let nb = pkt.next_hop;
+        self.stats.event("link_breaks");
+        self.link_broken(Link { from: self.me, to: nb });
+        self.last_error = Some(Link { from: self.me, to: nb });
+        self.broken(ctx, pkt);
+        // Packets queued for the same neighbour get the same treatment.
+        ctx.reclaim(nb);
+    }
+
+    fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
+        self.broken(ctx, pkt);
+    }
+
+    fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        let Body::Dsr(m) = pkt.body else { return };
+        self.stats.count_received(m.kind().name(), pkt.size);
+        match m {
+            DsrMsg::Rreq { target, id, last_error } => self.on_request(ctx, pkt, target, id, last_error),
+            DsrMsg::Rrep { route, from_cache } => {
+                if route.node(0) == self.me {
+                    if from_cache {
+                        self.stats.event("cached_replies_received");
+                    }
+                    if self.cache.add(&route.path(), ctx.now) {
+                        self.stats.event("routes_learnt");
+                    }
+                    self.flush(ctx);
+                }
+            }
+            DsrMsg::Rerr { link } => {
+                self.stats.event("route_errors_received");
+                self.link_broken(link);
+                self.last_error = Some(link);
+            }
+        }
+    }
+
+    fn on_delivered(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        if let Some(i) = pkt.sr.position(self.me) {
+            self.learn_through(&pkt.sr, i, ctx.now);
+            if !self.buffer.is_empty() {
+                self.flush(ctx);
+            }
+        }
+    }
+
+    fn on_overheard(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        if !self.cfg.snoop || pkt.sr.is_empty() {
+            return;
+        }
+        match pkt.body {
+            Body::Dsr(DsrMsg::Rerr { link }) => {
+                self.stats.event("route_errors_snooped");
+                self.link_broken(link);
+            }
+            Body::Dsr(_) => {}
+            _ => {
+                let t = (pkt.sr.cur as usize).saturating_sub(1);
+                if t < pkt.sr.len() && pkt.sr.node(t) == pkt.prev_hop {
+                    self.learn_overheard(&pkt.sr, t, ctx.now);
+                }
+            }
+        }
+    }
+
+    fn wants_overheard(&self) -> bool {
+        self.cfg.snoop
+    }
+
+    fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
+        let arg = tok & ((1u64 << KIND_SHIFT) - 1);
+        match tok >> KIND_SHIFT {
+            T_SEND => {
+                let slot = arg as usize;
+                if let Some(p) = self.delayed.get_mut(slot).and_then(Option::take) {
+                    self.free_slots.push(slot);
+                    self.emit(ctx, p);
+                }
+            }
+            T_DISCOVERY => self.discovery_timeout(ctx, (arg >> 24) as NodeId, (arg & GEN_MASK) as u32),
+            T_BUFFER => {
+                if self.buffer_timer != Some(ctx.now) {
+                    return;
+                }
+                self.buffer_timer = None;
+                let mut out = Vec::new();
+                self.buffer.expire(ctx.now, &mut out);
+                for p in out {
+                    self.stats.event("send_buffer_timeouts");
+                    ctx.drop(p, DropReason::Nrte);
+                }
+                self.arm_buffer_timer(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        for p in self.buffer.iter() {
+            f(p);
+        }
+        for p in self.delayed.iter().flatten() {
+            f(p);
+        }
+    }
+
+    fn stats(&self) -> RoutingStats {
+        self.stats.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests;

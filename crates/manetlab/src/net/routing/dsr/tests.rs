@@ -1,0 +1,207 @@
+//! Protocol unit tests: one `Dsr` instance driven directly, its actions
+//! inspected (no radio, no MAC).
+
+use super::*;
+use crate::metrics::FateTable;
+use crate::net::routing::NetAction;
+use crate::net::{FLOW_NONE, IP_HEADER_BYTES};
+use crate::sim::{Purpose, RngStream};
+
+struct Node {
+    dsr: Dsr,
+    now: Time,
+    timers: Vec<(Time, u64)>,
+    rng: RngStream,
+    uids: FateTable,
+    out: Vec<NetAction>,
+}
+
+impl Node {
+    fn new(me: NodeId, cfg: DsrConfig) -> Node {
+        Node {
+            dsr: Dsr::new(me, cfg),
+            now: Time::ZERO,
+            timers: Vec::new(),
+            rng: RngStream::new(1, me as u64, Purpose::Routing, 0),
+            uids: FateTable::default(),
+            out: Vec::new(),
+        }
+    }
+    fn call(&mut self, f: impl FnOnce(&mut Dsr, &mut RouteCtx)) {
+        let mut acts = Vec::new();
+        let mut ctx =
+            RouteCtx { now: self.now, node: self.dsr.me, out: &mut acts, rng: &mut self.rng, uids: &mut self.uids };
+        f(&mut self.dsr, &mut ctx);
+        for a in acts {
+            match a {
+                NetAction::Timer { at, token } => self.timers.push((at, token)),
+                a => self.out.push(a),
+            }
+        }
+    }
+    fn run_until(&mut self, t: Time) {
+        while let Some(i) = (0..self.timers.len()).filter(|&i| self.timers[i].0 <= t).min_by_key(|&i| self.timers[i]) {
+            let (at, tok) = self.timers.remove(i);
+            self.now = at;
+            self.call(|a, ctx| a.on_timer(ctx, tok));
+        }
+        self.now = t;
+    }
+    fn take(&mut self) -> Vec<NetAction> {
+        std::mem::take(&mut self.out)
+    }
+}
+
+fn sent(acts: &[NetAction]) -> Vec<Packet> {
+    acts.iter()
+        .filter_map(|a| match a {
+            NetAction::Transmit(p) => Some(*p),
+            _ => None,
+        })
+        .collect()
+}
+
+fn data(uid: u64, src: NodeId, dst: NodeId) -> Packet {
+    Packet {
+        uid,
+        src,
+        dst,
+        ttl: 64,
+        dscp: 0,
+        size: 532,
+        next_hop: dst,
+        prev_hop: src,
+        created: Time::ZERO,
+        flow: 0,
+        body: Body::Udp { sport: 1, dport: 1, seq: uid },
+        sr: SourceRoute::EMPTY,
+    }
+}
+
+#[test]
+fn packet_stays_small() {
+    let n = std::mem::size_of::<Packet>();
+    assert!(n <= 160, "Packet is {n} bytes");
+    assert_eq!(std::mem::size_of::<SourceRoute>(), 36);
+}
+
+#[test]
+fn ring_zero_then_backoff_doubling_to_the_maximum() {
+    let mut n = Node::new(0, DsrConfig::default());
+    n.call(|d, ctx| d.route(ctx, data(1, 0, 9), Origin::Local));
+    let out = n.take();
+    let reqs = sent(&out);
+    assert_eq!(reqs.len(), 1);
+    assert_eq!((reqs[0].ttl, reqs[0].dst), (1, BROADCAST));
+    assert_eq!(reqs[0].size, IP_HEADER_BYTES + 4 + 8 + 4);
+    assert!(reqs[0].is_control() && reqs[0].flow == FLOW_NONE);
+    assert_eq!(n.dsr.buffered(), 1);
+    // Request times: 0 (ring 0), 30 ms, then +0.5, +1, +2, +4, +8, +10, +10 s.
+    let mut times = Vec::new();
+    let mut t = Time::ZERO;
+    while t < Time::from_secs(40) {
+        t += Time::from_ms(10);
+        n.run_until(t);
+        for p in sent(&n.take()) {
+            if matches!(p.body, Body::Dsr(DsrMsg::Rreq { .. })) {
+                times.push((n.now.as_ns() / 1_000_000, p.ttl));
+            }
+        }
+    }
+    let want_ms = [30, 530, 1530, 3530, 7530, 15530, 25530];
+    let got: Vec<u64> = times.iter().map(|&(ms, _)| ms).collect();
+    assert_eq!(&got[..want_ms.len()], &want_ms, "{times:?}");
+    assert!(times.iter().all(|&(_, ttl)| ttl as usize == MAX_SR_LEN));
+    // The send buffer times out after 30 s (NRTE), ending the discovery.
+    assert_eq!(n.dsr.buffered(), 0);
+    assert!(n.dsr.stats.event_count("send_buffer_timeouts") == 1);
+}
+
+#[test]
+fn target_replies_on_reversed_record_and_intermediate_from_cache() {
+    // Node 3 receives a request from 0 recorded as 0-1-2 for target 3.
+    let mut t = Node::new(3, DsrConfig::default());
+    let mut rreq = data(0, 0, BROADCAST);
+    rreq.flow = FLOW_NONE;
+    rreq.body = Body::Dsr(DsrMsg::Rreq { target: 3, id: 7, last_error: None });
+    rreq.sr = SourceRoute::from_path(&[0, 1, 2]).unwrap();
+    rreq.prev_hop = 2;
+    t.call(|d, ctx| d.on_control(ctx, &rreq));
+    let out = sent(&t.take());
+    assert_eq!(out.len(), 1);
+    let rep = out[0];
+    assert_eq!((rep.dst, rep.next_hop), (0, 2));
+    assert_eq!(rep.sr.path(), vec![3, 2, 1, 0]);
+    match rep.body {
+        Body::Dsr(DsrMsg::Rrep { route, from_cache }) => {
+            assert_eq!(route.path(), vec![0, 1, 2, 3]);
+            assert!(!from_cache);
+        }
+        b => panic!("{b:?}"),
+    }
+    assert_eq!(t.dsr.cache().find(0, Time::ZERO), Some(vec![3, 2, 1, 0]));
+
+    // Node 2 has 2-5-3 cached; a request 0-1 for 3 is answered from cache,
+    // unless cache replies are off (then it is propagated).
+    for replies in [true, false] {
+        let mut m = Node::new(2, DsrConfig { cache_replies: replies, jitter: Time::ZERO, ..DsrConfig::default() });
+        m.dsr.cache.add(&[2, 5, 3], Time::ZERO);
+        let mut q = rreq;
+        q.sr = SourceRoute::from_path(&[0, 1]).unwrap();
+        q.ttl = 10;
+        m.call(|d, ctx| d.on_control(ctx, &q));
+        let out = sent(&m.take());
+        assert_eq!(out.len(), 1);
+        match out[0].body {
+            Body::Dsr(DsrMsg::Rrep { route, from_cache }) => {
+                assert!(replies);
+                assert!(from_cache);
+                assert_eq!(route.path(), vec![0, 1, 2, 5, 3]);
+                assert_eq!(out[0].sr.path(), vec![2, 1, 0]);
+            }
+            Body::Dsr(DsrMsg::Rreq { .. }) => {
+                assert!(!replies);
+                assert_eq!(out[0].sr.path(), vec![0, 1, 2]);
+                assert_eq!(out[0].ttl, 9);
+            }
+            b => panic!("{b:?}"),
+        }
+        // The same request again is discarded.
+        m.call(|d, ctx| d.on_control(ctx, &q));
+        assert!(sent(&m.take()).is_empty());
+    }
+}
+
+#[test]
+fn link_failure_sends_route_error_and_salvages() {
+    // Node 2 forwards 0-1-2-3-4; its link to 3 fails; it has 2-6-4 cached.
+    let mut n = Node::new(2, DsrConfig::default());
+    n.dsr.cache.add(&[2, 6, 4], Time::ZERO);
+    let mut p = data(5, 0, 4);
+    p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
+    p.sr.cur = 3;
+    p.next_hop = 3;
+    p.size += p.sr.header_bytes();
+    n.call(|d, ctx| d.on_link_failure(ctx, p));
+    let out = n.take();
+    let tx = sent(&out);
+    assert_eq!(tx.len(), 2, "{out:?}");
+    let err = tx.iter().find(|p| p.is_control()).unwrap();
+    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 } }));
+    assert_eq!((err.dst, err.next_hop), (0, 1));
+    assert_eq!(err.sr.path(), vec![2, 1, 0]);
+    let salvaged = tx.iter().find(|p| !p.is_control()).unwrap();
+    assert_eq!(salvaged.sr.path(), vec![2, 6, 4]);
+    assert_eq!((salvaged.next_hop, salvaged.sr.salvaged, salvaged.sr.cur), (6, 1, 1));
+    assert_eq!(salvaged.size, 532 + 12);
+    assert!(out.iter().any(|a| matches!(a, NetAction::Reclaim { next_hop: 3 })));
+    assert_eq!(n.dsr.stats.event_count("salvaged"), 1);
+
+    // Without salvaging (or an alternative) the packet is dropped, CBK.
+    let mut n = Node::new(2, DsrConfig { salvage: false, ..DsrConfig::default() });
+    n.dsr.cache.add(&[2, 6, 4], Time::ZERO);
+    n.call(|d, ctx| d.on_link_failure(ctx, p));
+    let out = n.take();
+    assert_eq!(sent(&out).len(), 1);
+    assert!(out.iter().any(|a| matches!(a, NetAction::Drop(q, DropReason::Cbk) if q.uid == 5)));
+}
