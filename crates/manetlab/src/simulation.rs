@@ -70,10 +70,12 @@ enum Event {
 
 /// Work produced while handling one event, executed in FIFO order.
 #[derive(Debug)]
+/// Work items name an action by its index in the layer's output vector, so
+/// an action is moved once (when it is carried out), not through the queue.
 enum Work {
-    Mac(NodeId, MacAction),
-    Net(NodeId, NetAction),
-    Endpoint(NodeId, u16, EndpointAction),
+    Mac(NodeId, u32),
+    Net(NodeId, u32),
+    Endpoint(NodeId, u16, u32),
 }
 
 /// Why a configuration cannot be run.
@@ -110,6 +112,8 @@ pub struct Simulation {
     mac_out: Vec<MacAction>,
     net_out: Vec<NetAction>,
     ep_out: Vec<EndpointAction>,
+    /// How many entries of each output vector already have work items.
+    queued: [usize; 3],
     hearers: Vec<Hearer>,
     arp_out: Vec<ArpAction>,
     tracer: Option<Box<dyn TraceSink>>,
@@ -216,6 +220,7 @@ impl Simulation {
             executed: 0,
             started: false,
             work: VecDeque::with_capacity(64),
+            queued: [0; 3],
             mac_out: Vec::with_capacity(16),
             net_out: Vec::with_capacity(16),
             ep_out: Vec::with_capacity(16),
@@ -441,9 +446,10 @@ impl Simulation {
     }
 
     fn collect_mac(&mut self, node: NodeId) {
-        for a in self.mac_out.drain(..) {
-            self.work.push_back(Work::Mac(node, a));
+        for i in self.queued[0]..self.mac_out.len() {
+            self.work.push_back(Work::Mac(node, i as u32));
         }
+        self.queued[0] = self.mac_out.len();
     }
 
     fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
@@ -452,9 +458,10 @@ impl Simulation {
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
         f(n.routing.as_mut(), &mut ctx);
-        for a in self.net_out.drain(..) {
-            self.work.push_back(Work::Net(node, a));
+        for i in self.queued[1]..self.net_out.len() {
+            self.work.push_back(Work::Net(node, i as u32));
         }
+        self.queued[1] = self.net_out.len();
     }
 
     fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {
@@ -463,19 +470,38 @@ impl Simulation {
         let rng = &mut self.endpoint_rngs[node as usize][idx as usize];
         let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: &mut self.metrics };
         f(n.endpoints[idx as usize].as_mut(), &mut ctx);
-        for a in self.ep_out.drain(..) {
-            self.work.push_back(Work::Endpoint(node, idx, a));
+        for i in self.queued[2]..self.ep_out.len() {
+            self.work.push_back(Work::Endpoint(node, idx, i as u32));
         }
+        self.queued[2] = self.ep_out.len();
     }
 
     fn drain_work(&mut self) {
         while let Some(w) = self.work.pop_front() {
+            // Each index is taken exactly once; a cheap placeholder stays.
             match w {
-                Work::Mac(node, a) => self.do_mac(node, a),
-                Work::Net(node, a) => self.do_net(node, a),
-                Work::Endpoint(node, idx, a) => self.do_endpoint(node, idx, a),
+                Work::Mac(node, i) => {
+                    let a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
+                    self.do_mac(node, a)
+                }
+                Work::Net(node, i) => {
+                    let a =
+                        std::mem::replace(&mut self.net_out[i as usize], NetAction::Timer { at: Time::ZERO, token: 0 });
+                    self.do_net(node, a)
+                }
+                Work::Endpoint(node, idx, i) => {
+                    let a = std::mem::replace(
+                        &mut self.ep_out[i as usize],
+                        EndpointAction::Timer { at: Time::ZERO, token: 0 },
+                    );
+                    self.do_endpoint(node, idx, a)
+                }
             }
         }
+        self.mac_out.clear();
+        self.net_out.clear();
+        self.ep_out.clear();
+        self.queued = [0; 3];
     }
 
     fn do_mac(&mut self, node: NodeId, a: MacAction) {
