@@ -5,50 +5,13 @@
 mod common;
 use common::*;
 use manetlab::config::{NodeAction, NodeEvent, Position, SimConfig};
-use manetlab::metrics::trace::{MemorySink, PacketEvent, TraceSink};
 use manetlab::net::routing::{AodvConfig, LinkDetection, RoutingConfig};
 use manetlab::phy::CaptureRule;
 use manetlab::sim::Time;
-use manetlab::{Report, Simulation};
-use std::sync::{Arc, Mutex};
+use manetlab::Report;
 
 fn aodv(det: LinkDetection) -> RoutingConfig {
     RoutingConfig::Aodv(AodvConfig { link_detection: det, ..AodvConfig::default() })
-}
-
-fn run(cfg: SimConfig) -> Report {
-    let r = Simulation::new(cfg).unwrap().run();
-    assert!(r.audit.balances(), "{:?}", r.audit);
-    r
-}
-
-struct Shared(Arc<Mutex<MemorySink>>);
-impl TraceSink for Shared {
-    fn packet(&mut self, ev: &PacketEvent) {
-        self.0.lock().unwrap().packet(ev);
-    }
-}
-
-fn traced(cfg: SimConfig) -> (Report, Vec<String>) {
-    let mem = Arc::new(Mutex::new(MemorySink::default()));
-    let mut sim = Simulation::new(cfg).unwrap();
-    sim.set_tracer(Box::new(Shared(mem.clone())));
-    let r = sim.run();
-    assert!(r.audit.balances(), "{:?}", r.audit);
-    let lines = mem.lock().unwrap().lines.clone();
-    (r, lines)
-}
-
-/// Times at which node `node`'s agent received a packet of type `ty`.
-fn agent_receptions(lines: &[String], node: u32, ty: &str) -> Vec<f64> {
-    let tag = format!("_{node}_");
-    lines
-        .iter()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f[0] == "r" && f[2] == tag && f[3] == "AGT" && f[6] == ty).then(|| f[1].parse().unwrap())
-        })
-        .collect()
 }
 
 fn overhead(r: &Report) -> String {

@@ -4,27 +4,7 @@
 mod common;
 use common::*;
 use manetlab::config::SimConfig;
-use manetlab::metrics::trace::{MemorySink, PacketEvent, TraceSink};
 use manetlab::sim::Time;
-use manetlab::Simulation;
-use std::sync::{Arc, Mutex};
-
-/// Shares the lines with the test after the simulation has consumed the sink.
-struct Shared(Arc<Mutex<MemorySink>>);
-impl TraceSink for Shared {
-    fn packet(&mut self, ev: &PacketEvent) {
-        self.0.lock().unwrap().packet(ev);
-    }
-}
-
-fn traced(cfg: SimConfig) -> (manetlab::Report, Vec<String>) {
-    let mem = Arc::new(Mutex::new(MemorySink::default()));
-    let mut sim = Simulation::new(cfg).unwrap();
-    sim.set_tracer(Box::new(Shared(mem.clone())));
-    let r = sim.run();
-    let lines = mem.lock().unwrap().lines.clone();
-    (r, lines)
-}
 
 #[test]
 fn one_packet_over_two_hops() {

@@ -91,6 +91,25 @@ pub struct Packet {
 impl Packet {
     pub const DEFAULT_TTL: u8 = 64;
 
+    /// A new IP packet from `src` created at `now`; `l4_bytes` is what sits
+    /// above IP (the IP header is added). The next hop is left to routing.
+    pub fn new(uid: u64, src: NodeId, dst: NodeId, l4_bytes: u32, flow: u32, body: Body, now: Time) -> Packet {
+        Packet {
+            uid,
+            src,
+            dst,
+            ttl: Self::DEFAULT_TTL,
+            dscp: 0,
+            size: IP_HEADER_BYTES + l4_bytes,
+            next_hop: dst,
+            prev_hop: src,
+            created: now,
+            flow,
+            body,
+            sr: Default::default(),
+        }
+    }
+
     pub fn is_control(&self) -> bool {
         self.flow == FLOW_NONE
     }

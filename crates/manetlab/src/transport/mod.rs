@@ -9,7 +9,7 @@ pub mod tcp;
 pub mod udp;
 
 use crate::metrics::Metrics;
-use crate::net::{Body, NodeId, Packet, IP_HEADER_BYTES};
+use crate::net::{Body, NodeId, Packet};
 use crate::sim::{RngStream, Time};
 
 /// What an endpoint asks the node to do.
@@ -35,20 +35,7 @@ impl EndpointCtx<'_> {
     /// payload (the IP header is added here).
     pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, flow: u32, body: Body) -> Packet {
         let uid = self.metrics.fate.create(self.now);
-        Packet {
-            uid,
-            src: self.node,
-            dst,
-            ttl: Packet::DEFAULT_TTL,
-            dscp: 0,
-            size: IP_HEADER_BYTES + l4_bytes,
-            next_hop: dst,
-            prev_hop: self.node,
-            created: self.now,
-            flow,
-            body,
-            sr: Default::default(),
-        }
+        Packet::new(uid, self.node, dst, l4_bytes, flow, body, self.now)
     }
     pub fn send(&mut self, pkt: Packet) {
         self.out.push(EndpointAction::Send(pkt));

@@ -10,11 +10,12 @@
 //! reported by [`Routing::stats`].
 
 pub mod aodv;
+pub mod delayed;
 pub mod dsr;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};
-use crate::net::{Body, NodeId, Packet, FLOW_NONE, IP_HEADER_BYTES};
+use crate::net::{Body, NodeId, Packet, FLOW_NONE};
 use crate::sim::{RngStream, Time};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -93,20 +94,7 @@ impl RouteCtx<'_> {
     /// A new control packet from this node (fresh uid, not audited);
     /// `l4_bytes` is the message size above IP.
     pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, body: Body) -> Packet {
-        Packet {
-            uid: self.uids.create_untracked(),
-            src: self.node,
-            dst,
-            ttl: Packet::DEFAULT_TTL,
-            dscp: 0,
-            size: IP_HEADER_BYTES + l4_bytes,
-            next_hop: dst,
-            prev_hop: self.node,
-            created: self.now,
-            flow: FLOW_NONE,
-            body,
-            sr: Default::default(),
-        }
+        Packet::new(self.uids.create_untracked(), self.node, dst, l4_bytes, FLOW_NONE, body, self.now)
     }
     pub fn transmit(&mut self, pkt: Packet) {
         self.out.push(NetAction::Transmit(pkt));

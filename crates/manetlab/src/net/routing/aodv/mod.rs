@@ -98,8 +98,7 @@ pub struct Aodv {
     rreq_times: VecDeque<Time>,
     rerr_times: VecDeque<Time>,
     /// Control packets waiting out their jitter.
-    delayed: Vec<Option<Packet>>,
-    free_slots: Vec<usize>,
+    delayed: super::delayed::Parked,
     last_broadcast: Option<Time>,
     next_hello: Time,
     stats: RoutingStats,
@@ -121,8 +120,7 @@ impl Aodv {
             neighbour_timer: false,
             rreq_times: VecDeque::new(),
             rerr_times: VecDeque::new(),
-            delayed: Vec::new(),
-            free_slots: Vec::new(),
+            delayed: Default::default(),
             last_broadcast: None,
             next_hello: Time::ZERO,
             stats: RoutingStats::default(),
@@ -171,17 +169,8 @@ impl Aodv {
         if j == Time::ZERO {
             return self.emit(ctx, pkt);
         }
-        let delay = Time::from_secs_f64(ctx.rng.range_f64(0.0, j.as_secs_f64()));
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.delayed[s] = Some(pkt);
-                s
-            }
-            None => {
-                self.delayed.push(Some(pkt));
-                self.delayed.len() - 1
-            }
-        };
+        let delay = super::delayed::jitter(ctx, j);
+        let slot = self.delayed.park(pkt);
         ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
     }
 
@@ -784,8 +773,7 @@ impl Routing for Aodv {
         match tok >> KIND_SHIFT {
             T_SEND => {
                 let slot = arg as usize;
-                if let Some(p) = self.delayed.get_mut(slot).and_then(Option::take) {
-                    self.free_slots.push(slot);
+                if let Some(p) = self.delayed.take(slot) {
                     self.emit(ctx, p);
                 }
             }

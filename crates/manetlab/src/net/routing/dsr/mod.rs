@@ -68,8 +68,7 @@ pub struct Dsr {
     last_error: Option<Link>,
     /// Route errors sent at the current instant: (link, notified node).
     errors_now: (Time, Vec<(Link, NodeId)>),
-    delayed: Vec<Option<Packet>>,
-    free_slots: Vec<usize>,
+    delayed: super::delayed::Parked,
     stats: RoutingStats,
 }
 
@@ -87,8 +86,7 @@ impl Dsr {
             next_gen: 0,
             last_error: None,
             errors_now: (Time::ZERO, Vec::new()),
-            delayed: Vec::new(),
-            free_slots: Vec::new(),
+            delayed: Default::default(),
             stats: RoutingStats::default(),
             cfg,
         }
@@ -122,17 +120,8 @@ impl Dsr {
         if j == Time::ZERO {
             return self.emit(ctx, pkt);
         }
-        let delay = Time::from_secs_f64(ctx.rng.range_f64(0.0, j.as_secs_f64()));
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.delayed[s] = Some(pkt);
-                s
-            }
-            None => {
-                self.delayed.push(Some(pkt));
-                self.delayed.len() - 1
-            }
-        };
+        let delay = super::delayed::jitter(ctx, j);
+        let slot = self.delayed.park(pkt);
         ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
     }
 
@@ -526,8 +515,7 @@ impl Routing for Dsr {
         match tok >> KIND_SHIFT {
             T_SEND => {
                 let slot = arg as usize;
-                if let Some(p) = self.delayed.get_mut(slot).and_then(Option::take) {
-                    self.free_slots.push(slot);
+                if let Some(p) = self.delayed.take(slot) {
                     self.emit(ctx, p);
                 }
             }
@@ -553,7 +541,7 @@ impl Routing for Dsr {
         for p in self.buffer.iter() {
             f(p);
         }
-        for p in self.delayed.iter().flatten() {
+        for p in self.delayed.iter() {
             f(p);
         }
     }
