@@ -92,6 +92,28 @@ fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Res
     })
 }
 
+/// Refuses a key given in a section whose kind does not use it:
+/// `'<prefix>.<key>' is not used by <selector> = "<name>" (it uses: ...)`.
+fn refuse_unused_keys(
+    prefix: &str,
+    selector: &str,
+    name: &str,
+    uses: &[&str],
+    given: impl IntoIterator<Item = (&'static str, Option<usize>)>,
+) -> Result<(), Diag> {
+    for (key, off) in given {
+        if let (Some(off), false) = (off, uses.contains(&key)) {
+            let list = if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") };
+            return Err(Diag::at(
+                ErrorKind::Inconsistent,
+                off,
+                format!("'{prefix}.{key}' is not used by {selector} = {name:?} (it uses: {list})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn rates_list(standard: PhyStandard) -> String {
     let r: Vec<String> = PhyMode::valid_rates(standard)
         .iter()
@@ -357,17 +379,7 @@ fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> {
         ("area", t.area.as_ref().map(|s| s.span().start)),
         ("positions", t.positions.as_ref().map(|s| s.span().start)),
     ];
-    for (key, off) in given {
-        if let Some(off) = off {
-            if !uses.contains(&key) {
-                return Err(Diag::at(
-                    ErrorKind::Inconsistent,
-                    off,
-                    format!("'topology.{key}' is not used by kind = {kind_name:?} (it uses: {})", uses.join(", ")),
-                ));
-            }
-        }
-    }
+    refuse_unused_keys("topology", "kind", &kind_name, uses, given)?;
     let section = match section_at(doc, &["topology"]) {
         At::Nowhere => at(&t.kind),
         a => a,
@@ -781,17 +793,7 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Protocol::Aodv => ("aodv", AODV_KEYS),
         Protocol::Dsr => ("dsr", DSR_KEYS),
     };
-    for (key, off) in routing_keys_given(r) {
-        if let Some(off) = off {
-            if !uses.contains(&key) {
-                return Err(Diag::at(
-                    ErrorKind::Inconsistent,
-                    off,
-                    format!("'routing.{key}' is not used by protocol = {name:?} (it uses: {})", uses.join(", ")),
-                ));
-            }
-        }
-    }
+    refuse_unused_keys("routing", "protocol", name, uses, routing_keys_given(r))?;
     match protocol {
         Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
         Protocol::Dsr => dsr(r).map(RoutingConfig::Dsr),
@@ -1039,18 +1041,7 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
         ("delayed_ack", fl.delayed_ack.as_ref().map(|s| s.span().start)),
         ("handshake", fl.handshake.as_ref().map(|s| s.span().start)),
     ];
-    for (key, o) in given {
-        if let Some(o) = o {
-            if !uses.contains(&key) {
-                return Err(Diag::at(
-                    ErrorKind::Inconsistent,
-                    o,
-                    format!("'flow.{i}.{key}' is not used by type = {name:?} (it uses: {})", uses.join(", ")),
-                ));
-            }
-        }
-    }
-    Ok(())
+    refuse_unused_keys(&format!("flow.{i}"), "type", name, uses, given)
 }
 
 fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
@@ -1261,19 +1252,8 @@ fn arp(a: &super::file::ArpSection) -> Result<crate::net::arp::ArpConfig, Diag> 
         ("queue_limit", a.queue_limit.as_ref().map(|s| s.span().start)),
         ("retry_interval", a.retry_interval.as_ref().map(|s| s.span().start)),
     ];
-    for (key, off) in given {
-        if let (Some(off), false) = (off, uses.contains(&key)) {
-            let name = a.mode.as_ref().map_or("off".to_string(), |m| m.get_ref().trim().to_string());
-            return Err(Diag::at(
-                ErrorKind::Inconsistent,
-                off,
-                format!(
-                    "'arp.{key}' is not used by mode = {name:?} (it uses: {})",
-                    if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") }
-                ),
-            ));
-        }
-    }
+    let name = a.mode.as_ref().map_or("off".to_string(), |m| m.get_ref().trim().to_string());
+    refuse_unused_keys("arp", "mode", &name, uses, given)?;
     let positive = |v: &Option<Spanned<u32>>, key: &str, default: u32| -> Result<u32, Diag> {
         match v {
             Some(x) if *x.get_ref() == 0 => {
@@ -1345,16 +1325,7 @@ fn mobility(f: &ScenarioFile, topology: &Topology, base_dir: &std::path::Path) -
         ("pattern", m.pattern.as_ref().map(|s| s.span().start)),
         ("file", m.file.as_ref().map(|s| s.span().start)),
     ];
-    for (key, off) in given {
-        if let (Some(off), false) = (off, uses.contains(&key)) {
-            let list = if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") };
-            return Err(Diag::at(
-                ErrorKind::Inconsistent,
-                off,
-                format!("'mobility.{key}' is not used by model = {name:?} (it uses: {list})"),
-            ));
-        }
-    }
+    refuse_unused_keys("mobility", "model", &name, uses, given)?;
     let n = match topology {
         Topology::Fixed(p) => p.len(),
         Topology::Random { nodes, .. } => *nodes as usize,
