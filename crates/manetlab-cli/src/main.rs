@@ -66,6 +66,18 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Write a scenario's node movement (for one seed) as an ns-2 movement
+    /// file, readable by ns-2, BonnMotion tools and `[mobility] model = "ns2-file"`.
+    Movement {
+        file: PathBuf,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Reproduce a paper's experiment: runs, report.md with published numbers beside ours, figures.
     Study {
         /// Study name (see --list).
@@ -93,6 +105,7 @@ fn main() {
     let code = match cli.cmd {
         Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
+        Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
         Cmd::Study { name, list, runs, quick, seed, out } => study(name, list, runs, quick, seed, out),
     };
     std::process::exit(code);
@@ -236,6 +249,28 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn movement(file: PathBuf, seed: Option<u64>, set: Vec<String>, out: Option<PathBuf>) -> i32 {
+    let s = match load(&file, &set) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let cfg = s.config(seed.unwrap_or(s.seed()));
+    let text = manetlab::mobility::ns2::write(&cfg.mobility.trajectories(&cfg.nodes));
+    match out {
+        Some(p) => match std::fs::write(&p, text) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: writing {}: {e}", p.display());
+                1
+            }
+        },
+        None => {
+            print!("{text}");
+            0
+        }
+    }
 }
 
 fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed: u64, out: Option<PathBuf>) -> i32 {
