@@ -12,6 +12,8 @@
 pub mod aodv;
 pub mod delayed;
 pub mod dsr;
+#[cfg(test)]
+pub(crate) mod harness;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};

@@ -2,57 +2,17 @@
 //! inspected (no radio, no MAC).
 
 use super::*;
-use crate::metrics::FateTable;
 use crate::net::routing::NetAction;
 use crate::net::{FLOW_NONE, IP_HEADER_BYTES};
-use crate::sim::{Purpose, RngStream};
 
 /// One node's AODV with a clock and its pending timers.
-struct Node {
-    aodv: Aodv,
-    now: Time,
-    timers: Vec<(Time, u64)>,
-    rng: RngStream,
-    uids: FateTable,
-    /// Actions other than timers, in order, since the last `take`.
-    out: Vec<NetAction>,
+type Node = super::super::harness::Harness<Aodv>;
+
+fn node(me: NodeId, cfg: AodvConfig) -> Node {
+    Node::new(me, Aodv::new(me, cfg))
 }
 
 impl Node {
-    fn new(me: NodeId, cfg: AodvConfig) -> Node {
-        Node {
-            aodv: Aodv::new(me, cfg),
-            now: Time::ZERO,
-            timers: Vec::new(),
-            rng: RngStream::new(1, me as u64, Purpose::Routing, 0),
-            uids: FateTable::default(),
-            out: Vec::new(),
-        }
-    }
-    fn call(&mut self, f: impl FnOnce(&mut Aodv, &mut RouteCtx)) {
-        let mut acts = Vec::new();
-        let mut ctx =
-            RouteCtx { now: self.now, node: self.aodv.me, out: &mut acts, rng: &mut self.rng, uids: &mut self.uids };
-        f(&mut self.aodv, &mut ctx);
-        for a in acts {
-            match a {
-                NetAction::Timer { at, token } => self.timers.push((at, token)),
-                a => self.out.push(a),
-            }
-        }
-    }
-    /// Fires timers in time order up to and including `t`.
-    fn run_until(&mut self, t: Time) {
-        while let Some(i) = (0..self.timers.len()).filter(|&i| self.timers[i].0 <= t).min_by_key(|&i| self.timers[i]) {
-            let (at, tok) = self.timers.remove(i);
-            self.now = at;
-            self.call(|a, ctx| a.on_timer(ctx, tok));
-        }
-        self.now = t;
-    }
-    fn take(&mut self) -> Vec<NetAction> {
-        std::mem::take(&mut self.out)
-    }
     /// Sent control messages (with their packets) among `acts`.
     fn sent(acts: &[NetAction]) -> Vec<(Packet, AodvMsg)> {
         acts.iter()
@@ -133,7 +93,7 @@ fn ms(t: u64) -> Time {
 
 #[test]
 fn expanding_ring_then_backoff_then_give_up() {
-    let mut n = Node::new(0, mac_only());
+    let mut n = node(0, mac_only());
     n.call(|a, ctx| a.route(ctx, data(7, 0, 9, 0), Origin::Local));
     let mut ttls = Vec::new();
     let mut times = Vec::new();
@@ -152,7 +112,7 @@ fn expanding_ring_then_backoff_then_give_up() {
         }
         let next = n.timers.iter().map(|t| t.0).min().unwrap();
         n.run_until(next);
-        if !n.aodv.discovering(9) {
+        if !n.proto.discovering(9) {
             break;
         }
     }
@@ -167,8 +127,8 @@ fn expanding_ring_then_backoff_then_give_up() {
     assert!(ids.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1), "{ids:?}");
     // The buffered packet is dropped with NRTE when the discovery fails.
     assert_eq!(Node::drops(&n.out), vec![(7, DropReason::Nrte)]);
-    assert_eq!(n.aodv.buffered(), 0);
-    let s = n.aodv.stats();
+    assert_eq!(n.proto.buffered(), 0);
+    let s = n.proto.stats();
     assert_eq!(s.event_count("route_discoveries"), 1);
     assert_eq!(s.event_count("route_discovery_failures"), 1);
     assert_eq!(s.sent_of("RREQ"), 7);
@@ -177,10 +137,10 @@ fn expanding_ring_then_backoff_then_give_up() {
 
 #[test]
 fn last_known_hop_count_seeds_the_ring() {
-    let mut n = Node::new(0, mac_only());
+    let mut n = node(0, mac_only());
     // A route to 9 that is 4 hops long, then broken.
     n.receive(1, 0, 64, AodvMsg::Rrep(Rrep { hop_count: 3, dst: 9, dst_seq: 5, orig: 0, lifetime_ms: 3000 }));
-    assert_eq!(n.aodv.table().active(9, n.now).unwrap().hops, 4);
+    assert_eq!(n.proto.table().active(9, n.now).unwrap().hops, 4);
     n.call(|a, ctx| a.on_link_failure(ctx, data(1, 0, 9, 0).with_next_hop(1)));
     n.take();
     n.call(|a, ctx| a.route(ctx, data(2, 0, 9, 0), Origin::Local));
@@ -204,12 +164,12 @@ impl WithNextHop for Packet {
 #[test]
 fn rreq_rate_limit_defers_originations() {
     let cfg = AodvConfig { rreq_ratelimit: 3, ..mac_only() };
-    let mut n = Node::new(0, cfg);
+    let mut n = node(0, cfg);
     for d in 10..15 {
         n.call(|a, ctx| a.route(ctx, data(d as u64, 0, d, 0), Origin::Local));
     }
     assert_eq!(Node::sent(&n.take()).len(), 3, "three RREQs in the first second");
-    assert_eq!(n.aodv.stats().event_count("rreq_rate_limited"), 2);
+    assert_eq!(n.proto.stats().event_count("rreq_rate_limited"), 2);
     // Ring timeouts (240 ms) also wait for the limiter; by 1 s the window reopens.
     n.run_until(ms(999));
     assert!(Node::sent(&n.take()).is_empty());
@@ -219,28 +179,28 @@ fn rreq_rate_limit_defers_originations() {
 
 #[test]
 fn duplicate_rreqs_are_suppressed_and_forwarded_once() {
-    let mut n = Node::new(5, mac_only());
+    let mut n = node(5, mac_only());
     n.receive(1, BROADCAST, 3, rreq(0, 1, 1, 9, None, 0));
     n.receive(2, BROADCAST, 3, rreq(0, 1, 1, 9, None, 1));
     let sent = Node::sent(&n.take());
     assert_eq!(sent.len(), 1, "forwarded once");
     let (p, AodvMsg::Rreq(q)) = sent[0] else { panic!() };
     assert_eq!((p.ttl, p.src, p.dst, q.hop_count), (2, 5, BROADCAST, 1), "TTL - 1, hop count + 1");
-    assert_eq!(n.aodv.stats().event_count("rreq_duplicates"), 1);
+    assert_eq!(n.proto.stats().event_count("rreq_duplicates"), 1);
     // Reverse route to the originator through the first neighbour, and
     // neighbour routes to both senders.
-    let t = n.aodv.table();
+    let t = n.proto.table();
     assert_eq!((t.active(0, n.now).unwrap().next_hop, t.active(0, n.now).unwrap().hops), (1, 1));
     assert!(t.active(1, n.now).is_some() && t.active(2, n.now).is_some());
     // A new RREQ ID from the same originator is processed; TTL 1 is not forwarded.
     n.receive(1, BROADCAST, 1, rreq(0, 2, 2, 9, None, 0));
     assert!(Node::sent(&n.take()).is_empty(), "TTL 1: not forwarded");
-    assert_eq!(n.aodv.stats().event_count("rreq_duplicates"), 1);
+    assert_eq!(n.proto.stats().event_count("rreq_duplicates"), 1);
 }
 
 #[test]
 fn destination_reply_sequence_numbers() {
-    let mut n = Node::new(9, mac_only());
+    let mut n = node(9, mac_only());
     // Unknown destination sequence number: own number unchanged (0).
     n.receive(4, BROADCAST, 5, rreq(0, 1, 1, 9, None, 2));
     let sent = Node::sent(&n.take());
@@ -250,7 +210,7 @@ fn destination_reply_sequence_numbers() {
     n.receive(4, BROADCAST, 5, rreq(0, 2, 2, 9, Some(5), 2));
     let (_, AodvMsg::Rrep(r)) = Node::sent(&n.take())[0] else { panic!() };
     assert_eq!(r.dst_seq, 5);
-    assert_eq!(n.aodv.own_seq(), 5);
+    assert_eq!(n.proto.own_seq(), 5);
     // An older number in the RREQ does not lower it.
     n.receive(4, BROADCAST, 5, rreq(0, 3, 3, 9, Some(2), 2));
     let (_, AodvMsg::Rrep(r)) = Node::sent(&n.take())[0] else { panic!() };
@@ -259,7 +219,7 @@ fn destination_reply_sequence_numbers() {
 
 #[test]
 fn intermediate_reply_needs_a_fresh_enough_route() {
-    let mut n = Node::new(1, mac_only());
+    let mut n = node(1, mac_only());
     // Route to 9 via 2, 3 hops, seq 10.
     n.receive(2, 1, 64, AodvMsg::Rrep(Rrep { hop_count: 2, dst: 9, dst_seq: 10, orig: 1, lifetime_ms: 3000 }));
     // Fresh enough (10 >= 10): reply for the destination.
@@ -268,8 +228,8 @@ fn intermediate_reply_needs_a_fresh_enough_route() {
     assert_eq!(sent.len(), 1);
     let (p, AodvMsg::Rrep(r)) = sent[0] else { panic!() };
     assert_eq!((p.dst, r.dst, r.dst_seq, r.hop_count, r.orig), (0, 9, 10, 3, 0));
-    assert_eq!(n.aodv.table().get(9).unwrap().precursors, vec![0], "the RREQ sender becomes a precursor");
-    assert_eq!(n.aodv.table().get(0).unwrap().precursors, vec![2]);
+    assert_eq!(n.proto.table().get(9).unwrap().precursors, vec![0], "the RREQ sender becomes a precursor");
+    assert_eq!(n.proto.table().get(0).unwrap().precursors, vec![2]);
     // Not fresh enough (11 > 10): forwarded, carrying 11.
     n.receive(0, BROADCAST, 5, rreq(0, 2, 2, 9, Some(11), 0));
     let (_, AodvMsg::Rreq(q)) = Node::sent(&n.take())[0] else { panic!() };
@@ -289,7 +249,7 @@ fn intermediate_reply_needs_a_fresh_enough_route() {
 
 #[test]
 fn gratuitous_rrep_goes_to_the_destination() {
-    let mut n = Node::new(1, mac_only());
+    let mut n = node(1, mac_only());
     n.receive(2, 1, 64, AodvMsg::Rrep(Rrep { hop_count: 2, dst: 9, dst_seq: 10, orig: 1, lifetime_ms: 3000 }));
     let mut m = rreq(0, 1, 7, 9, Some(10), 1);
     if let AodvMsg::Rreq(q) = &mut m {
@@ -304,7 +264,7 @@ fn gratuitous_rrep_goes_to_the_destination() {
 
 /// Node 1 relays between 0 (originator) and 2 (destination).
 fn relay_with_route() -> Node {
-    let mut n = Node::new(1, mac_only());
+    let mut n = node(1, mac_only());
     n.receive(0, BROADCAST, 5, rreq(0, 1, 1, 2, None, 0));
     n.take();
     n.receive(2, 1, 64, AodvMsg::Rrep(Rrep { hop_count: 0, dst: 2, dst_seq: 4, orig: 0, lifetime_ms: 6000 }));
@@ -317,7 +277,7 @@ fn relay_with_route() -> Node {
 #[test]
 fn link_break_sends_rerr_to_the_single_precursor() {
     let mut n = relay_with_route();
-    assert_eq!(n.aodv.table().get(2).unwrap().precursors, vec![0]);
+    assert_eq!(n.proto.table().get(2).unwrap().precursors, vec![0]);
     n.now = ms(100);
     n.call(|a, ctx| a.route(ctx, data(11, 0, 2, 0), Origin::Forward));
     let acts = n.take();
@@ -332,14 +292,14 @@ fn link_break_sends_rerr_to_the_single_precursor() {
     assert_eq!(e.dests(), &[(2, 5)], "seq incremented");
     assert_eq!(Node::drops(&acts), vec![(11, DropReason::Cbk)]);
     assert!(acts.iter().any(|a| matches!(a, NetAction::Reclaim { next_hop: 2 })));
-    assert!(n.aodv.table().active(2, n.now).is_none());
+    assert!(n.proto.table().active(2, n.now).is_none());
     // Data for 2 arriving now: no route, RERR (case ii) back to the sender, NRTE.
     n.call(|a, ctx| a.route(ctx, data(12, 0, 2, 0), Origin::Forward));
     let acts = n.take();
     assert_eq!(Node::drops(&acts), vec![(12, DropReason::Nrte)]);
     let (p, AodvMsg::Rerr(e)) = Node::sent(&acts)[0] else { panic!() };
     assert_eq!((p.dst, e.dests()[0]), (0, (2, 5)));
-    let s = n.aodv.stats();
+    let s = n.proto.stats();
     assert_eq!(s.event_count("link_breaks_mac"), 1);
     assert_eq!(s.sent_of("RERR"), 2);
 }
@@ -351,7 +311,7 @@ fn several_precursors_get_a_broadcast_rerr_and_rerr_propagates() {
     n.receive(3, BROADCAST, 5, rreq(3, 1, 1, 2, Some(4), 0));
     let (_, m) = Node::sent(&n.take())[0];
     assert!(matches!(m, AodvMsg::Rrep(_)), "we have a fresh route: intermediate reply");
-    assert_eq!(n.aodv.table().get(2).unwrap().precursors, vec![0, 3]);
+    assert_eq!(n.proto.table().get(2).unwrap().precursors, vec![0, 3]);
     // The destination's neighbour reports it unreachable.
     n.receive(
         2,
@@ -370,7 +330,7 @@ fn several_precursors_get_a_broadcast_rerr_and_rerr_propagates() {
     assert_eq!(p.dst, BROADCAST, "two precursors: broadcast");
     assert_eq!(p.ttl, 1);
     assert_eq!(e.dests(), &[(2, 9)], "the RERR's sequence number is adopted");
-    assert_eq!(n.aodv.table().get(2).unwrap().state, RouteState::Invalid);
+    assert_eq!(n.proto.table().get(2).unwrap().state, RouteState::Invalid);
     // A RERR from a node that is not our next hop changes nothing.
     let mut m = relay_with_route();
     m.receive(
@@ -383,40 +343,40 @@ fn several_precursors_get_a_broadcast_rerr_and_rerr_propagates() {
             e
         }),
     );
-    assert!(m.aodv.table().active(2, m.now).is_some());
+    assert!(m.proto.table().active(2, m.now).is_some());
     assert!(Node::sent(&m.take()).is_empty());
 }
 
 #[test]
 fn rerr_without_precursors_is_not_sent() {
-    let mut n = Node::new(0, mac_only());
+    let mut n = node(0, mac_only());
     n.receive(1, 0, 64, AodvMsg::Rrep(Rrep { hop_count: 1, dst: 2, dst_seq: 3, orig: 0, lifetime_ms: 6000 }));
     n.call(|a, ctx| a.on_link_failure(ctx, data(1, 0, 2, 0).with_next_hop(1)));
     assert!(Node::sent(&n.take()).is_empty(), "the source has no precursors");
-    assert_eq!(n.aodv.stats().event_count("route_invalidations"), 2, "routes to 2 and to neighbour 1");
+    assert_eq!(n.proto.stats().event_count("route_invalidations"), 2, "routes to 2 and to neighbour 1");
 }
 
 #[test]
 fn buffer_limit_and_timeout_drop_with_nrte() {
     let cfg = AodvConfig { buffer_size: 3, buffer_timeout: ms(100), ..mac_only() };
-    let mut n = Node::new(0, cfg);
+    let mut n = node(0, cfg);
     for uid in 0..5 {
         n.call(|a, ctx| a.route(ctx, data(uid, 0, 9, 0), Origin::Local));
     }
     assert_eq!(Node::drops(&n.take()), vec![(0, DropReason::Nrte), (1, DropReason::Nrte)], "oldest go first");
     let mut held = Vec::new();
-    n.aodv.held(&mut |p| held.push(p.uid));
+    n.proto.held(&mut |p| held.push(p.uid));
     assert_eq!(held, vec![2, 3, 4]);
-    assert_eq!(n.aodv.stats().event_count("route_discoveries"), 1, "one discovery per destination");
+    assert_eq!(n.proto.stats().event_count("route_discoveries"), 1, "one discovery per destination");
     n.run_until(ms(100));
     assert_eq!(Node::drops(&n.take()), vec![(2, DropReason::Nrte), (3, DropReason::Nrte), (4, DropReason::Nrte)]);
-    assert_eq!(n.aodv.stats().event_count("buffer_timeouts"), 3);
-    assert_eq!(n.aodv.stats().event_count("buffer_overflows"), 2);
+    assert_eq!(n.proto.stats().event_count("buffer_timeouts"), 3);
+    assert_eq!(n.proto.stats().event_count("buffer_overflows"), 2);
 }
 
 #[test]
 fn rrep_releases_buffered_packets() {
-    let mut n = Node::new(0, mac_only());
+    let mut n = node(0, mac_only());
     n.call(|a, ctx| a.route(ctx, data(1, 0, 9, 0), Origin::Local));
     n.call(|a, ctx| a.route(ctx, data(2, 0, 9, 0), Origin::Local));
     n.take();
@@ -431,8 +391,8 @@ fn rrep_releases_buffered_packets() {
         })
         .collect();
     assert_eq!(out, vec![(1, 4), (2, 4)], "in order, via the RREP's sender");
-    assert!(!n.aodv.discovering(9));
-    assert_eq!(n.aodv.stats().event_count("route_discoveries_succeeded"), 1);
+    assert!(!n.proto.discovering(9));
+    assert_eq!(n.proto.stats().event_count("route_discoveries_succeeded"), 1);
     // The stale ring timer does nothing.
     n.run_until(ms(5000));
     assert!(Node::sent(&n.take()).is_empty());
@@ -441,13 +401,13 @@ fn rrep_releases_buffered_packets() {
 #[test]
 fn data_keeps_routes_alive() {
     let mut n = relay_with_route();
-    let t0 = n.aodv.table().get(2).unwrap().lifetime;
+    let t0 = n.proto.table().get(2).unwrap().lifetime;
     n.now = ms(5000);
     n.call(|a, ctx| a.route(ctx, data(1, 0, 2, 0), Origin::Forward));
     n.take();
-    let t1 = n.aodv.table().get(2).unwrap().lifetime;
+    let t1 = n.proto.table().get(2).unwrap().lifetime;
     assert!(t1 >= t0 && t1 >= ms(8000), "{t0} -> {t1}");
-    assert!(n.aodv.table().get(0).unwrap().lifetime >= ms(8000), "reverse route refreshed too");
+    assert!(n.proto.table().get(0).unwrap().lifetime >= ms(8000), "reverse route refreshed too");
     n.now = ms(8001);
     n.call(|a, ctx| a.route(ctx, data(2, 0, 2, 0), Origin::Forward));
     assert_eq!(Node::drops(&n.take()), vec![(2, DropReason::Nrte)], "expired after ACTIVE_ROUTE_TIMEOUT unused");
@@ -456,7 +416,7 @@ fn data_keeps_routes_alive() {
 #[test]
 fn hellos_and_neighbour_loss() {
     let cfg = AodvConfig { link_detection: LinkDetection::Hello, ..AodvConfig::default() };
-    let mut n = Node::new(1, cfg);
+    let mut n = node(1, cfg);
     n.call(|a, ctx| a.start(ctx));
     let first = n.timers.iter().map(|t| t.0).min().unwrap();
     assert!(first < ms(1000), "random phase within the first interval");
@@ -478,7 +438,7 @@ fn hellos_and_neighbour_loss() {
         n.receive(0, BROADCAST, 1, AodvMsg::hello(0, 1, 2000));
     }
     n.run_until(heard_2 + ms(2099));
-    assert!(n.aodv.table().active(9, n.now).is_some(), "not lost before ALLOWED_HELLO_LOSS * HELLO_INTERVAL + slack");
+    assert!(n.proto.table().active(9, n.now).is_some(), "not lost before ALLOWED_HELLO_LOSS * HELLO_INTERVAL + slack");
     n.run_until(heard_2 + ms(2100));
     let acts = n.take();
     let rerrs: Vec<_> = Node::sent(&acts).into_iter().filter(|(_, m)| m.kind() == MsgKind::Rerr).collect();
@@ -488,18 +448,18 @@ fn hellos_and_neighbour_loss() {
     // destination behind it (3 + 1) are unreachable; 0 is a precursor of both.
     assert_eq!((p.dst, e.dests()), (0, &[(2, 0), (9, 4)][..]));
     assert!(acts.iter().any(|a| matches!(a, NetAction::Reclaim { next_hop: 2 })));
-    assert_eq!(n.aodv.stats().event_count("link_breaks_hello"), 1);
-    assert!(n.aodv.table().active(0, n.now).is_some(), "the talking neighbour is kept");
+    assert_eq!(n.proto.stats().event_count("link_breaks_hello"), 1);
+    assert!(n.proto.table().active(0, n.now).is_some(), "the talking neighbour is kept");
     // With HELLO detection only, a MAC failure just drops the packet (RET).
     n.call(|a, ctx| a.on_link_failure(ctx, data(5, 0, 0, 3).with_next_hop(0)));
     assert_eq!(Node::drops(&n.take()), vec![(5, DropReason::Ret)]);
-    assert!(n.aodv.table().active(0, n.now).is_some());
+    assert!(n.proto.table().active(0, n.now).is_some());
 }
 
 #[test]
 fn hello_suppressed_after_a_recent_broadcast() {
     let cfg = AodvConfig { link_detection: LinkDetection::Hello, jitter: Time::ZERO, ..AodvConfig::default() };
-    let mut n = Node::new(1, cfg);
+    let mut n = node(1, cfg);
     n.call(|a, ctx| a.start(ctx));
     let first = n.timers.iter().map(|t| t.0).min().unwrap();
     n.run_until(first);
@@ -517,7 +477,7 @@ fn hello_suppressed_after_a_recent_broadcast() {
 #[test]
 fn local_repair_buffers_and_rediscovers() {
     let cfg = AodvConfig { local_repair: true, ..mac_only() };
-    let mut n = Node::new(1, cfg);
+    let mut n = node(1, cfg);
     n.receive(0, BROADCAST, 5, rreq(0, 1, 1, 2, None, 0));
     n.receive(3, 1, 64, AodvMsg::Rrep(Rrep { hop_count: 1, dst: 2, dst_seq: 4, orig: 0, lifetime_ms: 6000 }));
     n.take();
@@ -540,7 +500,7 @@ fn local_repair_buffers_and_rediscovers() {
     let (p, AodvMsg::Rreq(q)) = *rreqs[0] else { panic!() };
     // TTL = max(MIN_REPAIR_TTL = 2 hops, 1/2 of 1 hop back) + LOCAL_ADD_TTL.
     assert_eq!((p.ttl, q.dst, q.dst_seq), (4, 2, 5));
-    assert_eq!(n.aodv.buffered(), 1);
+    assert_eq!(n.proto.buffered(), 1);
     // Packets in transit for 2 wait too.
     n.call(|a, ctx| a.route(ctx, data(12, 0, 2, 0), Origin::Forward));
     assert!(n.take().is_empty());
@@ -563,13 +523,13 @@ fn local_repair_buffers_and_rediscovers() {
         })
         .collect();
     assert!(rerr.len() == 1 && rerr[0].no_delete, "{rerr:?}");
-    assert_eq!(n.aodv.stats().event_count("local_repairs_succeeded"), 1);
+    assert_eq!(n.proto.stats().event_count("local_repairs_succeeded"), 1);
 }
 
 #[test]
 fn failed_local_repair_sends_rerr_and_drops() {
     let cfg = AodvConfig { local_repair: true, ..mac_only() };
-    let mut n = Node::new(1, cfg);
+    let mut n = node(1, cfg);
     n.receive(0, BROADCAST, 5, rreq(0, 1, 1, 2, None, 0));
     n.receive(3, 1, 64, AodvMsg::Rrep(Rrep { hop_count: 1, dst: 2, dst_seq: 4, orig: 0, lifetime_ms: 6000 }));
     n.take();
@@ -582,5 +542,5 @@ fn failed_local_repair_sends_rerr_and_drops() {
     assert_eq!(Node::drops(&acts), vec![(11, DropReason::Nrte)]);
     let (p, AodvMsg::Rerr(e)) = Node::sent(&acts)[0] else { panic!("{acts:?}") };
     assert_eq!((p.dst, e.no_delete, e.dests()), (0, false, &[(2, 5)][..]));
-    assert_eq!(n.aodv.stats().event_count("local_repair_failures"), 1);
+    assert_eq!(n.proto.stats().event_count("local_repair_failures"), 1);
 }

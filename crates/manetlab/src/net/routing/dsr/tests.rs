@@ -2,55 +2,16 @@
 //! inspected (no radio, no MAC).
 
 use super::*;
-use crate::metrics::FateTable;
 use crate::net::routing::NetAction;
 use crate::net::{FLOW_NONE, IP_HEADER_BYTES};
-use crate::sim::{Purpose, RngStream};
 
-struct Node {
-    dsr: Dsr,
-    now: Time,
-    timers: Vec<(Time, u64)>,
-    rng: RngStream,
-    uids: FateTable,
-    out: Vec<NetAction>,
+type Node = super::super::harness::Harness<Dsr>;
+
+fn node(me: NodeId, cfg: DsrConfig) -> Node {
+    Node::new(me, Dsr::new(me, cfg))
 }
 
-impl Node {
-    fn new(me: NodeId, cfg: DsrConfig) -> Node {
-        Node {
-            dsr: Dsr::new(me, cfg),
-            now: Time::ZERO,
-            timers: Vec::new(),
-            rng: RngStream::new(1, me as u64, Purpose::Routing, 0),
-            uids: FateTable::default(),
-            out: Vec::new(),
-        }
-    }
-    fn call(&mut self, f: impl FnOnce(&mut Dsr, &mut RouteCtx)) {
-        let mut acts = Vec::new();
-        let mut ctx =
-            RouteCtx { now: self.now, node: self.dsr.me, out: &mut acts, rng: &mut self.rng, uids: &mut self.uids };
-        f(&mut self.dsr, &mut ctx);
-        for a in acts {
-            match a {
-                NetAction::Timer { at, token } => self.timers.push((at, token)),
-                a => self.out.push(a),
-            }
-        }
-    }
-    fn run_until(&mut self, t: Time) {
-        while let Some(i) = (0..self.timers.len()).filter(|&i| self.timers[i].0 <= t).min_by_key(|&i| self.timers[i]) {
-            let (at, tok) = self.timers.remove(i);
-            self.now = at;
-            self.call(|a, ctx| a.on_timer(ctx, tok));
-        }
-        self.now = t;
-    }
-    fn take(&mut self) -> Vec<NetAction> {
-        std::mem::take(&mut self.out)
-    }
-}
+impl Node {}
 
 fn sent(acts: &[NetAction]) -> Vec<Packet> {
     acts.iter()
@@ -87,7 +48,7 @@ fn packet_stays_small() {
 
 #[test]
 fn ring_zero_then_backoff_doubling_to_the_maximum() {
-    let mut n = Node::new(0, DsrConfig::default());
+    let mut n = node(0, DsrConfig::default());
     n.call(|d, ctx| d.route(ctx, data(1, 0, 9), Origin::Local));
     let out = n.take();
     let reqs = sent(&out);
@@ -95,7 +56,7 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     assert_eq!((reqs[0].ttl, reqs[0].dst), (1, BROADCAST));
     assert_eq!(reqs[0].size, IP_HEADER_BYTES + 4 + 8 + 4);
     assert!(reqs[0].is_control() && reqs[0].flow == FLOW_NONE);
-    assert_eq!(n.dsr.buffered(), 1);
+    assert_eq!(n.proto.buffered(), 1);
     // Request times: 0 (ring 0), 30 ms, then +0.5, +1, +2, +4, +8, +10, +10 s.
     let mut times = Vec::new();
     let mut t = Time::ZERO;
@@ -113,14 +74,14 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     assert_eq!(&got[..want_ms.len()], &want_ms, "{times:?}");
     assert!(times.iter().all(|&(_, ttl)| ttl as usize == MAX_SR_LEN));
     // The send buffer times out after 30 s (NRTE), ending the discovery.
-    assert_eq!(n.dsr.buffered(), 0);
-    assert!(n.dsr.stats.event_count("send_buffer_timeouts") == 1);
+    assert_eq!(n.proto.buffered(), 0);
+    assert!(n.proto.stats.event_count("send_buffer_timeouts") == 1);
 }
 
 #[test]
 fn target_replies_on_reversed_record_and_intermediate_from_cache() {
     // Node 3 receives a request from 0 recorded as 0-1-2 for target 3.
-    let mut t = Node::new(3, DsrConfig::default());
+    let mut t = node(3, DsrConfig::default());
     let mut rreq = data(0, 0, BROADCAST);
     rreq.flow = FLOW_NONE;
     rreq.body = Body::Dsr(DsrMsg::Rreq { target: 3, id: 7, last_error: None });
@@ -139,13 +100,13 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
         }
         b => panic!("{b:?}"),
     }
-    assert_eq!(t.dsr.cache().find(0, Time::ZERO), Some(vec![3, 2, 1, 0]));
+    assert_eq!(t.proto.cache().find(0, Time::ZERO), Some(vec![3, 2, 1, 0]));
 
     // Node 2 has 2-5-3 cached; a request 0-1 for 3 is answered from cache,
     // unless cache replies are off (then it is propagated).
     for replies in [true, false] {
-        let mut m = Node::new(2, DsrConfig { cache_replies: replies, jitter: Time::ZERO, ..DsrConfig::default() });
-        m.dsr.cache.add(&[2, 5, 3], Time::ZERO);
+        let mut m = node(2, DsrConfig { cache_replies: replies, jitter: Time::ZERO, ..DsrConfig::default() });
+        m.proto.cache.add(&[2, 5, 3], Time::ZERO);
         let mut q = rreq;
         q.sr = SourceRoute::from_path(&[0, 1]).unwrap();
         q.ttl = 10;
@@ -175,8 +136,8 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
 #[test]
 fn link_failure_sends_route_error_and_salvages() {
     // Node 2 forwards 0-1-2-3-4; its link to 3 fails; it has 2-6-4 cached.
-    let mut n = Node::new(2, DsrConfig::default());
-    n.dsr.cache.add(&[2, 6, 4], Time::ZERO);
+    let mut n = node(2, DsrConfig::default());
+    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
     let mut p = data(5, 0, 4);
     p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
     p.sr.cur = 3;
@@ -195,11 +156,11 @@ fn link_failure_sends_route_error_and_salvages() {
     assert_eq!((salvaged.next_hop, salvaged.sr.salvaged, salvaged.sr.cur), (6, 1, 1));
     assert_eq!(salvaged.size, 532 + 12);
     assert!(out.iter().any(|a| matches!(a, NetAction::Reclaim { next_hop: 3 })));
-    assert_eq!(n.dsr.stats.event_count("salvaged"), 1);
+    assert_eq!(n.proto.stats.event_count("salvaged"), 1);
 
     // Without salvaging (or an alternative) the packet is dropped, CBK.
-    let mut n = Node::new(2, DsrConfig { salvage: false, ..DsrConfig::default() });
-    n.dsr.cache.add(&[2, 6, 4], Time::ZERO);
+    let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
+    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
     n.call(|d, ctx| d.on_link_failure(ctx, p));
     let out = n.take();
     assert_eq!(sent(&out).len(), 1);
