@@ -35,6 +35,25 @@ impl Parked {
         Some(p)
     }
 
+    /// Parks `pkt` for a uniform delay in [0, max) and sets a timer whose
+    /// token `token(slot)` the protocol passes back to `take`. With `max` = 0
+    /// nothing is parked and the packet comes back to be sent now.
+    pub fn send_later(
+        &mut self,
+        ctx: &mut RouteCtx,
+        pkt: Packet,
+        max: Time,
+        token: impl FnOnce(usize) -> u64,
+    ) -> Option<Packet> {
+        if max == Time::ZERO {
+            return Some(pkt);
+        }
+        let delay = jitter(ctx, max);
+        let slot = self.park(pkt);
+        ctx.timer(ctx.now + delay, token(slot));
+        None
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
         self.slots.iter().flatten()
     }

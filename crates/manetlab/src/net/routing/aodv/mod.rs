@@ -165,13 +165,9 @@ impl Aodv {
 
     /// Sends a broadcast after a uniform jitter in [0, cfg.jitter].
     fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
-        let j = self.cfg.jitter;
-        if j == Time::ZERO {
-            return self.emit(ctx, pkt);
+        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| token(T_SEND, slot as u64)) {
+            self.emit(ctx, now);
         }
-        let delay = super::delayed::jitter(ctx, j);
-        let slot = self.delayed.park(pkt);
-        ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
     }
 
     fn new_msg(&self, ctx: &mut RouteCtx, to: NodeId, msg: AodvMsg, ttl: u8) -> Packet {

@@ -116,13 +116,9 @@ impl Dsr {
     }
 
     fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
-        let j = self.cfg.jitter;
-        if j == Time::ZERO {
-            return self.emit(ctx, pkt);
+        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| token(T_SEND, slot as u64)) {
+            self.emit(ctx, now);
         }
-        let delay = super::delayed::jitter(ctx, j);
-        let slot = self.delayed.park(pkt);
-        ctx.timer(ctx.now + delay, token(T_SEND, slot as u64));
     }
 
     /// A control message from this node to `dst` along `travel` (which
