@@ -11,6 +11,7 @@ pub mod chain;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod runner;
+pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,22 @@ pub struct StudyOptions {
     pub out: PathBuf,
     /// First seed.
     pub seed: u64,
+    /// Load runs finished by an earlier, interrupted invocation from
+    /// `<out>/runs/` instead of running them again (see [`sweep`]).
+    pub resume: bool,
+}
+
+impl StudyOptions {
+    /// Default options writing to `out`.
+    pub fn new(out: impl Into<PathBuf>) -> StudyOptions {
+        StudyOptions { runs: None, quick: false, out: out.into(), seed: 1, resume: false }
+    }
+
+    /// How this study's sweeps store and resume runs: one file per run in
+    /// `<out>/runs/`.
+    pub fn sweep_options<'a>(&self, progress: Progress<'a>) -> sweep::SweepOptions<'a> {
+        sweep::SweepOptions { dir: Some(self.out.join("runs")), resume: self.resume, progress }
+    }
 }
 
 /// A check of a published claim or acceptance criterion.
