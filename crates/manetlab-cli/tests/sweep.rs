@@ -69,7 +69,7 @@ fn sweep_writes_points_and_a_killed_sweep_resumes_to_identical_results() {
     child.kill().unwrap();
     child.wait().unwrap();
     let before = finished_runs(&part);
-    assert!(before >= 1 && before < 32, "killed after {before} of 32 runs");
+    assert!((1..32).contains(&before), "killed after {before} of 32 runs");
     assert!(!part.join("sweep.csv").exists(), "the killed sweep did not get to write its aggregates");
     let st = sweep_cmd(&part, true).status().unwrap();
     assert!(st.success());
