@@ -8,6 +8,7 @@
 //! plotted data) and `results.json` into the output directory.
 
 pub mod chain;
+pub mod holland;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod runner;
@@ -77,6 +78,11 @@ pub const STUDIES: &[StudyInfo] = &[StudyInfo {
     name: "chain",
     paper: "tcp-manet-elfn.txt, figure 1",
     about: "TCP-Reno goodput over a static chain of 1..10 hops (calibration of expected throughput)",
+},
+StudyInfo {
+    name: "holland",
+    paper: "tcp-manet-elfn.txt, figures 3-16",
+    about: "TCP-Reno over mobile DSR: measured vs expected throughput, cache replies, background traffic, ELFN variants",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +100,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
     std::fs::create_dir_all(&opts.out)?;
     match name {
         "chain" => chain::run(opts, progress),
+        "holland" => holland::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }
