@@ -163,19 +163,27 @@ struct Plan {
     duration_s: u64,
     patterns: usize,
     minor_patterns: usize,
+    /// Probe intervals of figure 12 (2 s is always run).
+    probes: Vec<&'static str>,
+    /// CBR rates of figures 8 and 15.
+    cbr: Vec<u32>,
     variants: Vec<Variant>,
 }
 
 fn plan(opts: &StudyOptions) -> Plan {
-    let (duration_s, patterns, minor) = if opts.quick { (150, 8, 3) } else { (200, 50, 20) };
+    // Quick mode: fewer patterns, shorter runs, and the extreme probe
+    // intervals and the middle CBR rate only (every figure still drawn).
+    let (duration_s, patterns, minor) = if opts.quick { (100, 6, 2) } else { (200, 50, 10) };
     let patterns = opts.runs.map_or(patterns, |r| r as usize).max(1);
     let minor = minor.min(patterns);
+    let probes: Vec<&'static str> = if opts.quick { vec!["0.5s", "2s", "30s"] } else { PROBES.to_vec() };
+    let cbr: Vec<u32> = if opts.quick { vec![10] } else { CBR_PPS.to_vec() };
     let mut v = vec![
         Variant::new("reno", "TCP-Reno", patterns),
         Variant::new("reno-nc", "TCP-Reno, no cache replies", patterns).no_cache(),
         Variant::new("elfn-2s", "ELFN, 2 s probes", patterns).elfn(ELFN_2S),
     ];
-    for p in PROBES {
+    for &p in &probes {
         if p != "2s" {
             v.push(
                 Variant::new(format!("elfn-{p}"), format!("ELFN, {p} probes"), minor)
@@ -192,7 +200,7 @@ fn plan(opts: &StudyOptions) -> Plan {
         Variant::new("elfn-lowest", "Lowest Rcvd/ELFN (probe lowest lost)", minor)
             .elfn(Elfn { probe_packet: "lost", ..ELFN_2S }),
     );
-    for pps in CBR_PPS {
+    for &pps in &cbr {
         let bg = Background::Cbr(pps);
         v.push(Variant::new(format!("cbr{pps}"), format!("{pps} pps CBR"), minor).background(bg));
         v.push(Variant::new(format!("cbr{pps}-nc"), format!("{pps} pps CBR, NC"), minor).background(bg).no_cache());
@@ -203,7 +211,7 @@ fn plan(opts: &StudyOptions) -> Plan {
     v.push(Variant::new("tcp5", "five TCP", minor).background(Background::FiveTcp));
     v.push(Variant::new("tcp5-nc", "five TCP, NC", minor).background(Background::FiveTcp).no_cache());
     v.push(Variant::new("tcp5-elfn", "five TCP, ELFN", minor).background(Background::FiveTcp).elfn(ELFN_4S));
-    Plan { duration_s, patterns, minor_patterns: minor, variants: v }
+    Plan { duration_s, patterns, minor_patterns: minor, probes, cbr, variants: v }
 }
 
 /// Results of one variant: `runs[speed][pattern]`.
@@ -514,7 +522,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let first_n = |id: &str, name: &str| speed_series(get(id), name, &|r, s| r.mean_first(s, m));
     md += "\n## Figure 8: with 10 CBR connections, cache vs no cache (NC)\n\n";
     let mut s8 = Vec::new();
-    for pps in CBR_PPS {
+    for pps in &pl.cbr {
         s8.push(first_n(&format!("cbr{pps}"), &format!("{pps} pps")));
         s8.push(first_n(&format!("cbr{pps}-nc"), &format!("{pps} pps NC")));
     }
@@ -561,7 +569,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         );
     };
     row(reno, &mut md);
-    for p in PROBES {
+    for p in &pl.probes {
         let r = get(&format!("elfn-{p}"));
         s12.push(pct_series(r, &format!("ELFN {p}")));
         row(r, &mut md);
@@ -601,7 +609,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     // ---- Figures 15 and 16: ELFN (4 s) with other traffic.
     md += "\n## Figure 15: ELFN (4 s probes) with 10 CBR connections\n\n";
     let mut s15 = Vec::new();
-    for pps in CBR_PPS {
+    for pps in &pl.cbr {
         s15.push(first_n(&format!("cbr{pps}"), &format!("{pps} pps")));
         s15.push(first_n(&format!("cbr{pps}-elfn"), &format!("{pps} pps ELFN")));
     }
@@ -685,7 +693,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         ),
     ));
     let ratio = |a: &str, b: &str, si: usize| mean(a, si) / mean(b, si).max(1e-9);
-    let cbr_txt = CBR_PPS
+    let cbr_txt = pl
+        .cbr
         .iter()
         .map(|p| {
             format!(
@@ -698,7 +707,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         })
         .collect::<Vec<_>>()
         .join("; ");
-    let cbr_hi = [5u32, 10].iter().all(|p| {
+    let cbr_hi = pl.cbr.iter().filter(|&&p| p <= 10).all(|p| {
         ratio(&format!("cbr{p}-nc"), &format!("cbr{p}"), 2) + ratio(&format!("cbr{p}-nc"), &format!("cbr{p}"), 3) > 2.0
     });
     verdicts.push(("no-cache-cbr".into(), String::new(), cbr_hi, cbr_txt + " (2/10/20/30 m/s)"));
@@ -759,18 +768,23 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         (lo - 1.0).abs() < 0.1,
         format!("lowest-lost probe / first-of-window probe: {lo:.2}"),
     ));
-    let e15 = CBR_PPS.map(|p| {
-        avg_over_speeds(&|si| mean(&format!("cbr{p}-elfn"), si))
-            / avg_over_speeds(&|si| mean(&format!("cbr{p}"), si)).max(1e-9)
-    });
+    let e15: Vec<f64> = pl
+        .cbr
+        .iter()
+        .map(|p| {
+            avg_over_speeds(&|si| mean(&format!("cbr{p}-elfn"), si))
+                / avg_over_speeds(&|si| mean(&format!("cbr{p}"), si)).max(1e-9)
+        })
+        .collect();
     let e16 = avg_over_speeds(&|si| mean("tcp5-elfn", si)) / avg_over_speeds(&|si| mean("tcp5", si)).max(1e-9);
     verdicts.push((
         "elfn-multi".into(),
         String::new(),
         e15.iter().all(|&x| x >= 0.97) && e16 >= 0.97,
         format!(
-            "ELFN/Reno with CBR {} (5/10/20 pps), with five TCP {e16:.2}",
-            e15.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" / ")
+            "ELFN/Reno with CBR {} ({} pps), with five TCP {e16:.2}",
+            e15.iter().map(|x| format!("{x:.2}")).collect::<Vec<_>>().join(" / "),
+            pl.cbr.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("/")
         ),
     ));
     md += "\n## The paper's findings beside ours\n\n| figure | the paper says | we measure | agree |\n|---|---|---|---|\n";
