@@ -148,7 +148,7 @@ fn link_failure_sends_route_error_and_salvages() {
     let tx = sent(&out);
     assert_eq!(tx.len(), 2, "{out:?}");
     let err = tx.iter().find(|p| p.is_control()).unwrap();
-    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 } }));
+    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: None }));
     assert_eq!((err.dst, err.next_hop), (0, 1));
     assert_eq!(err.sr.path(), vec![2, 1, 0]);
     let salvaged = tx.iter().find(|p| !p.is_control()).unwrap();
