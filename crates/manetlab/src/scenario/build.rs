@@ -1125,12 +1125,11 @@ fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
     Ok(Traffic::Tcp { tcp, data })
 }
 
-/// `elfn = true` and its variants; the variant keys need `elfn = true`.
+/// `elfn = true` and its variants; the variant keys need an `elfn` key.
 fn elfn_config(i: usize, fl: &FlowSection) -> Result<Option<crate::transport::tcp::ElfnConfig>, Diag> {
     use crate::transport::tcp::{ElfnConfig, ElfnProbe, ElfnRestore};
     let key = |k: &str| format!("flow.{i}.{k}");
-    let on = fl.elfn.as_ref().is_some_and(|e| *e.get_ref());
-    if !on {
+    if fl.elfn.is_none() {
         let stray: [(&str, Option<usize>); 3] = [
             ("elfn_probe", fl.elfn_probe.as_ref().map(|s| s.span().start)),
             ("elfn_restore", fl.elfn_restore.as_ref().map(|s| s.span().start)),
@@ -1143,6 +1142,9 @@ fn elfn_config(i: usize, fl: &FlowSection) -> Result<Option<crate::transport::tc
                 format!("'{}' has no effect without '{} = true'", key(k), key("elfn")),
             ));
         }
+    }
+    // `elfn = false` keeps the variant keys (so one file compares both).
+    if !fl.elfn.as_ref().is_some_and(|e| *e.get_ref()) {
         return Ok(None);
     }
     let mut e = ElfnConfig::default();

@@ -93,6 +93,8 @@ pub struct TcpSender {
     /// the lowest unacknowledged sequence number reported lost.
     probe_deadline: Option<Time>,
     probe_pending: bool,
+    /// A probe was sent in this standby period.
+    probed: bool,
     standby_since: Time,
     lowest_lost: Option<u64>,
     cc: Box<dyn CongestionControl>,
@@ -145,6 +147,7 @@ impl TcpSender {
             rto_deadline: None,
             probe_deadline: None,
             probe_pending: false,
+            probed: false,
             standby_since: Time::ZERO,
             lowest_lost: None,
             cc_state,
@@ -241,10 +244,13 @@ impl TcpSender {
     /// The first acceptable ACK (cumulative ACK within
     /// `[snd_una, snd_max]`, duplicate or not) ends standby before it is
     /// processed as usual: the `restore` variant is applied (keep / cwnd = 1
-    /// / cwnd = 1 and RTO = initial), the segments after the ACK point are
-    /// sent again go-back-N (as after a timeout: the break lost them, and
-    /// their duplicates do not start a fast retransmit), and the
-    /// retransmission timer is re-armed. Call `poll_transmit` afterwards.
+    /// / cwnd = 1 and RTO = initial) and the retransmission timer re-armed.
+    /// If a probe had to be sent, the route was down for a whole probe
+    /// interval and the segments after the ACK point are sent again
+    /// go-back-N (as after a timeout; their duplicates do not start a fast
+    /// retransmit). If an ACK ended standby before any probe (the segment
+    /// was salvaged, or the source rerouted it), sending simply continues.
+    /// Call `poll_transmit` afterwards.
     pub fn on_link_failure_notice(&mut self, now: Time, seq: u64) {
         let Some(elfn) = self.cfg.elfn else { return };
         self.stats.elfn_notices += 1;
@@ -260,6 +266,7 @@ impl TcpSender {
             self.rto_deadline = None;
             self.rtx_pending = false;
             self.probe_pending = false;
+            self.probed = false;
             self.timing = None;
             if self.in_recovery {
                 self.in_recovery = false;
@@ -300,10 +307,15 @@ impl TcpSender {
                 self.rtt = RttEstimator::new(c.initial_rto, c.min_rto, c.max_rto, c.tick);
             }
         }
-        // Go-back-N from the ACK point; duplicates of what did get through
-        // must not trigger a fast retransmit (as after a timeout).
-        self.snd_nxt = self.snd_una;
-        self.recover = self.snd_max;
+        if self.probed {
+            // The route was down for at least one probe interval: what was
+            // sent before the break is presumed lost. Go-back-N from the ACK
+            // point; duplicates of what did get through must not trigger a
+            // fast retransmit (as after a timeout).
+            self.snd_nxt = self.snd_una;
+            self.recover = self.snd_max;
+        }
+        self.probed = false;
         self.dupacks = 0;
         self.rto_deadline = Some(now + self.rtt.rto());
     }
@@ -478,6 +490,7 @@ impl TcpSender {
                 return None;
             }
             self.stats.elfn_probes += 1;
+            self.probed = true;
             return Some(self.data_seg(now, seq, end));
         }
         if self.rtx_pending {

@@ -645,13 +645,10 @@ impl Aodv {
                 Cause::Mac => "link_breaks_mac",
             });
         }
-        // ELFN: the failed segment's source hears of the break, here (it is
-        // this node) or through the RERR for its destination.
+        // ELFN: the failed segment's source hears of the break through the
+        // RERR for its destination (none when this node is the source: as
+        // with DSR, route errors are not sent to oneself).
         let notice = failed.and_then(|p| LinkFailureNotice::for_packet(&p)).filter(|_| repair.is_none());
-        if let Some(n) = notice.filter(|n| n.src == self.me) {
-            self.stats.event("elfn_notices_local");
-            ctx.notify(n);
-        }
         let mut elfn_rerr = None;
         let mut unreachable = Vec::new();
         let mut recipients: Vec<NodeId> = Vec::new();

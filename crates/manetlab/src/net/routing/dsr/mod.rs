@@ -362,12 +362,9 @@ impl Dsr {
         }
         let me_at = (pkt.sr.cur as usize).saturating_sub(1);
         if pkt.sr.is_empty() || me_at == 0 {
-            // This node originated the source route: route it again. If it
-            // is also the TCP source, its sender hears of the break at once.
-            if let Some(n) = LinkFailureNotice::for_packet(&pkt).filter(|n| n.src == self.me) {
-                self.stats.event("elfn_notices_local");
-                ctx.notify(n);
-            }
+            // This node originated the source route: route it again. No
+            // route error goes to oneself (ns-2's `xmitFailed`), so no ELFN
+            // notice either: the packet is rerouted, not lost.
             self.stats.event("rerouted_by_source");
             return self.send_or_buffer(ctx, pkt);
         }
