@@ -205,7 +205,8 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
 
 /// Writes, for every TCP flow with a trace: `tcp-<flow>-series.csv`
 /// (series,time_s,value for cwnd, ssthresh, srtt_s, rto_s),
-/// `tcp-<flow>-seq.csv` (time_s,seq_bytes,event) and the time-sequence and
+/// `tcp-<flow>-seq.csv` (time_s,seq_bytes,event: sent, retransmitted,
+/// acked, dropped, elfn-notice, elfn-probe) and the time-sequence and
 /// cwnd figures. Returns the files written.
 pub fn write_tcp_traces(
     dir: &Path,
@@ -232,6 +233,8 @@ pub fn write_tcp_traces(
             SeqEvent::Retransmitted => "retransmitted",
             SeqEvent::Acked => "acked",
             SeqEvent::Dropped => "dropped",
+            SeqEvent::Notice => "elfn-notice",
+            SeqEvent::Probe => "elfn-probe",
         };
         let mut seq = String::from("time_s,seq_bytes,event\n");
         for r in &t.seq {
@@ -256,6 +259,13 @@ pub fn write_tcp_traces(
                 series: [SeqEvent::Sent, SeqEvent::Retransmitted, SeqEvent::Acked, SeqEvent::Dropped]
                     .into_iter()
                     .map(|e| Series { name: event(e).into(), points: pick(e), scatter: true })
+                    // ELFN notices and probes only where there are some
+                    .chain(
+                        [SeqEvent::Notice, SeqEvent::Probe]
+                            .into_iter()
+                            .map(|e| Series { name: event(e).into(), points: pick(e), scatter: true })
+                            .filter(|s| !s.points.is_empty()),
+                    )
                     .collect(),
                 steps: false,
             },

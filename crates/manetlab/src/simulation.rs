@@ -591,6 +591,11 @@ impl Simulation {
                 }
                 self.reclaimed = back;
             }
+            NetAction::Notify(notice) => {
+                if let Some(idx) = self.nodes[node as usize].endpoint_for_port(notice.sport) {
+                    self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_link_failure_notice(ctx, &notice));
+                }
+            }
         }
     }
 

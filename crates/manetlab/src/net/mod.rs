@@ -1,7 +1,9 @@
 //! Network layer: the packet format, forwarding, and routing protocols.
 
 pub mod arp;
+pub mod elfn;
 pub mod packet;
 pub mod routing;
 
+pub use elfn::LinkFailureNotice;
 pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES, UDP_HEADER_BYTES};

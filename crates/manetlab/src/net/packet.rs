@@ -34,6 +34,10 @@ pub struct TcpSeg {
     /// Timestamp option: sender's clock, and the echoed one (RFC 7323 style).
     pub ts: Time,
     pub ts_echo: Time,
+    /// The sender wants Explicit Link Failure Notices for this segment
+    /// (`net/elfn.rs`). Stands for an option agreed when the connection
+    /// was set up; carries no bytes.
+    pub elfn: bool,
 }
 
 impl TcpSeg {

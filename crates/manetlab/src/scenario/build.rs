@@ -1033,10 +1033,24 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
         FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter"]),
         FlowType::Tcp => (
             "tcp",
-            &["variant", "mss", "max_window", "bytes", "initial_rto", "min_rto", "max_rto", "delayed_ack", "handshake"],
+            &[
+                "variant",
+                "mss",
+                "max_window",
+                "bytes",
+                "initial_rto",
+                "min_rto",
+                "max_rto",
+                "delayed_ack",
+                "handshake",
+                "elfn",
+                "elfn_probe",
+                "elfn_restore",
+                "elfn_probe_packet",
+            ],
         ),
     };
-    let given: [(&str, Option<usize>); 13] = [
+    let given: [(&str, Option<usize>); 17] = [
         ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
         ("rate", fl.rate.as_ref().map(|s| s.span().start)),
         ("interval", fl.interval.as_ref().map(|s| s.span().start)),
@@ -1050,6 +1064,10 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
         ("max_rto", fl.max_rto.as_ref().map(|s| s.span().start)),
         ("delayed_ack", fl.delayed_ack.as_ref().map(|s| s.span().start)),
         ("handshake", fl.handshake.as_ref().map(|s| s.span().start)),
+        ("elfn", fl.elfn.as_ref().map(|s| s.span().start)),
+        ("elfn_probe", fl.elfn_probe.as_ref().map(|s| s.span().start)),
+        ("elfn_restore", fl.elfn_restore.as_ref().map(|s| s.span().start)),
+        ("elfn_probe_packet", fl.elfn_probe_packet.as_ref().map(|s| s.span().start)),
     ];
     refuse_unused_keys(&format!("flow.{i}"), "type", name, uses, given)
 }
@@ -1104,6 +1122,7 @@ fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
     if let Some(h) = &fl.handshake {
         tcp.handshake = *h.get_ref();
     }
+    tcp.elfn = elfn_config(i, fl)?;
     tcp.record_series = false;
     tcp.record_seq_log = false;
     let data = match &fl.bytes {
@@ -1114,6 +1133,49 @@ fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
         None => DataSource::Bulk,
     };
     Ok(Traffic::Tcp { tcp, data })
+}
+
+/// `elfn = true` and its variants; the variant keys need an `elfn` key.
+fn elfn_config(i: usize, fl: &FlowSection) -> Result<Option<crate::transport::tcp::ElfnConfig>, Diag> {
+    use crate::transport::tcp::{ElfnConfig, ElfnProbe, ElfnRestore};
+    let key = |k: &str| format!("flow.{i}.{k}");
+    if fl.elfn.is_none() {
+        let stray: [(&str, Option<usize>); 3] = [
+            ("elfn_probe", fl.elfn_probe.as_ref().map(|s| s.span().start)),
+            ("elfn_restore", fl.elfn_restore.as_ref().map(|s| s.span().start)),
+            ("elfn_probe_packet", fl.elfn_probe_packet.as_ref().map(|s| s.span().start)),
+        ];
+        if let Some((k, Some(off))) = stray.into_iter().find(|(_, o)| o.is_some()) {
+            return Err(Diag::at(
+                ErrorKind::Inconsistent,
+                off,
+                format!("'{}' has no effect without '{} = true'", key(k), key("elfn")),
+            ));
+        }
+    }
+    // `elfn = false` keeps the variant keys (so one file compares both).
+    if !fl.elfn.as_ref().is_some_and(|e| *e.get_ref()) {
+        return Ok(None);
+    }
+    let mut e = ElfnConfig::default();
+    if let Some(p) = &fl.elfn_probe {
+        if p.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, p, format!("'{}' must be greater than zero", key("elfn_probe"))));
+        }
+        e.probe_interval = p.get_ref().0;
+    }
+    if let Some(r) = &fl.elfn_restore {
+        e.restore = choice(
+            r,
+            &key("elfn_restore"),
+            &[("keep", ElfnRestore::Keep), ("cwnd1", ElfnRestore::Cwnd1), ("cwnd1-rto", ElfnRestore::Cwnd1Rto)],
+        )?;
+    }
+    if let Some(p) = &fl.elfn_probe_packet {
+        e.probe =
+            choice(p, &key("elfn_probe_packet"), &[("first", ElfnProbe::First), ("lost", ElfnProbe::LowestLost)])?;
+    }
+    Ok(Some(e))
 }
 
 fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig, Diag> {

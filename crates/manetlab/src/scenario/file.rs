@@ -171,6 +171,11 @@ pub(crate) struct FlowSection {
     pub max_rto: Option<Spanned<Duration>>,
     pub delayed_ack: Option<Spanned<bool>>,
     pub handshake: Option<Spanned<bool>>,
+    // ELFN (TCP flows).
+    pub elfn: Option<Spanned<bool>>,
+    pub elfn_probe: Option<Spanned<Duration>>,
+    pub elfn_restore: Option<Spanned<String>>,
+    pub elfn_probe_packet: Option<Spanned<String>>,
 }
 
 /// A scripted node event.

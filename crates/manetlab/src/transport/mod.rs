@@ -9,7 +9,7 @@ pub mod tcp;
 pub mod udp;
 
 use crate::metrics::Metrics;
-use crate::net::{Body, NodeId, Packet};
+use crate::net::{Body, LinkFailureNotice, NodeId, Packet};
 use crate::sim::{RngStream, Time};
 
 /// What an endpoint asks the node to do.
@@ -57,6 +57,9 @@ pub trait Endpoint: Send {
     /// An oracle used only for tracing (TCP time-sequence logs); protocols
     /// must not react to it.
     fn on_dropped(&mut self, _now: Time, _pkt: &Packet) {}
+    /// An Explicit Link Failure Notice for one of this endpoint's packets,
+    /// delivered by the routing protocol (`net/elfn.rs`). Default: ignored.
+    fn on_link_failure_notice(&mut self, _ctx: &mut EndpointCtx, _notice: &LinkFailureNotice) {}
     /// Connection summary, for TCP senders.
     fn tcp_summary(&self) -> Option<tcp::TcpSummary> {
         None

@@ -71,6 +71,9 @@ pub enum NetAction {
     /// that neighbour is broken). Packets already inside the MAC are not
     /// reclaimed: they come back through `on_link_failure` if they fail.
     Reclaim { next_hop: NodeId },
+    /// Hand an Explicit Link Failure Notice to this node's transport
+    /// endpoint bound to `notice.sport` (this node is `notice.src`).
+    Notify(crate::net::LinkFailureNotice),
 }
 
 /// Where a packet handed to `route` comes from.
@@ -109,6 +112,9 @@ impl RouteCtx<'_> {
     }
     pub fn reclaim(&mut self, next_hop: NodeId) {
         self.out.push(NetAction::Reclaim { next_hop });
+    }
+    pub fn notify(&mut self, notice: crate::net::LinkFailureNotice) {
+        self.out.push(NetAction::Notify(notice));
     }
 }
 

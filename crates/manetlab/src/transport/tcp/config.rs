@@ -24,6 +24,52 @@ impl TcpVariant {
     }
 }
 
+/// What the sender restores when an ACK ends ELFN standby
+/// (tcp-manet-elfn.txt figure 13).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ElfnRestore {
+    /// Congestion window and RTO as they were when the notice arrived
+    /// (the paper's "ELFN").
+    #[default]
+    Keep,
+    /// Congestion window = 1 segment ("W/ELFN").
+    Cwnd1,
+    /// Congestion window = 1 and the RTO back to `initial_rto`, the RTT
+    /// estimate forgotten ("RTO/W/ELFN").
+    Cwnd1Rto,
+}
+
+/// Which segment a standby sender sends as its probe
+/// (tcp-manet-elfn.txt figure 14).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ElfnProbe {
+    /// The first segment of the window (`snd_una`): "First/ELFN".
+    #[default]
+    First,
+    /// The lowest sequence number reported lost by the notices received in
+    /// this standby period (`snd_una` if none is still unacknowledged):
+    /// "Lowest Rcvd/ELFN".
+    LowestLost,
+}
+
+/// Explicit Link Failure Notification (tcp-manet-elfn.txt §6): on a notice
+/// the sender disables its retransmission timer and enters standby, sending
+/// one probe every `probe_interval` until an ACK arrives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ElfnConfig {
+    /// Time between probes, the first one `probe_interval` after the notice.
+    pub probe_interval: Time,
+    pub restore: ElfnRestore,
+    pub probe: ElfnProbe,
+}
+
+impl Default for ElfnConfig {
+    /// The paper's main setting: 2 s probes, state kept, first segment.
+    fn default() -> Self {
+        ElfnConfig { probe_interval: Time::from_secs(2), restore: ElfnRestore::Keep, probe: ElfnProbe::First }
+    }
+}
+
 /// Parameters shared by a sender and its receiver.
 ///
 /// `Default` gives ns-2's values (`tcpTick_` 10 ms, `minrto_` 0.2 s,
@@ -69,6 +115,9 @@ pub struct TcpConfig {
     /// established, like ns-2's one-way TCP.
     pub handshake: bool,
     pub variant: TcpVariant,
+    /// Explicit Link Failure Notification; `None` (default): notices are
+    /// neither asked for nor acted on.
+    pub elfn: Option<ElfnConfig>,
     /// Record cwnd/ssthresh/srtt/rto series in the sender's trace.
     pub record_series: bool,
     /// Record the time-sequence log in the sender's trace.
@@ -93,6 +142,7 @@ impl Default for TcpConfig {
             delack_timeout: Time::from_ms(200),
             handshake: false,
             variant: TcpVariant::default(),
+            elfn: None,
             record_series: true,
             record_seq_log: true,
         }

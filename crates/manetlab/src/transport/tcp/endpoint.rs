@@ -3,7 +3,7 @@
 
 use super::{DataSource, TcpConfig, TcpReceiver, TcpSender};
 use crate::net::packet::TCP_HEADER_BYTES;
-use crate::net::{Body, NodeId, Packet, TcpSeg};
+use crate::net::{Body, LinkFailureNotice, NodeId, Packet, TcpSeg};
 use crate::sim::Time;
 use crate::transport::{Endpoint, EndpointCtx};
 
@@ -22,6 +22,12 @@ pub struct TcpSummary {
     pub final_cwnd: f64,
     pub srtt_s: Option<f64>,
     pub rto_s: f64,
+    /// ELFN (zero without it): notices received, standby periods, probes
+    /// sent, seconds spent in standby.
+    pub elfn_notices: u64,
+    pub elfn_standbys: u64,
+    pub elfn_probes: u64,
+    pub elfn_standby_s: f64,
 }
 
 pub struct TcpSource {
@@ -110,6 +116,12 @@ impl Endpoint for TcpSource {
             }
         }
     }
+    fn on_link_failure_notice(&mut self, ctx: &mut EndpointCtx, n: &LinkFailureNotice) {
+        if n.dst == self.dst && n.dport == self.port {
+            self.tx.on_link_failure_notice(ctx.now, n.seq);
+            self.pump(ctx);
+        }
+    }
     fn tcp_summary(&self) -> Option<TcpSummary> {
         let s = self.tx.stats();
         Some(TcpSummary {
@@ -122,6 +134,10 @@ impl Endpoint for TcpSource {
             final_cwnd: self.tx.cwnd(),
             srtt_s: self.tx.srtt().map(|t| t.as_secs_f64()),
             rto_s: self.tx.rto().as_secs_f64(),
+            elfn_notices: s.elfn_notices,
+            elfn_standbys: s.elfn_standbys,
+            elfn_probes: s.elfn_probes,
+            elfn_standby_s: s.elfn_standby_ns as f64 / 1e9,
         })
     }
     fn tcp_sender(&self) -> Option<&TcpSender> {

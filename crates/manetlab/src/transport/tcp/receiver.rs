@@ -163,6 +163,7 @@ impl TcpReceiver {
             wnd: self.rcv_window,
             ts: now,
             ts_echo,
+            elfn: false,
         }
     }
 

@@ -10,7 +10,7 @@
 //! `TcpSeg` are filled (`ts` = send time, `ts_echo` = last peer `ts`) but
 //! not used for RTT.
 
-use super::config::TcpConfig;
+use super::config::{ElfnProbe, ElfnRestore, TcpConfig};
 use super::congestion::{AckSample, CcState, CongestionControl, RecoveryStyle};
 use super::rtt::RttEstimator;
 use super::trace::{SenderStats, SeqEvent, TcpTrace};
@@ -29,11 +29,6 @@ pub enum DataSource {
 
 /// Connection phase of the sender.
 ///
-/// Room for later modes: ELFN's standby (freeze) is meant to become a
-/// third state in which `on_timer` skips the RTO path, `poll_at` reports
-/// the probe deadline instead of `rto_deadline`, and `next_segment` emits
-/// probes; congestion state, `snd_*` and the estimator are kept as they
-/// are, so `resume` only has to re-arm the timer and restore the state.
 /// Pacing would add a release deadline checked in `next_segment` and
 /// folded into `poll_at`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -42,6 +37,12 @@ pub enum SenderState {
     SynSent,
     /// Data transfer.
     Established,
+    /// ELFN standby (tcp-manet-elfn.txt §6): a link-failure notice arrived.
+    /// The retransmission timer is off, `poll_at` is the next probe, the
+    /// only segments sent are probes; congestion state, `snd_*` and the RTT
+    /// estimator are frozen. Any acceptable ACK ends it
+    /// ([`TcpSender::on_link_failure_notice`]).
+    Standby,
 }
 
 /// The sending end of a one-way TCP connection.
@@ -88,6 +89,14 @@ pub struct TcpSender {
     timing: Option<(u64, Time)>,
     /// Retransmission-timer deadline.
     rto_deadline: Option<Time>,
+    /// ELFN standby: next probe, a probe due now, when standby began, and
+    /// the lowest unacknowledged sequence number reported lost.
+    probe_deadline: Option<Time>,
+    probe_pending: bool,
+    /// A probe was sent in this standby period.
+    probed: bool,
+    standby_since: Time,
+    lowest_lost: Option<u64>,
     cc: Box<dyn CongestionControl>,
     cc_state: CcState,
     rtt: RttEstimator,
@@ -136,6 +145,11 @@ impl TcpSender {
             ts_recent: Time::ZERO,
             timing: None,
             rto_deadline: None,
+            probe_deadline: None,
+            probe_pending: false,
+            probed: false,
+            standby_since: Time::ZERO,
+            lowest_lost: None,
             cc_state,
             rtt,
             stats: SenderStats::default(),
@@ -173,9 +187,12 @@ impl TcpSender {
     }
 
     /// Deadline at which [`on_timer`](Self::on_timer) must be called
-    /// (the retransmission timer), if any.
+    /// (the retransmission timer, or the next probe in ELFN standby), if any.
     pub fn poll_at(&self) -> Option<Time> {
-        self.rto_deadline
+        match self.state {
+            SenderState::Standby => self.probe_deadline,
+            _ => self.rto_deadline,
+        }
     }
 
     /// Handle expired timers. A no-op unless `now >= poll_at()`.
@@ -184,6 +201,9 @@ impl TcpSender {
     /// `recover` = highest byte sent, resend from `snd_una`, double the RTO.
     /// Call `poll_transmit` afterwards.
     pub fn on_timer(&mut self, now: Time) {
+        if self.state == SenderState::Standby {
+            return self.on_probe_timer(now);
+        }
         match self.rto_deadline {
             Some(d) if now >= d => {}
             _ => return,
@@ -196,7 +216,7 @@ impl TcpSender {
                 self.syn_pending = true;
                 self.syn_retransmitted = true;
             }
-            SenderState::Established => {
+            SenderState::Established | SenderState::Standby => {
                 let flight = self.flight_segments();
                 self.cc.on_timeout(&mut self.cc_state, flight, now);
                 self.in_recovery = false;
@@ -209,6 +229,95 @@ impl TcpSender {
         // ns-2 re-arms at once with the backed-off value; the resend follows.
         self.rto_deadline = Some(now + self.rtt.rto());
         self.record_series(now);
+    }
+
+    /// An Explicit Link Failure Notice (tcp-manet-elfn.txt §6): a node on
+    /// the path could not forward our segment starting at `seq` because its
+    /// link to the next hop broke. Ignored unless `cfg.elfn` is set, during
+    /// the handshake, and when nothing is outstanding (a stale notice).
+    /// Otherwise the sender enters [`SenderState::Standby`]: the
+    /// retransmission timer is disabled (no timeout, no backoff), fast
+    /// recovery is abandoned (cwnd deflated as on its normal end), and a
+    /// probe is sent every `probe_interval`, the first one `probe_interval`
+    /// from now. A notice in standby only lowers the "lowest lost" sequence.
+    ///
+    /// The first acceptable ACK (cumulative ACK within
+    /// `[snd_una, snd_max]`, duplicate or not) ends standby before it is
+    /// processed as usual: the `restore` variant is applied (keep / cwnd = 1
+    /// / cwnd = 1 and RTO = initial) and the retransmission timer re-armed.
+    /// If a probe had to be sent, the route was down for a whole probe
+    /// interval and the segments after the ACK point are sent again
+    /// go-back-N (as after a timeout; their duplicates do not start a fast
+    /// retransmit). If an ACK ended standby before any probe (the segment
+    /// was salvaged, or the source rerouted it), sending simply continues.
+    /// Call `poll_transmit` afterwards.
+    pub fn on_link_failure_notice(&mut self, now: Time, seq: u64) {
+        let Some(elfn) = self.cfg.elfn else { return };
+        self.stats.elfn_notices += 1;
+        self.trace.log(now, seq, SeqEvent::Notice);
+        if self.state == SenderState::SynSent || self.snd_una >= self.snd_max {
+            return;
+        }
+        if self.state == SenderState::Established {
+            self.state = SenderState::Standby;
+            self.stats.elfn_standbys += 1;
+            self.standby_since = now;
+            self.lowest_lost = None;
+            self.rto_deadline = None;
+            self.rtx_pending = false;
+            self.probe_pending = false;
+            self.probed = false;
+            self.timing = None;
+            if self.in_recovery {
+                self.in_recovery = false;
+                self.cc.on_recovery_exit(&mut self.cc_state, now);
+            }
+            self.probe_deadline = Some(now + elfn.probe_interval);
+        }
+        if seq >= self.snd_una && seq < self.snd_max {
+            self.lowest_lost = Some(self.lowest_lost.map_or(seq, |l| l.min(seq)));
+        }
+        self.record_series(now);
+    }
+
+    /// Probe timer in standby: a probe is due; the next one in `P`.
+    fn on_probe_timer(&mut self, now: Time) {
+        match self.probe_deadline {
+            Some(d) if now >= d => {}
+            _ => return,
+        }
+        let p = self.cfg.elfn.map_or(Time::from_secs(1), |e| e.probe_interval);
+        self.probe_pending = true;
+        self.probe_deadline = Some(now + p);
+    }
+
+    /// An ACK arrived in standby: the route is back.
+    fn leave_standby(&mut self, now: Time) {
+        self.state = SenderState::Established;
+        self.stats.elfn_standby_ns += (now - self.standby_since).as_ns();
+        self.probe_deadline = None;
+        self.probe_pending = false;
+        self.lowest_lost = None;
+        match self.cfg.elfn.map(|e| e.restore).unwrap_or_default() {
+            ElfnRestore::Keep => {}
+            ElfnRestore::Cwnd1 => self.cc_state.cwnd = 1.0,
+            ElfnRestore::Cwnd1Rto => {
+                self.cc_state.cwnd = 1.0;
+                let c = &self.cfg;
+                self.rtt = RttEstimator::new(c.initial_rto, c.min_rto, c.max_rto, c.tick);
+            }
+        }
+        if self.probed {
+            // The route was down for at least one probe interval: what was
+            // sent before the break is presumed lost. Go-back-N from the ACK
+            // point; duplicates of what did get through must not trigger a
+            // fast retransmit (as after a timeout).
+            self.snd_nxt = self.snd_una;
+            self.recover = self.snd_max;
+        }
+        self.probed = false;
+        self.dupacks = 0;
+        self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     /// The network dropped our segment starting at `seq` (time-sequence
@@ -305,7 +414,7 @@ impl TcpSender {
     }
 
     fn arm_timer_if_idle(&mut self, now: Time) {
-        if self.rto_deadline.is_none() {
+        if self.rto_deadline.is_none() && self.state != SenderState::Standby {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
@@ -325,6 +434,7 @@ impl TcpSender {
             wnd: self.cfg.rcv_window,
             ts: now,
             ts_echo: self.ts_recent,
+            elfn: self.cfg.elfn.is_some(),
         }
     }
 
@@ -337,7 +447,8 @@ impl TcpSender {
             self.stats.retransmissions += 1;
             // Karn: a retransmission makes any running measurement ambiguous.
             self.timing = None;
-            self.trace.log(now, seq, SeqEvent::Retransmitted);
+            let ev = if self.state == SenderState::Standby { SeqEvent::Probe } else { SeqEvent::Retransmitted };
+            self.trace.log(now, seq, ev);
         } else {
             self.trace.log(now, seq, SeqEvent::Sent);
             if self.timing.is_none() {
@@ -365,6 +476,23 @@ impl TcpSender {
             self.stats.control_sent += 1;
             return Some(TcpSeg { flags: TcpSeg::ACK, ..self.base_seg(now) });
         }
+        if self.state == SenderState::Standby {
+            if !self.probe_pending {
+                return None;
+            }
+            self.probe_pending = false;
+            let end = self.snd_max.min(self.data_end);
+            let seq = match self.cfg.elfn.map(|e| e.probe).unwrap_or_default() {
+                ElfnProbe::First => self.snd_una,
+                ElfnProbe::LowestLost => self.lowest_lost.filter(|&l| l >= self.snd_una).unwrap_or(self.snd_una),
+            };
+            if seq >= end {
+                return None;
+            }
+            self.stats.elfn_probes += 1;
+            self.probed = true;
+            return Some(self.data_seg(now, seq, end));
+        }
         if self.rtx_pending {
             self.rtx_pending = false;
             let end = self.snd_max.min(self.data_end);
@@ -391,12 +519,15 @@ impl TcpSender {
             self.on_syn_ack(now, seg);
             return;
         }
-        if self.state != SenderState::Established {
+        if self.state == SenderState::SynSent {
             return;
         }
         let ack = seg.ack;
         if ack < self.snd_una || ack > self.snd_max {
             return; // old, or acknowledges bytes never sent
+        }
+        if self.state == SenderState::Standby {
+            self.leave_standby(now);
         }
         self.awnd = seg.wnd as u64;
         if ack > self.snd_una {
@@ -421,7 +552,7 @@ impl TcpSender {
                 self.ack_pending = true;
             }
             // Our handshake ACK was lost and the SYN-ACK repeated: re-ACK.
-            SenderState::Established => self.ack_pending = true,
+            SenderState::Established | SenderState::Standby => self.ack_pending = true,
         }
     }
 

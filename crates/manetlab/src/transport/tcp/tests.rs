@@ -44,6 +44,8 @@ struct Net {
     max_flight: u64,
     sent: Vec<(Time, TcpSeg)>,
     timeouts_at: Vec<Time>,
+    /// A dropped data segment is reported to the sender at once (ELFN).
+    notify_drops: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -87,6 +89,7 @@ impl Net {
             max_flight: 0,
             sent: Vec::new(),
             timeouts_at: Vec::new(),
+            notify_drops: false,
         }
     }
 
@@ -97,6 +100,9 @@ impl Net {
             self.sent.push((self.now, seg));
             if (self.drop_data)(self.now, &seg) {
                 self.tx.note_dropped(self.now, seg.seq);
+                if self.notify_drops && seg.len > 0 {
+                    self.tx.on_link_failure_notice(self.now, seg.seq);
+                }
             } else {
                 self.fwd.push(self.now, seg);
             }
@@ -522,4 +528,196 @@ fn test_trace_take_leaves_recording_trace() {
     assert!(net.tx.trace().seq.is_empty());
     net.run_until(Time::from_ms(100));
     assert!(!net.tx.trace().seq.is_empty());
+}
+
+// ---------------------------------------------------------------- ELFN
+
+fn elfn_cfg(restore: ElfnRestore, probe: ElfnProbe) -> TcpConfig {
+    TcpConfig { max_window: 8, elfn: Some(ElfnConfig { probe_interval: Time::from_secs(2), restore, probe }), ..cfg() }
+}
+
+/// A sender with `n` segments sent at time 0 (initial window `n`), the
+/// first `acked` of them acknowledged at `t_ack` (one RTT sample), driven by
+/// hand.
+fn sender_with_window(c: TcpConfig, n: u64, acked: u64, t_ack: Time) -> TcpSender {
+    let c = TcpConfig { initial_cwnd: n as u32, ..c };
+    let mut tx = TcpSender::new(c, 1000, 2000, DataSource::Bulk);
+    let sent = std::iter::from_fn(|| tx.poll_transmit(Time::ZERO)).count() as u64;
+    assert_eq!(sent, n);
+    if acked > 0 {
+        tx.on_segment(t_ack, &ack_of(acked));
+    }
+    tx
+}
+
+fn ack_of(n: u64) -> TcpSeg {
+    TcpSeg { ack: n * MSS, flags: TcpSeg::ACK, wnd: 1 << 30, ..TcpSeg::default() }
+}
+
+#[test]
+fn test_elfn_segments_ask_for_notices_only_when_configured() {
+    let mut plain = TcpSender::new(cfg(), 1, 2, DataSource::Bulk);
+    assert!(!plain.poll_transmit(Time::ZERO).unwrap().elfn);
+    let mut e = TcpSender::new(elfn_cfg(ElfnRestore::Keep, ElfnProbe::First), 1, 2, DataSource::Bulk);
+    assert!(e.poll_transmit(Time::ZERO).unwrap().elfn);
+    // a notice to a sender without ELFN changes nothing
+    plain.on_link_failure_notice(Time::from_ms(5), 0);
+    assert_eq!(plain.state(), SenderState::Established);
+    assert_eq!(plain.poll_at(), Some(Time::from_secs(3)));
+    assert_eq!(plain.stats().elfn_notices, 0);
+}
+
+#[test]
+fn test_elfn_standby_freezes_timer_and_probes_every_interval() {
+    let c = elfn_cfg(ElfnRestore::Keep, ElfnProbe::First);
+    let mut tx = sender_with_window(c, 6, 2, Time::from_ms(100));
+    let (una, max, cwnd, rto) = (tx.snd_una(), tx.snd_max(), tx.cwnd(), tx.rto());
+    assert_eq!((una, max), (2 * MSS, 6 * MSS));
+    let t0 = Time::from_ms(150);
+    tx.on_link_failure_notice(t0, 3 * MSS);
+    assert_eq!(tx.state(), SenderState::Standby);
+    assert_eq!(tx.poll_at(), Some(t0 + Time::from_secs(2)), "the RTO is off; the next event is the probe");
+    assert_eq!(tx.poll_transmit(t0), None, "nothing is sent in standby before the probe");
+    // probes every 2 s, never a timeout, never backoff
+    let mut probes = Vec::new();
+    for k in 1..=5u64 {
+        let t = tx.poll_at().unwrap();
+        assert_eq!(t, t0 + Time::from_secs(2 * k));
+        tx.on_timer(t);
+        let p = tx.poll_transmit(t).expect("a probe is due");
+        assert_eq!(tx.poll_transmit(t), None, "one probe per interval");
+        probes.push((t, p.seq, p.len));
+    }
+    assert!(probes.iter().all(|&(_, s, l)| s == una && l == MSS as u32), "probe = first segment of the window");
+    let st = tx.stats();
+    assert_eq!((st.timeouts, st.elfn_probes, st.elfn_standbys, st.elfn_notices), (0, 5, 1, 1));
+    assert_eq!(tx.rto(), rto, "no backoff in standby");
+    assert_eq!((tx.snd_una(), tx.snd_max(), tx.cwnd()), (una, max, cwnd), "state frozen");
+    // a second notice while in standby does not restart the probe clock
+    let next = tx.poll_at();
+    tx.on_link_failure_notice(Time::from_secs(11), 4 * MSS);
+    assert_eq!(tx.poll_at(), next);
+    assert_eq!(tx.stats().elfn_standbys, 1);
+    // the last probe's ACK (only the probed segment arrived): the route is back
+    let t_ack = Time::from_ms(10_300);
+    tx.on_segment(t_ack, &ack_of(3));
+    assert_eq!(tx.state(), SenderState::Established);
+    assert_eq!(tx.stats().elfn_standby_ns, (t_ack - t0).as_ns());
+    assert_eq!(tx.poll_at(), Some(t_ack + tx.rto()), "retransmission timer re-armed");
+    // the route was down for whole probe intervals: go-back-N from the ACK
+    let resent: Vec<u64> = std::iter::from_fn(|| tx.poll_transmit(t_ack)).map(|s| s.seq / MSS).collect();
+    assert_eq!(resent[0], 3, "{resent:?}");
+    assert!(resent.windows(2).all(|w| w[1] == w[0] + 1), "{resent:?}");
+    let log = &tx.trace().seq;
+    assert_eq!(log.iter().filter(|r| r.event == SeqEvent::Probe).count(), 5);
+    assert_eq!(log.iter().filter(|r| r.event == SeqEvent::Notice).count(), 2);
+}
+
+#[test]
+fn test_elfn_ack_before_first_probe_resumes_without_go_back_n() {
+    let c = elfn_cfg(ElfnRestore::Keep, ElfnProbe::First);
+    let mut tx = sender_with_window(c, 6, 2, Time::from_ms(100));
+    let max = tx.snd_max();
+    tx.on_link_failure_notice(Time::from_ms(150), 2 * MSS);
+    // an ACK that was already on its way (e.g. the packet was salvaged)
+    tx.on_segment(Time::from_ms(160), &ack_of(4));
+    assert_eq!(tx.state(), SenderState::Established);
+    assert_eq!(tx.stats().elfn_probes, 0);
+    assert_eq!(tx.snd_nxt(), max, "no probe was needed: nothing is resent");
+    let seg = tx.poll_transmit(Time::from_ms(160)).unwrap();
+    assert_eq!(seg.seq, max, "new data continues from snd_max");
+}
+
+#[test]
+fn test_elfn_restore_variants() {
+    let t0 = Time::from_ms(500);
+    let restore_after = |r: ElfnRestore| {
+        let mut tx = sender_with_window(elfn_cfg(r, ElfnProbe::First), 6, 2, Time::from_ms(100));
+        let before = (tx.cwnd(), tx.rto(), tx.srtt());
+        tx.on_link_failure_notice(t0, 2 * MSS);
+        let t = tx.poll_at().unwrap();
+        tx.on_timer(t);
+        tx.poll_transmit(t).unwrap();
+        // a duplicate ACK ends standby without moving snd_una (no growth)
+        tx.on_segment(t + Time::from_ms(40), &ack_of(2));
+        (before, (tx.cwnd(), tx.rto(), tx.srtt()))
+    };
+    let (b, a) = restore_after(ElfnRestore::Keep);
+    assert!(b.0 > 1.0);
+    assert_eq!(a, b, "keep: cwnd, RTO and SRTT as at the notice");
+    let (b, a) = restore_after(ElfnRestore::Cwnd1);
+    assert_eq!(a, (1.0, b.1, b.2), "cwnd1: only the window drops");
+    let (b, a) = restore_after(ElfnRestore::Cwnd1Rto);
+    assert!(b.2.is_some() && b.1 < Time::from_secs(3));
+    assert_eq!(a, (1.0, Time::from_secs(3), None), "cwnd1-rto: window 1, RTO back to initial_rto");
+}
+
+#[test]
+fn test_elfn_probe_choice_first_or_lowest_lost() {
+    for (choice, want) in [(ElfnProbe::First, 2), (ElfnProbe::LowestLost, 4)] {
+        let mut tx = sender_with_window(elfn_cfg(ElfnRestore::Keep, choice), 7, 2, Time::from_ms(100));
+        tx.on_link_failure_notice(Time::from_ms(200), 5 * MSS);
+        tx.on_link_failure_notice(Time::from_ms(210), 4 * MSS);
+        tx.on_link_failure_notice(Time::from_ms(220), 6 * MSS);
+        let t = tx.poll_at().unwrap();
+        assert_eq!(t, Time::from_ms(2200));
+        tx.on_timer(t);
+        assert_eq!(tx.poll_transmit(t).unwrap().seq, want * MSS, "{choice:?}");
+    }
+    let mut tx = sender_with_window(elfn_cfg(ElfnRestore::Keep, ElfnProbe::LowestLost), 7, 2, Time::from_ms(100));
+    tx.on_link_failure_notice(Time::from_ms(200), 0); // already acknowledged: not a lost candidate
+    let t = tx.poll_at().unwrap();
+    tx.on_timer(t);
+    assert_eq!(tx.poll_transmit(t).unwrap().seq, 2 * MSS);
+}
+
+#[test]
+fn test_elfn_stale_notices_ignored() {
+    // nothing outstanding
+    let mut tx = sender_with_window(elfn_cfg(ElfnRestore::Keep, ElfnProbe::First), 4, 4, Time::from_ms(100));
+    assert_eq!(tx.bytes_in_flight(), 0);
+    tx.on_link_failure_notice(Time::from_ms(200), 3 * MSS);
+    assert_eq!(tx.state(), SenderState::Established);
+    assert_eq!(tx.stats().elfn_notices, 1);
+    assert_eq!(tx.stats().elfn_standbys, 0);
+    // during the handshake
+    let c = TcpConfig { handshake: true, ..elfn_cfg(ElfnRestore::Keep, ElfnProbe::First) };
+    let mut tx = TcpSender::new(c, 1, 2, DataSource::Bulk);
+    tx.poll_transmit(Time::ZERO).unwrap();
+    tx.on_link_failure_notice(Time::from_ms(1), 0);
+    assert_eq!(tx.state(), SenderState::SynSent);
+}
+
+#[test]
+fn test_elfn_outage_no_timeouts_and_transfer_completes() {
+    // Over the in-test network: every data segment sent in [1 s, 9 s) is
+    // lost and reported at once (the first hop's route error); without ELFN
+    // the RTO backs off through the outage, with ELFN the sender probes.
+    let run = |elfn: bool| {
+        let c = TcpConfig { elfn: elfn.then(ElfnConfig::default), max_window: 8, ..cfg() };
+        let mut net = Net::new(c, DataSource::Finite(2000 * MSS), 10, 500);
+        net.drop_data = Box::new(|t, s| s.len > 0 && t >= Time::from_secs(1) && t < Time::from_secs(9));
+        net.notify_drops = elfn;
+        net.run_to_completion(Time::from_secs(200));
+        assert_eq!(net.delivered, 2000 * MSS);
+        net
+    };
+    let plain = run(false);
+    let elfn = run(true);
+    assert!(plain.tx.stats().timeouts >= 4, "{:?}", plain.tx.stats());
+    assert_eq!(elfn.tx.stats().timeouts, 0, "{:?}", elfn.tx.stats());
+    // probes at 1 s + 2k; the one at 9 s + (first notice phase) gets through
+    let probes: Vec<Time> = elfn.tx.trace().seq.iter().filter(|r| r.event == SeqEvent::Probe).map(|r| r.time).collect();
+    assert_eq!(probes.len(), 4, "{probes:?}");
+    assert!(probes.windows(2).all(|w| w[1] - w[0] == Time::from_secs(2)));
+    assert!(*probes.last().unwrap() >= Time::from_secs(9));
+    // resumed within one probe interval of the end of the outage, and
+    // before plain Reno (whose backed-off RTO overshoots the outage)
+    let resume = |n: &Net| {
+        n.tx.trace().seq.iter().find(|r| r.event == SeqEvent::Acked && r.time > Time::from_secs(9)).unwrap().time
+    };
+    assert!(resume(&elfn) <= Time::from_secs(11) + Time::from_ms(100), "{}", resume(&elfn));
+    assert!(resume(&elfn) < resume(&plain), "{} vs {}", resume(&elfn), resume(&plain));
+    let done = |n: &Net| n.sent.last().unwrap().0;
+    assert!(done(&elfn) < done(&plain));
 }

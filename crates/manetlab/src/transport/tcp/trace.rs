@@ -28,6 +28,16 @@ pub struct SenderStats {
     pub control_sent: u64,
     /// Valid (Karn) RTT samples taken.
     pub rtt_samples: u64,
+    /// ELFN: link-failure notices received (all, also those that found the
+    /// sender already in standby or with nothing outstanding).
+    pub elfn_notices: u64,
+    /// ELFN: times the sender entered standby.
+    pub elfn_standbys: u64,
+    /// ELFN: probes sent (also counted in `segments_sent` and, as they
+    /// resend data, in `retransmissions`).
+    pub elfn_probes: u64,
+    /// ELFN: total time spent in standby, ns (periods ended by an ACK).
+    pub elfn_standby_ns: u64,
 }
 
 /// Counters of a [`TcpReceiver`](super::TcpReceiver).
@@ -97,6 +107,11 @@ pub enum SeqEvent {
     /// The network dropped the segment starting at `seq`
     /// (recorded by the simulator through `TcpSender::note_dropped`).
     Dropped,
+    /// An ELFN notice reported the segment starting at `seq` lost.
+    Notice,
+    /// An ELFN probe (a resend of the segment starting at `seq`) sent in
+    /// standby; logged instead of `Retransmitted`.
+    Probe,
 }
 
 /// One time-sequence log entry. `seq` is a byte number; divide by `mss`

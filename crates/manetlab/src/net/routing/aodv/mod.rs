@@ -26,11 +26,11 @@ pub mod rreq_cache;
 pub mod table;
 
 pub use config::{AodvConfig, LinkDetection};
-pub use packet::{AodvMsg, MsgKind, Rerr, Rrep, Rreq};
+pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
 use super::{Origin, RouteCtx, Routing, RoutingStats};
 use crate::metrics::DropReason;
-use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use buffer::SendBuffer;
 use neighbours::Neighbours;
@@ -223,6 +223,26 @@ impl Aodv {
                 let p = self.new_msg(ctx, BROADCAST, AodvMsg::Rerr(e), 1);
                 self.emit_jittered(ctx, p);
             }
+        }
+    }
+
+    /// Sends a RERR for `dst` carrying an ELFN notice to `recipients`
+    /// (unicast to one, broadcast otherwise; same rate limit as RERRs).
+    fn send_rerr_elfn(&mut self, ctx: &mut RouteCtx, dst: (NodeId, u32), recipients: &[NodeId], n: LinkFailureNotice) {
+        if recipients.is_empty() {
+            return;
+        }
+        if !Self::within_rate(&mut self.rerr_times, self.cfg.rerr_ratelimit, ctx.now) {
+            self.stats.event("rerr_rate_limited");
+            return;
+        }
+        let msg = AodvMsg::RerrElfn(RerrElfn { no_delete: false, dst: dst.0, seq: dst.1, notice: n });
+        if recipients.len() == 1 {
+            let p = self.new_msg(ctx, recipients[0], msg, 1);
+            self.emit(ctx, p);
+        } else {
+            let p = self.new_msg(ctx, BROADCAST, msg, 1);
+            self.emit_jittered(ctx, p);
         }
     }
 
@@ -550,6 +570,28 @@ impl Aodv {
     }
 
     fn recv_rerr(&mut self, ctx: &mut RouteCtx, pkt: &Packet, e: Rerr) {
+        let (dests, recipients) = self.apply_rerr(ctx, pkt, &e);
+        self.send_rerr(ctx, &dests, &recipients, e.no_delete);
+    }
+
+    /// A RERR with an ELFN notice: processed as a RERR for its destination;
+    /// the notice goes up to TCP here if this node is the segment's source,
+    /// else it travels on with the relayed RERR.
+    fn recv_rerr_elfn(&mut self, ctx: &mut RouteCtx, pkt: &Packet, e: RerrElfn) {
+        let mut r = Rerr::new(e.no_delete);
+        r.push(e.dst, e.seq);
+        let (dests, recipients) = self.apply_rerr(ctx, pkt, &r);
+        if e.notice.src == self.me {
+            self.stats.event("elfn_notices_delivered");
+            ctx.notify(e.notice);
+        } else if let Some(&d) = dests.first() {
+            self.send_rerr_elfn(ctx, d, &recipients, e.notice);
+        }
+    }
+
+    /// Invalidates the routes a RERR from `pkt.prev_hop` reports; returns the
+    /// destinations to report further and the precursors to tell (§6.11).
+    fn apply_rerr(&mut self, ctx: &mut RouteCtx, pkt: &Packet, e: &Rerr) -> (Vec<(NodeId, u32)>, Vec<NodeId>) {
         let now = ctx.now;
         let from = pkt.prev_hop;
         let mut dests = Vec::new();
@@ -574,7 +616,7 @@ impl Aodv {
                 }
             }
         }
-        self.send_rerr(ctx, &dests, &recipients, e.no_delete);
+        (dests, recipients)
     }
 
     // ---- link breaks (§6.11) and local repair (§6.12) ----------------------
@@ -603,6 +645,11 @@ impl Aodv {
                 Cause::Mac => "link_breaks_mac",
             });
         }
+        // ELFN: the failed segment's source hears of the break through the
+        // RERR for its destination (none when this node is the source: as
+        // with DSR, route errors are not sent to oneself).
+        let notice = failed.and_then(|p| LinkFailureNotice::for_packet(&p)).filter(|_| repair.is_none());
+        let mut elfn_rerr = None;
         let mut unreachable = Vec::new();
         let mut recipients: Vec<NodeId> = Vec::new();
         for d in dests {
@@ -612,6 +659,10 @@ impl Aodv {
             self.stats.event("route_invalidations");
             let (seq, pre) = self.table.invalidate(d, None, now).unwrap();
             let pre: Vec<NodeId> = pre.into_iter().filter(|&p| p != nb).collect();
+            if let Some(n) = notice.filter(|n| n.dst == d && n.src != self.me && !pre.is_empty()) {
+                elfn_rerr = Some(((d, seq), pre, n));
+                continue;
+            }
             if !pre.is_empty() {
                 unreachable.push((d, seq));
                 for p in pre {
@@ -623,6 +674,10 @@ impl Aodv {
         }
         self.table.remove_precursor(nb);
         self.send_rerr(ctx, &unreachable, &recipients, false);
+        if let Some((d, pre, n)) = elfn_rerr {
+            self.stats.event("elfn_notices_sent");
+            self.send_rerr_elfn(ctx, d, &pre, n);
+        }
         ctx.reclaim(nb);
         match (repair, failed) {
             (Some(p), _) => self.start_repair(ctx, p),
@@ -713,7 +768,13 @@ impl Routing for Aodv {
                 if !recipients.contains(&pkt.prev_hop) {
                     recipients.push(pkt.prev_hop);
                 }
-                self.send_rerr(ctx, &[(pkt.dst, seq)], &recipients, false);
+                match LinkFailureNotice::for_packet(&pkt) {
+                    Some(n) => {
+                        self.stats.event("elfn_notices_sent");
+                        self.send_rerr_elfn(ctx, (pkt.dst, seq), &recipients, n);
+                    }
+                    None => self.send_rerr(ctx, &[(pkt.dst, seq)], &recipients, false),
+                }
                 ctx.drop(pkt, DropReason::Nrte);
             }
         }
@@ -753,6 +814,7 @@ impl Routing for Aodv {
             AodvMsg::Rrep(r) if kind == MsgKind::Hello => self.recv_hello(ctx, r),
             AodvMsg::Rrep(r) => self.recv_rrep(ctx, pkt, r),
             AodvMsg::Rerr(e) => self.recv_rerr(ctx, pkt, e),
+            AodvMsg::RerrElfn(e) => self.recv_rerr_elfn(ctx, pkt, e),
         }
     }
 

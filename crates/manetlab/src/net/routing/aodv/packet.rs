@@ -9,12 +9,14 @@
 //! | RREQ (§5.1) | 24 | 52 |
 //! | RREP (§5.2), HELLO (§6.9, a RREP) | 20 | 48 |
 //! | RERR (§5.3) with N destinations | 4 + 8N | 32 + 8N |
+//! | RERR with one destination and the ELFN extension | 4 + 8 + 20 | 60 |
 //!
 //! RREP-ACK (§5.4) is not modelled: the simulator's links are symmetric, so
 //! the 'A' flag and the blacklist of unidirectional links are never needed.
 
+use crate::net::elfn::ELFN_BYTES;
 use crate::net::packet::UDP_HEADER_BYTES;
-use crate::net::NodeId;
+use crate::net::{LinkFailureNotice, NodeId};
 
 /// Most unreachable destinations one RERR carries here; longer lists are
 /// split into several messages (keeps `Packet` small and `Copy`).
@@ -86,12 +88,27 @@ impl Rerr {
     }
 }
 
+/// A RERR for one unreachable destination that carries an Explicit Link
+/// Failure Notice as a message extension (RFC 3561 §5 allows extensions;
+/// tcp-manet-elfn.txt §6 piggybacks the notice on the route error). It is
+/// processed as a RERR for `dst` and relayed along the precursors until it
+/// reaches `notice.src`, whose routing layer hands the notice to TCP.
+/// A separate variant keeps [`Rerr`] (and so `Packet`) small.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RerrElfn {
+    pub no_delete: bool,
+    pub dst: NodeId,
+    pub seq: u32,
+    pub notice: LinkFailureNotice,
+}
+
 /// An AODV message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AodvMsg {
     Rreq(Rreq),
     Rrep(Rrep),
     Rerr(Rerr),
+    RerrElfn(RerrElfn),
 }
 
 /// Message kinds as counted in reports.
@@ -125,7 +142,7 @@ impl AodvMsg {
             AodvMsg::Rreq(_) => MsgKind::Rreq,
             AodvMsg::Rrep(r) if r.hop_count == 0 && r.dst == r.orig => MsgKind::Hello,
             AodvMsg::Rrep(_) => MsgKind::Rrep,
-            AodvMsg::Rerr(_) => MsgKind::Rerr,
+            AodvMsg::Rerr(_) | AodvMsg::RerrElfn(_) => MsgKind::Rerr,
         }
     }
     /// The AODV message size in bytes, as on the wire (§5).
@@ -134,6 +151,7 @@ impl AodvMsg {
             AodvMsg::Rreq(_) => RREQ_BYTES,
             AodvMsg::Rrep(_) => RREP_BYTES,
             AodvMsg::Rerr(e) => RERR_HEADER_BYTES + RERR_DEST_BYTES * e.count as u32,
+            AodvMsg::RerrElfn(_) => RERR_HEADER_BYTES + RERR_DEST_BYTES + ELFN_BYTES,
         }
     }
     /// UDP header plus message: what goes above IP.
@@ -172,6 +190,10 @@ mod tests {
         assert!(!e.push(99, 1), "a full RERR refuses more destinations");
         assert_eq!(AodvMsg::Rerr(e).wire_bytes(), 4 + 8 * 8);
         assert_eq!(e.dests()[3], (3, 4));
+        let n = LinkFailureNotice { src: 0, dst: 4, sport: 1, dport: 1, seq: 0 };
+        let ex = AodvMsg::RerrElfn(RerrElfn { no_delete: false, dst: 4, seq: 2, notice: n });
+        assert_eq!(IP_HEADER_BYTES + ex.l4_bytes(), 60);
+        assert_eq!(ex.kind(), MsgKind::Rerr);
     }
 
     #[test]

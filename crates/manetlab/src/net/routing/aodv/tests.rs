@@ -544,3 +544,55 @@ fn failed_local_repair_sends_rerr_and_drops() {
     assert_eq!((p.dst, e.no_delete, e.dests()), (0, false, &[(2, 5)][..]));
     assert_eq!(n.proto.stats().event_count("local_repair_failures"), 1);
 }
+
+fn tcp_data(uid: u64, src: NodeId, dst: NodeId, prev: NodeId, elfn: bool) -> Packet {
+    let seg = crate::net::TcpSeg { sport: 7, dport: 7, seq: 2920, len: 1460, elfn, ..Default::default() };
+    Packet { body: Body::Tcp(seg), size: 1500, ..data(uid, src, dst, prev) }
+}
+
+#[test]
+fn elfn_notice_rides_on_the_rerr_to_the_tcp_source() {
+    use crate::net::LinkFailureNotice;
+    let want = LinkFailureNotice { src: 0, dst: 2, sport: 7, dport: 7, seq: 2920 };
+    let mut n = relay_with_route();
+    n.now = ms(100);
+    n.call(|a, ctx| a.route(ctx, tcp_data(11, 0, 2, 0, true), Origin::Forward));
+    let NetAction::Transmit(p) = n.take()[0] else { panic!() };
+    n.call(|a, ctx| a.on_link_failure(ctx, p));
+    let acts = n.take();
+    let sent = Node::sent(&acts);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (p, AodvMsg::RerrElfn(e)) = sent[0] else { panic!("{sent:?}") };
+    assert_eq!((p.dst, e.dst, e.seq, e.notice), (0, 2, 5, want));
+    assert_eq!(p.size, 60);
+    assert_eq!(n.proto.stats().sent_of("RERR"), 1, "counted as a RERR");
+    assert_eq!(Node::drops(&acts), vec![(11, DropReason::Cbk)]);
+    assert!(n.proto.table().active(2, n.now).is_none());
+    // Case (ii): data in transit with no route also gets a notice.
+    n.call(|a, ctx| a.route(ctx, tcp_data(12, 0, 2, 0, true), Origin::Forward));
+    let (_, m) = Node::sent(&n.take())[0];
+    assert!(matches!(m, AodvMsg::RerrElfn(e) if e.notice == want));
+    // The source: the RERR invalidates its route and the notice goes up.
+    let mut s = node(0, mac_only());
+    s.receive(1, 0, 64, AodvMsg::Rrep(Rrep { hop_count: 1, dst: 2, dst_seq: 3, orig: 0, lifetime_ms: 6000 }));
+    s.take();
+    s.receive(1, 0, 1, m);
+    let acts = s.take();
+    assert!(acts.iter().any(|a| matches!(a, NetAction::Notify(x) if *x == want)), "{acts:?}");
+    assert!(s.proto.table().active(2, s.now).is_none());
+    assert_eq!(s.proto.stats().event_count("elfn_notices_delivered"), 1);
+    // A relay between them passes the notice on to its precursor.
+    let mut r = relay_with_route();
+    r.receive(2, 1, 1, AodvMsg::RerrElfn(RerrElfn { no_delete: false, dst: 2, seq: 9, notice: want }));
+    let sent = Node::sent(&r.take());
+    assert!(
+        matches!(sent[..], [(p, AodvMsg::RerrElfn(e))] if p.dst == 0 && e.notice == want && e.seq == 9),
+        "{sent:?}"
+    );
+    // A segment whose sender did not ask: the plain RERR.
+    let mut n = relay_with_route();
+    n.call(|a, ctx| a.route(ctx, tcp_data(13, 0, 2, 0, false), Origin::Forward));
+    let NetAction::Transmit(p) = n.take()[0] else { panic!() };
+    n.call(|a, ctx| a.on_link_failure(ctx, p));
+    assert!(matches!(Node::sent(&n.take())[..], [(_, AodvMsg::Rerr(_))]));
+}

@@ -28,7 +28,7 @@ pub use packet::{DsrMsg, Link, MsgKind};
 use super::aodv::buffer::SendBuffer;
 use super::{Origin, RouteCtx, Routing, RoutingStats};
 use crate::metrics::DropReason;
-use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use request_table::RequestTable;
 use std::collections::BTreeMap;
@@ -362,7 +362,9 @@ impl Dsr {
         }
         let me_at = (pkt.sr.cur as usize).saturating_sub(1);
         if pkt.sr.is_empty() || me_at == 0 {
-            // This node originated the source route: route it again.
+            // This node originated the source route: route it again. No
+            // route error goes to oneself (ns-2's `xmitFailed`), so no ELFN
+            // notice either: the packet is rerouted, not lost.
             self.stats.event("rerouted_by_source");
             return self.send_or_buffer(ctx, pkt);
         }
@@ -375,7 +377,13 @@ impl Dsr {
             let mut back: Vec<NodeId> = pkt.sr.path()[..=me_at].to_vec();
             back.reverse();
             let travel = SourceRoute::from_path(&back).unwrap();
-            let p = self.control(ctx, notify, travel, DsrMsg::Rerr { link });
+            // ELFN rides on the error when it goes to the segment's source
+            // (not to a node that salvaged the packet).
+            let elfn = LinkFailureNotice::for_packet(&pkt).filter(|n| n.src == notify);
+            if elfn.is_some() {
+                self.stats.event("elfn_notices_sent");
+            }
+            let p = self.control(ctx, notify, travel, DsrMsg::Rerr { link, elfn });
             self.emit(ctx, p);
         }
         if self.cfg.salvage && pkt.sr.salvaged < self.cfg.max_salvage {
@@ -412,7 +420,7 @@ impl Routing for Dsr {
                     return ctx.drop(pkt, DropReason::Nrte);
                 }
                 match pkt.body {
-                    Body::Dsr(DsrMsg::Rerr { link }) => {
+                    Body::Dsr(DsrMsg::Rerr { link, .. }) => {
                         self.stats.count_received(MsgKind::Rerr.name(), pkt.size);
                         self.link_broken(link);
                     }
@@ -466,10 +474,14 @@ impl Routing for Dsr {
                     self.flush(ctx);
                 }
             }
-            DsrMsg::Rerr { link } => {
+            DsrMsg::Rerr { link, elfn } => {
                 self.stats.event("route_errors_received");
                 self.link_broken(link);
                 self.last_error = Some(link);
+                if let Some(n) = elfn.filter(|n| n.src == self.me) {
+                    self.stats.event("elfn_notices_delivered");
+                    ctx.notify(n);
+                }
             }
         }
     }
@@ -488,7 +500,7 @@ impl Routing for Dsr {
             return;
         }
         match pkt.body {
-            Body::Dsr(DsrMsg::Rerr { link }) => {
+            Body::Dsr(DsrMsg::Rerr { link, .. }) => {
                 self.stats.event("route_errors_snooped");
                 self.link_broken(link);
             }

@@ -8,12 +8,13 @@
 //! |---|---|
 //! | Route Request, record of n addresses | 4 (DSR header) + 8 + 4n (+16 with a piggybacked error) |
 //! | Route Reply of a route of n addresses | source route header + 4 + 4n |
-//! | Route Error | source route header + 16 |
+//! | Route Error | source route header + 16 (+20 with an ELFN notice) |
 //!
 //! where the source route header is 4 + 4 × hops (`SourceRoute::header_bytes`).
 
 use super::header::SourceRoute;
-use crate::net::NodeId;
+use crate::net::elfn::ELFN_BYTES;
+use crate::net::{LinkFailureNotice, NodeId};
 
 pub const DSR_FIXED_BYTES: u32 = 4;
 pub const RREQ_OPTION_BYTES: u32 = 8;
@@ -38,8 +39,11 @@ pub enum DsrMsg {
     /// `sr` is the path the reply travels back on.
     Rrep { route: SourceRoute, from_cache: bool },
     /// Route Error (§6.4): the link `link` is broken. Travels on `sr` to the
-    /// node that originated the failed packet's source route.
-    Rerr { link: Link },
+    /// node that originated the failed packet's source route. `elfn`: the
+    /// Explicit Link Failure Notice for that node's TCP sender, when the
+    /// failed packet was a data segment it sent and asked for one
+    /// (`net/elfn.rs`).
+    Rerr { link: Link, elfn: Option<LinkFailureNotice> },
 }
 
 /// Message kinds, for counters.
@@ -78,7 +82,9 @@ impl DsrMsg {
                     + if last_error.is_some() { RERR_OPTION_BYTES } else { 0 }
             }
             DsrMsg::Rrep { route, .. } => sr.header_bytes() + RREP_OPTION_BYTES + 4 * route.len() as u32,
-            DsrMsg::Rerr { .. } => sr.header_bytes() + RERR_OPTION_BYTES,
+            DsrMsg::Rerr { elfn, .. } => {
+                sr.header_bytes() + RERR_OPTION_BYTES + if elfn.is_some() { ELFN_BYTES } else { 0 }
+            }
         }
     }
 }

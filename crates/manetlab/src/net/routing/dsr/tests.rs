@@ -148,7 +148,7 @@ fn link_failure_sends_route_error_and_salvages() {
     let tx = sent(&out);
     assert_eq!(tx.len(), 2, "{out:?}");
     let err = tx.iter().find(|p| p.is_control()).unwrap();
-    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 } }));
+    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: None }));
     assert_eq!((err.dst, err.next_hop), (0, 1));
     assert_eq!(err.sr.path(), vec![2, 1, 0]);
     let salvaged = tx.iter().find(|p| !p.is_control()).unwrap();
@@ -165,4 +165,50 @@ fn link_failure_sends_route_error_and_salvages() {
     let out = n.take();
     assert_eq!(sent(&out).len(), 1);
     assert!(out.iter().any(|a| matches!(a, NetAction::Drop(q, DropReason::Cbk) if q.uid == 5)));
+}
+
+#[test]
+fn elfn_notice_rides_on_the_route_error_to_the_tcp_source() {
+    use crate::net::{LinkFailureNotice, TcpSeg};
+    let seg = TcpSeg { sport: 7, dport: 7, seq: 14600, len: 1460, flags: TcpSeg::ACK, elfn: true, ..TcpSeg::default() };
+    let mut p = Packet { body: Body::Tcp(seg), size: 1500, ..data(5, 0, 4) };
+    p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
+    p.sr.cur = 3;
+    p.next_hop = 3;
+    p.size += p.sr.header_bytes();
+    // Node 2's link to 3 breaks: its route error to 0 carries the notice.
+    let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
+    n.call(|d, ctx| d.on_link_failure(ctx, p));
+    let err = sent(&n.take()).into_iter().find(|p| p.is_control()).unwrap();
+    let want = LinkFailureNotice { src: 0, dst: 4, sport: 7, dport: 7, seq: 14600 };
+    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: Some(want) }));
+    assert_eq!(err.size, IP_HEADER_BYTES + 12 + 16 + 20, "source route header + RERR option + notice");
+    assert_eq!(n.proto.stats.event_count("elfn_notices_sent"), 1);
+    // Node 1 forwards it unchanged; node 0 hands the notice to transport.
+    let mut relay = node(1, DsrConfig::default());
+    let mut at1 = err;
+    at1.sr.cur = 1;
+    relay.call(|d, ctx| d.route(ctx, at1, Origin::Forward));
+    let fwd = sent(&relay.take());
+    assert_eq!(fwd.len(), 1);
+    assert_eq!(fwd[0].body, err.body);
+    let mut src = node(0, DsrConfig::default());
+    src.call(|d, ctx| d.on_control(ctx, &fwd[0]));
+    let out = src.take();
+    assert!(out.iter().any(|a| matches!(a, NetAction::Notify(n) if *n == want)), "{out:?}");
+    // Without the flag (sender did not ask), a plain route error; a UDP
+    // packet never gets a notice.
+    let mut q = p;
+    q.body = Body::Tcp(TcpSeg { elfn: false, ..seg });
+    let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
+    n.call(|d, ctx| d.on_link_failure(ctx, q));
+    let err = sent(&n.take()).into_iter().find(|p| p.is_control()).unwrap();
+    assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: None }));
+    // The source's own first hop: rerouted, no notice to itself.
+    let mut s = node(0, DsrConfig::default());
+    let mut own = p;
+    own.sr.cur = 1;
+    own.next_hop = 1;
+    s.call(|d, ctx| d.on_link_failure(ctx, own));
+    assert!(!s.take().iter().any(|a| matches!(a, NetAction::Notify(_))));
 }
