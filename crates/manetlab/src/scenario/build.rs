@@ -12,7 +12,7 @@ use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
-use crate::queue::QueueKind;
+use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
 use std::collections::HashMap;
 use toml::Spanned;
@@ -190,9 +190,13 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     // [queue]
     let q = &f.queue;
     if let Some(k) = &q.kind {
-        cfg.queue.kind =
-            choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
+        let fair = choice(k, "queue.kind", &[("droptail", false), ("drop-tail", false), ("fair", true), ("fq", true)])?;
+        cfg.queue.kind = match fair {
+            false => QueueKind::DropTail,
+            true => QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX },
+        };
     }
+    queue_fair(q, &mut cfg.queue)?;
     if let Some(l) = &q.limit {
         if *l.get_ref() == 0 {
             return Err(err(ErrorKind::OutOfRange, l, "'queue.limit' must be at least 1 packet"));
@@ -201,6 +205,10 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     }
     if let Some(c) = q.control_first {
         cfg.queue.control_first = c;
+    }
+
+    if let Some(b) = &q.backpressure {
+        cfg.queue.backpressure = Some(backpressure(b)?);
     }
 
     // [routing]
@@ -1445,4 +1453,88 @@ fn mobility(f: &ScenarioFile, topology: &Topology, base_dir: &std::path::Path) -
     } else {
         Ok(MobilityPlan::Script(script))
     }
+}
+
+/// The fair-queueing keys of `[queue]` (refused unless `kind = "fair"`).
+fn queue_fair(q: &super::file::QueueSection, cfg: &mut crate::queue::QueueConfig) -> Result<(), Diag> {
+    let given = [
+        ("key", q.key.as_ref().map(|s| s.span().start)),
+        ("quantum", q.quantum.as_ref().map(|s| s.span().start)),
+        ("class_limit", q.class_limit.as_ref().map(|s| s.span().start)),
+    ];
+    let QueueKind::Fair { key, quantum, class_limit } = &mut cfg.kind else {
+        return refuse_unused_keys("queue", "kind", "droptail", &[], given);
+    };
+    if let Some(k) = &q.key {
+        *key = choice(
+            k,
+            "queue.key",
+            &[
+                ("src", ClassKey::Src),
+                ("dst", ClassKey::Dst),
+                ("next-hop", ClassKey::NextHop),
+                ("prev-hop", ClassKey::PrevHop),
+                ("flow", ClassKey::FiveTuple),
+            ],
+        )?;
+    }
+    if let Some(v) = &q.quantum {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.quantum' must be at least 1 byte"));
+        }
+        *quantum = Some(*v.get_ref());
+    }
+    if let Some(v) = &q.class_limit {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.class_limit' must be at least 1 packet"));
+        }
+        *class_limit = *v.get_ref() as usize;
+    }
+    Ok(())
+}
+
+/// `[queue.backpressure]`.
+fn backpressure(b: &super::file::BackpressureSection) -> Result<BackpressureConfig, Diag> {
+    let mut c = BackpressureConfig::default();
+    if let Some(t) = &b.threshold {
+        if *t.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, t, "'queue.backpressure.threshold' must be at least 1 packet"));
+        }
+        c.threshold = *t.get_ref();
+    }
+    if let Some(k) = &b.key {
+        c.key = choice(
+            k,
+            "queue.backpressure.key",
+            &[("src", ClassKey::Src), ("dst", ClassKey::Dst), ("flow", ClassKey::FiveTuple)],
+        )?;
+    }
+    if let Some(k) = &b.knowledge {
+        c.knowledge = choice(
+            k,
+            "queue.backpressure.knowledge",
+            &[("oracle", Knowledge::Oracle), ("overhear", Knowledge::Overhear), ("explicit", Knowledge::Explicit)],
+        )?;
+    }
+    if let Some(s) = &b.stale {
+        if s.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, s, "'queue.backpressure.stale' must be positive"));
+        }
+        c.stale = s.get_ref().0;
+    }
+    Ok(())
+        .and_then(|_| {
+            if c.knowledge == Knowledge::Oracle {
+                refuse_unused_keys(
+                    "queue.backpressure",
+                    "knowledge",
+                    "oracle",
+                    &["threshold", "key", "knowledge"],
+                    [("stale", b.stale.as_ref().map(|s| s.span().start))],
+                )
+            } else {
+                Ok(())
+            }
+        })
+        .map(|_| c)
 }

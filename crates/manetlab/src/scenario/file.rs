@@ -98,6 +98,22 @@ pub(crate) struct QueueSection {
     pub kind: Option<Spanned<String>>,
     pub limit: Option<Spanned<u32>>,
     pub control_first: Option<bool>,
+    /// Fair queueing: what packets are classified by.
+    pub key: Option<Spanned<String>>,
+    /// Fair queueing: deficit round robin quantum in bytes (absent = per-packet round robin).
+    pub quantum: Option<Spanned<u32>>,
+    /// Fair queueing: packets one class may hold.
+    pub class_limit: Option<Spanned<u32>>,
+    pub backpressure: Option<BackpressureSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BackpressureSection {
+    pub threshold: Option<Spanned<u32>>,
+    pub key: Option<Spanned<String>>,
+    pub knowledge: Option<Spanned<String>>,
+    pub stale: Option<Spanned<Duration>>,
 }
 
 /// One explicit route: a node sequence src..dst.
