@@ -70,7 +70,7 @@ impl Default for BackpressureConfig {
             threshold: 1,
             key: ClassKey::FiveTuple,
             knowledge: Knowledge::Oracle,
-            stale: Time::from_ms(200),
+            stale: Time::from_ms(20),
         }
     }
 }
@@ -354,7 +354,7 @@ mod tests {
         bp.on_heard(0, 1, t, &pkt(1, 0, 2));
         assert!(!bp.eligible(0, t, &pkt(3, 0, 1)));
         // The estimate is forgotten once stale.
-        assert!(bp.eligible(0, t + Time::from_ms(300), &pkt(3, 0, 1)));
+        assert!(bp.eligible(0, t + Time::from_ms(30), &pkt(3, 0, 1)));
     }
 
     #[test]
