@@ -32,7 +32,7 @@
 //! points where packets enter and leave a node and where frames are heard.
 
 use super::ClassKey;
-use crate::net::{NodeId, Packet, BROADCAST};
+use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use std::collections::HashMap;
 
@@ -62,6 +62,9 @@ pub struct BackpressureConfig {
     pub knowledge: Knowledge,
     /// Estimates older than this are forgotten (`Overhear`, `Explicit`).
     pub stale: Time,
+    /// Apply to UDP datagrams only ("UDP back-pressure": TCP has its own
+    /// congestion control and passes unrestricted).
+    pub udp_only: bool,
 }
 
 impl Default for BackpressureConfig {
@@ -71,6 +74,7 @@ impl Default for BackpressureConfig {
             key: ClassKey::FiveTuple,
             knowledge: Knowledge::Oracle,
             stale: Time::from_ms(20),
+            udp_only: false,
         }
     }
 }
@@ -130,7 +134,7 @@ impl Backpressure {
     /// The key index of a data packet (None for control packets).
     #[inline]
     pub fn key(&self, p: &Packet) -> Option<usize> {
-        if p.is_control() {
+        if p.is_control() || (self.cfg.udp_only && !matches!(p.body, Body::Udp { .. })) {
             return None;
         }
         let k = match self.cfg.key {
@@ -308,7 +312,6 @@ fn slot(neighbour: NodeId, key: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Body;
 
     fn pkt(uid: u64, flow: u32, next_hop: u32) -> Packet {
         let mut p = Packet::new(uid, 0, 4, 100, flow, Body::Udp { sport: 1, dport: 1, seq: uid }, Time::ZERO);

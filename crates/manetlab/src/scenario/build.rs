@@ -1532,6 +1532,9 @@ fn backpressure(b: &super::file::BackpressureSection) -> Result<BackpressureConf
         }
         c.stale = s.get_ref().0;
     }
+    if let Some(u) = b.udp_only {
+        c.udp_only = u;
+    }
     Ok(())
         .and_then(|_| {
             if c.knowledge == Knowledge::Oracle {
@@ -1539,7 +1542,7 @@ fn backpressure(b: &super::file::BackpressureSection) -> Result<BackpressureConf
                     "queue.backpressure",
                     "knowledge",
                     "oracle",
-                    &["threshold", "key", "knowledge"],
+                    &["threshold", "key", "knowledge", "udp_only"],
                     [("stale", b.stale.as_ref().map(|s| s.span().start))],
                 )
             } else {

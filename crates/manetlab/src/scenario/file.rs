@@ -117,6 +117,7 @@ pub(crate) struct BackpressureSection {
     pub key: Option<Spanned<String>>,
     pub knowledge: Option<Spanned<String>>,
     pub stale: Option<Spanned<Duration>>,
+    pub udp_only: Option<bool>,
 }
 
 /// One explicit route: a node sequence src..dst.

@@ -8,6 +8,7 @@
 //! plotted data) and `results.json` into the output directory.
 
 pub mod chain;
+pub mod gupta;
 pub mod holland;
 #[cfg(feature = "plot")]
 pub mod plot;
