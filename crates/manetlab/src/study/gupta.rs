@@ -136,7 +136,8 @@ pub fn config(scheme: Scheme, case: Case, udp: bool, seed: u64, duration: Time) 
         Scheme::Fq(key) => cfg.queue.kind = fair(key),
         Scheme::Bp { key, k, knowledge } => {
             cfg.queue.kind = fair(key);
-            cfg.queue.backpressure = Some(BackpressureConfig { threshold: k, key, knowledge, udp_only: true, ..Default::default() });
+            cfg.queue.backpressure =
+                Some(BackpressureConfig { threshold: k, key, knowledge, udp_only: true, ..Default::default() });
         }
     }
     let tcp = TcpConfig { mss: MSS, variant: TcpVariant::Reno, ..TcpConfig::default() };
@@ -202,4 +203,351 @@ impl Outcome {
     pub fn tcp_bps(&self) -> f64 {
         self.client_bps.iter().sum()
     }
+}
+
+#[derive(Deserialize)]
+struct Published {
+    source: String,
+    relative_goodput_percent: std::collections::BTreeMap<String, f64>,
+    claims: std::collections::BTreeMap<String, f64>,
+}
+
+fn published() -> Published {
+    toml::from_str(include_str!("../../data/published/gupta.toml")).expect("data/published/gupta.toml is valid")
+}
+
+/// The schemes, cases, seeds and duration a run of the study uses.
+pub struct Plan {
+    pub schemes: Vec<Scheme>,
+    pub cases: Vec<Case>,
+    pub seeds: u32,
+    pub duration: Time,
+}
+
+impl Plan {
+    pub fn of(opts: &StudyOptions) -> Plan {
+        if opts.quick {
+            Plan {
+                schemes: vec![
+                    Scheme::Default,
+                    Scheme::Retry,
+                    Scheme::Fq(ClassKey::Src),
+                    Scheme::Fq(ClassKey::Dst),
+                    Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle },
+                ],
+                cases: vec![Case::Encircle],
+                seeds: opts.runs.unwrap_or(3),
+                duration: Time::from_secs(30),
+            }
+        } else {
+            Plan {
+                schemes: Scheme::all(),
+                cases: vec![Case::Encircle, Case::OpenSide],
+                seeds: opts.runs.unwrap_or(10),
+                duration: Time::from_secs(150),
+            }
+        }
+    }
+}
+
+/// Results of one scheme in one case, over the seeds.
+struct Row {
+    scheme: Scheme,
+    case: Case,
+    outcomes: Vec<Outcome>,
+    initial: f64,
+}
+
+impl Row {
+    fn tcp(&self) -> Aggregate {
+        Aggregate::of(self.outcomes.iter().map(|o| o.tcp_bps() / 1e3))
+    }
+    fn relative(&self) -> Aggregate {
+        Aggregate::of(self.outcomes.iter().map(|o| 100.0 * o.tcp_bps() / self.initial))
+    }
+    fn udp_injected(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_injected.iter().sum::<u64>() as f64))
+    }
+    fn udp_delivered(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_delivered.iter().sum::<u64>() as f64))
+    }
+    fn udp_kbps(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_bps.iter().sum::<f64>() / 1e3))
+    }
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        s / n as f64
+    }
+}
+
+pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+    let plan = Plan::of(opts);
+    let pubd = published();
+    let seeds: Vec<u64> = (0..plan.seeds as u64).map(|i| opts.seed + i).collect();
+    let mut jobs = Vec::new();
+    // Initial (no UDP) for each retry setting.
+    for s in [Scheme::Default, Scheme::Retry] {
+        for &seed in &seeds {
+            jobs.push(Job::new(
+                format!("initial/{}/seed={seed}", s.id()),
+                config(s, Case::Encircle, false, seed, plan.duration),
+            ));
+        }
+    }
+    for &case in &plan.cases {
+        for &s in &plan.schemes {
+            for &seed in &seeds {
+                jobs.push(Job::new(
+                    format!("{}/{}/seed={seed}", case.name(), s.id()),
+                    config(s, case, true, seed, plan.duration),
+                ));
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let outcomes = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| {
+        Ok(Outcome::of(&crate::Simulation::new(cfg.clone())?.run()))
+    })?;
+    eprintln!("gupta: {} runs in {:.1} s wall", jobs.len(), started.elapsed().as_secs_f64());
+    let n = seeds.len();
+    let initial_default: Vec<Outcome> = outcomes[..n].to_vec();
+    let initial_retry: Vec<Outcome> = outcomes[n..2 * n].to_vec();
+    let init_mean = |v: &[Outcome]| mean(v.iter().map(|o| o.tcp_bps()));
+    let (init_d, init_r) = (init_mean(&initial_default), init_mean(&initial_retry));
+    let mut rows = Vec::new();
+    let mut i = 2 * n;
+    for &case in &plan.cases {
+        for &scheme in &plan.schemes {
+            let initial = if scheme == Scheme::Default { init_d } else { init_r };
+            rows.push(Row { scheme, case, outcomes: outcomes[i..i + n].to_vec(), initial });
+            i += n;
+        }
+    }
+    let row = |case: Case, s: Scheme| rows.iter().find(|r| r.case == case && r.scheme == s);
+    let audits_ok = outcomes.iter().all(|o| o.audit_balances);
+
+    let mut files = Vec::new();
+    let mut md = String::from("# gupta: TCP starved by UDP on a 13 x 13 grid; fair queueing and backpressure\n\n");
+    md += &format!(
+        "Paper: backpressure-tcp-udp.txt. Published numbers: `data/published/gupta.toml` ({}).\n\n",
+        pubd.source
+    );
+    md += &format!(
+        "Setup: see `study/gupta.rs`. {} seeds, {:.0} s runs, goodput from {:.0} s (UDP start) to the end; {}.\n\
+         Relative goodput = aggregate TCP goodput / the same network's goodput without UDP (\"initial\"): \
+         initial (7,4) = {:.1} kbit/s for the default scheme, initial (21,12) = {:.1} kbit/s for every other \
+         scheme (the paper's base). Backpressure applies to UDP datagrams only (the paper's \"UDP back-pressure\").\n\n",
+        n,
+        plan.duration.as_secs_f64(),
+        UDP_START_S,
+        if opts.quick { "quick mode: case 1 only, a subset of the schemes" } else { "full study" },
+        init_d / 1e3,
+        init_r / 1e3,
+    );
+    for &case in &plan.cases {
+        md += &format!(
+            "## {} ({})\n\n",
+            case.name(),
+            match case {
+                Case::Encircle => "UDP paths encircle the server: 80->88 and 32->136",
+                Case::OpenSide => "UDP paths leave a side open: 80->88 and 32->88",
+            }
+        );
+        md += "| scheme | TCP goodput kbit/s | relative to initial % | paper % | UDP injected | UDP delivered | UDP kbit/s |\n|---|---|---|---|---|---|---|\n";
+        for r in rows.iter().filter(|r| r.case == case) {
+            let paper_key = match r.scheme {
+                Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle } => "bp-src-k1".to_string(),
+                s => s.id(),
+            };
+            let paper = pubd.relative_goodput_percent.get(&paper_key).map_or("".to_string(), |v| format!("{v:.0}"));
+            md += &format!(
+                "| {} | {:.1} | {:.1} | {} | {:.0} | {:.0} | {:.1} |\n",
+                r.scheme.label(),
+                r.tcp(),
+                r.relative(),
+                paper,
+                r.udp_injected(),
+                r.udp_delivered(),
+                r.udp_kbps()
+            );
+        }
+        md += "\n";
+    }
+
+    // Checks on case 1 (the paper's headline numbers).
+    let c1 = Case::Encircle;
+    let rel = |s: Scheme| row(c1, s).map(|r| r.relative().mean);
+    let mut checks = Vec::new();
+    let mut order = |what: &str, a: Scheme, b: Scheme, strict: bool| {
+        if let (Some(x), Some(y)) = (rel(a), rel(b)) {
+            let passed = if strict { x < y } else { x <= y };
+            checks.push(Check {
+                what: format!("{what}: {} {} {}", a.label(), if strict { "<" } else { "<=" }, b.label()),
+                passed,
+                detail: format!("{x:.1}% vs {y:.1}% of initial"),
+            });
+        }
+    };
+    let bp1 = |key| Scheme::Bp { key, k: 1, knowledge: Knowledge::Oracle };
+    order("paper ordering", Scheme::Default, Scheme::Retry, true);
+    order("paper ordering", Scheme::Retry, Scheme::Fq(ClassKey::Src), true);
+    order("paper ordering", Scheme::Fq(ClassKey::Src), Scheme::Fq(ClassKey::Dst), true);
+    order("backpressure >= fair queueing", Scheme::Fq(ClassKey::Src), bp1(ClassKey::Src), false);
+    order("backpressure >= fair queueing", Scheme::Fq(ClassKey::Dst), bp1(ClassKey::Dst), false);
+    order("globally fair beats locally fair", Scheme::Fq(ClassKey::NextHop), Scheme::Fq(ClassKey::Src), true);
+    order("globally fair beats locally fair", Scheme::Fq(ClassKey::PrevHop), Scheme::Fq(ClassKey::Src), true);
+    if let (Some(fq), Some(bp)) = (row(c1, Scheme::Fq(ClassKey::Src)), row(c1, bp1(ClassKey::Src))) {
+        let inj = 100.0 * bp.udp_injected() / fq.udp_injected();
+        checks.push(Check {
+            what: "backpressure: UDP sources inject far less than with FQ-src (paper: 22%)".into(),
+            passed: inj < 50.0,
+            detail: format!("injected {:.0} vs {:.0} ({inj:.0}%)", bp.udp_injected(), fq.udp_injected()),
+        });
+        let ratio = bp.udp_injected() / bp.udp_delivered().max(1.0);
+        checks.push(Check {
+            what: "backpressure: UDP injected / delivered (the source adapts to what is delivered)".into(),
+            passed: true,
+            detail: format!("{ratio:.1} (FQ-src: {:.1})", fq.udp_injected() / fq.udp_delivered().max(1.0)),
+        });
+    }
+    checks.push(Check { what: "every run's packet audit balances".into(), passed: audits_ok, detail: String::new() });
+
+    md += "Other published claims (data/published/gupta.toml): ";
+    md += &pubd.claims.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("; ");
+    md += ".\n\n";
+    md += "## Where the paper's ordering holds (case 1)\n\n| check | holds | detail |\n|---|---|---|\n";
+    for c in &checks {
+        md += &format!("| {} | {} | {} |\n", c.what, if c.passed { "yes" } else { "**no**" }, c.detail);
+    }
+    md += "\n";
+
+    // Figure 2: per-client goodput, initial / case 1 / case 2 (default 802.11).
+    let per_client = |v: &[Outcome]| -> Vec<(f64, f64, Option<f64>)> {
+        (0..CLIENTS.len())
+            .map(|c| {
+                let a = Aggregate::of(v.iter().map(|o| o.client_bps[c] / 1e3));
+                ((c + 1) as f64, a.mean, Some(a.ci95))
+            })
+            .collect()
+    };
+    let mut series = vec![Series { name: "initial".into(), points: per_client(&initial_default), scatter: false }];
+    for &case in &plan.cases {
+        if let Some(r) = row(case, Scheme::Default) {
+            series.push(Series { name: case.name().into(), points: per_client(&r.outcomes), scatter: false });
+        }
+    }
+    md += "## Figure 2: per-client goodput (802.11 (7,4), drop-tail)\n\n";
+    md += &Figure {
+        file_stem: "fig2_clients".into(),
+        title: "Figure 2: TCP goodput per client".into(),
+        x_label: "connection".into(),
+        y_label: "goodput (kbit/s)".into(),
+        series,
+        steps: false,
+    }
+    .write(&opts.out, &mut files)?;
+
+    // Figure 5: packets sent/received, FQ-src vs backpressure.
+    if let (Some(fq), Some(bp)) = (row(c1, Scheme::Fq(ClassKey::Src)), row(c1, bp1(ClassKey::Src))) {
+        let pt = |f: &dyn Fn(&Row) -> f64| vec![(1.0, f(fq), None), (2.0, f(bp), None)];
+        let tcp_sent = |r: &Row| mean(r.outcomes.iter().map(|o| o.tcp_sent.iter().sum::<u64>() as f64));
+        let tcp_recv = |r: &Row| mean(r.outcomes.iter().map(|o| o.tcp_received.iter().sum::<u64>() as f64));
+        md += "\n## Figure 5: packets sent and received, FQ-src (x = 1) vs backpressure k = 1 (x = 2)\n\n";
+        md += &format!(
+            "| | UDP injected | UDP delivered | TCP sent | TCP received |\n|---|---|---|---|---|\n| FQ-src | {:.0} | {:.0} | {:.0} | {:.0} |\n| BP src k=1 | {:.0} | {:.0} | {:.0} | {:.0} |\n\n",
+            fq.udp_injected(), fq.udp_delivered(), tcp_sent(fq), tcp_recv(fq),
+            bp.udp_injected(), bp.udp_delivered(), tcp_sent(bp), tcp_recv(bp)
+        );
+        md += &Figure {
+            file_stem: "fig5_packets".into(),
+            title: "Figure 5: packets, FQ-src (1) vs backpressure (2)".into(),
+            x_label: "scheme".into(),
+            y_label: "packets per run".into(),
+            series: vec![
+                Series { name: "UDP injected".into(), points: pt(&|r| r.udp_injected()), scatter: true },
+                Series { name: "UDP delivered".into(), points: pt(&|r| r.udp_delivered()), scatter: true },
+                Series { name: "TCP sent".into(), points: pt(&tcp_sent), scatter: true },
+                Series { name: "TCP received".into(), points: pt(&tcp_recv), scatter: true },
+            ],
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+    }
+
+    // Figure 6: threshold sweep.
+    let mut series = Vec::new();
+    for knowledge in [Knowledge::Oracle, Knowledge::Overhear, Knowledge::Explicit] {
+        for key in [ClassKey::Src, ClassKey::Dst] {
+            let pts: Vec<_> = (1..=6)
+                .filter_map(|k| row(c1, Scheme::Bp { key, k, knowledge }))
+                .map(|r| {
+                    (
+                        match r.scheme {
+                            Scheme::Bp { k, .. } => k as f64,
+                            _ => 0.0,
+                        },
+                        r.relative().mean,
+                        Some(r.relative().ci95),
+                    )
+                })
+                .collect();
+            if pts.len() > 1 {
+                let udp: Vec<_> = (1..=6)
+                    .filter_map(|k| row(c1, Scheme::Bp { key, k, knowledge }))
+                    .map(|r| {
+                        (
+                            match r.scheme {
+                                Scheme::Bp { k, .. } => k as f64,
+                                _ => 0.0,
+                            },
+                            r.udp_kbps(),
+                            None,
+                        )
+                    })
+                    .collect();
+                series.push(Series {
+                    name: format!("TCP % {} {}", key.name(), knowledge.name()),
+                    points: pts,
+                    scatter: false,
+                });
+                series.push(Series {
+                    name: format!("UDP kbit/s {} {}", key.name(), knowledge.name()),
+                    points: udp,
+                    scatter: false,
+                });
+            }
+        }
+    }
+    if !series.is_empty() {
+        md += "\n## Figure 6: backpressure threshold (case 1)\n\n";
+        md += &Figure {
+            file_stem: "fig6_threshold".into(),
+            title: "Figure 6: TCP goodput (% of initial) and UDP goodput vs threshold".into(),
+            x_label: "backpressure threshold (packets)".into(),
+            y_label: "TCP % of initial / UDP kbit/s".into(),
+            series,
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+    }
+
+    let json = serde_json::json!({
+        "seeds": n,
+        "duration_s": plan.duration.as_secs_f64(),
+        "initial_kbps": { "default": init_d / 1e3, "retry": init_r / 1e3 },
+        "rows": rows.iter().map(|r| serde_json::json!({
+            "case": r.case.name(), "scheme": r.scheme.id(),
+            "tcp_kbps": r.tcp().mean, "relative_percent": r.relative().mean, "relative_ci95": r.relative().ci95,
+            "udp_injected": r.udp_injected(), "udp_delivered": r.udp_delivered(), "udp_kbps": r.udp_kbps(),
+        })).collect::<Vec<_>>(),
+        "checks": checks,
+    });
+    write_file(&opts.out, "results.json", &(serde_json::to_string_pretty(&json).unwrap() + "\n"), &mut files)?;
+    write_file(&opts.out, "report.md", &md, &mut files)?;
+    Ok(StudyOutput { markdown: md, files, checks, runs: jobs.len() })
 }
