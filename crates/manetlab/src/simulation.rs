@@ -10,6 +10,7 @@
 
 use crate::config::{NodeAction, SimConfig, Traffic};
 use crate::mac::dcf::{Dcf, MacAction, MacTimer};
+use crate::mac::{Mac, MacKind, Tdma};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
 use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
 use crate::metrics::{DropReason, Fate, Metrics};
@@ -175,12 +176,15 @@ impl Simulation {
             nodes.push(Node {
                 id,
                 radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
-                mac: Dcf::new(
-                    id,
-                    &cfg.mac,
-                    nav_on_capture,
-                    RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
-                ),
+                mac: match cfg.mac.kind {
+                    MacKind::Dcf => Mac::Dcf(Dcf::new(
+                        id,
+                        &cfg.mac,
+                        nav_on_capture,
+                        RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                    )),
+                    MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
+                },
                 ifq: crate::queue::build(&cfg.queue),
                 arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
@@ -901,7 +905,7 @@ impl Simulation {
                         .filter(|r| n.net.drops[r.index()] > 0)
                         .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
                         .collect(),
-                    mac: n.mac.stats,
+                    mac: n.mac.stats(),
                     radio: n.radio.stats,
                     arp: n.arp.as_ref().map(|a| a.stats),
                     routing: n.routing.stats(),

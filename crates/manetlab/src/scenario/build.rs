@@ -696,6 +696,23 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
             format!("'mac.cw_min' ({}) must not exceed 'mac.cw_max' ({})", mac.cw_min(), mac.cw_max()),
         ));
     }
+    let tdma = match &m.protocol {
+        Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
+        None => false,
+    };
+    let given = [
+        ("tdma_guard", m.tdma_guard.as_ref().map(|s| s.span().start)),
+        ("tdma_max_packet", m.tdma_max_packet.as_ref().map(|s| s.span().start)),
+    ];
+    if !tdma {
+        return refuse_unused_keys("mac", "protocol", "dcf", &[], given);
+    }
+    let max_packet = m.tdma_max_packet.as_ref().map_or(1500, |s| *s.get_ref());
+    if let Some(s) = m.tdma_max_packet.as_ref().filter(|s| *s.get_ref() < 64) {
+        return Err(err(ErrorKind::OutOfRange, s, "'mac.tdma_max_packet' must be at least 64 bytes"));
+    }
+    let guard = m.tdma_guard.as_ref().map_or(Time::from_us(20), |s| s.get_ref().0);
+    mac.kind = crate::mac::MacKind::Tdma { max_packet, guard };
     Ok(())
 }
 

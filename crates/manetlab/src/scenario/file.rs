@@ -93,6 +93,10 @@ pub(crate) struct MacSection {
     pub long_retry_limit: Option<Spanned<u32>>,
     pub cw_min: Option<Spanned<u32>>,
     pub cw_max: Option<Spanned<u32>>,
+    /// "dcf" (802.11, default) or "tdma".
+    pub protocol: Option<Spanned<String>>,
+    pub tdma_guard: Option<Spanned<Duration>>,
+    pub tdma_max_packet: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -26,6 +26,7 @@
 use super::sweep::{self, Aggregate, Job};
 use super::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
 use crate::config::{FlowConfig, SimConfig, Traffic};
+use crate::mac::MacKind;
 use crate::metrics::Report;
 use crate::net::routing::aodv::{AodvConfig, LinkDetection};
 use crate::net::routing::RoutingConfig;
@@ -38,6 +39,10 @@ pub const SIDE: usize = 13;
 pub const SERVER: u32 = 84;
 pub const CLIENTS: [u32; 8] = [0, 12, 156, 168, 6, 78, 90, 162];
 pub const MSS: u32 = 1460;
+/// The TDMA experiment: 5 x 5 grid, clients at the corners, server at the centre.
+pub const TDMA_SIDE: usize = 5;
+pub const TDMA_SERVER: u32 = 12;
+pub const TDMA_CLIENTS: [u32; 4] = [0, 4, 20, 24];
 /// 800 KB/s (kilobytes, as the paper's table 1) in 1460-byte datagrams.
 pub const UDP_BYTES_PER_S: f64 = 800e3;
 pub const UDP_SIZE: u32 = 1460;
@@ -57,6 +62,13 @@ impl Case {
         match self {
             Case::Encircle => "case1",
             Case::OpenSide => "case2",
+        }
+    }
+    /// The two UDP flows on the 5 x 5 TDMA grid (server 12).
+    pub fn udp_tdma(self) -> [(u32, u32); 2] {
+        match self {
+            Case::Encircle => [(10, 14), (2, 22)],
+            Case::OpenSide => [(10, 14), (2, 14)],
         }
     }
     /// The two UDP flows (source, destination).
@@ -106,6 +118,7 @@ impl Scheme {
     pub fn all() -> Vec<Scheme> {
         let mut v = vec![Scheme::Default, Scheme::Retry];
         v.extend([ClassKey::Src, ClassKey::Dst, ClassKey::NextHop, ClassKey::PrevHop].map(Scheme::Fq));
+        v.extend([Scheme::Tdma { fq: false }, Scheme::Tdma { fq: true }]);
         for knowledge in [Knowledge::Oracle, Knowledge::Overhear, Knowledge::Explicit] {
             for key in [ClassKey::Src, ClassKey::Dst] {
                 for k in 1..=6 {
@@ -119,20 +132,28 @@ impl Scheme {
 
 /// The config of one run; `udp = false` gives the "initial" network.
 pub fn config(scheme: Scheme, case: Case, udp: bool, seed: u64, duration: Time) -> SimConfig {
+    let tdma = matches!(scheme, Scheme::Tdma { .. });
+    let side = if tdma { TDMA_SIDE } else { SIDE };
     let mut cfg = SimConfig {
         seed,
         duration,
         warmup: Time::from_secs_f64(UDP_START_S),
-        nodes: SimConfig::grid_positions(SIDE, SIDE, 200.0),
+        nodes: SimConfig::grid_positions(side, side, 200.0),
         ..SimConfig::default()
     };
+    if tdma {
+        cfg.mac.kind = MacKind::Tdma { max_packet: 1500, guard: Time::from_us(20) };
+    }
+    let (clients, server, udp_flows): (&[u32], u32, [(u32, u32); 2]) =
+        if tdma { (&TDMA_CLIENTS, TDMA_SERVER, case.udp_tdma()) } else { (&CLIENTS, SERVER, case.udp()) };
     let (short, long) = if scheme == Scheme::Default { (7, 4) } else { (21, 12) };
     cfg.mac.short_retry_limit = short;
     cfg.mac.long_retry_limit = long;
     cfg.routing = RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Hello, ..AodvConfig::default() });
     let fair = |key| QueueKind::Fair { key, quantum: None, class_limit: usize::MAX };
     match scheme {
-        Scheme::Default | Scheme::Retry | Scheme::Tdma { .. } => {}
+        Scheme::Default | Scheme::Retry | Scheme::Tdma { fq: false } => {}
+        Scheme::Tdma { fq: true } => cfg.queue.kind = fair(ClassKey::Dst),
         Scheme::Fq(key) => cfg.queue.kind = fair(key),
         Scheme::Bp { key, k, knowledge } => {
             cfg.queue.kind = fair(key);
@@ -141,18 +162,18 @@ pub fn config(scheme: Scheme, case: Case, udp: bool, seed: u64, duration: Time) 
         }
     }
     let tcp = TcpConfig { mss: MSS, variant: TcpVariant::Reno, ..TcpConfig::default() };
-    for (i, &c) in CLIENTS.iter().enumerate() {
+    for (i, &c) in clients.iter().enumerate() {
         cfg.flows.push(FlowConfig {
             name: format!("client{}-{c}", i + 1),
             src: c,
-            dst: SERVER,
+            dst: server,
             traffic: Traffic::Tcp { tcp: tcp.clone(), data: DataSource::Bulk },
             start: Time::from_secs_f64(TCP_START_S + 0.1 * i as f64),
             stop: None,
         });
     }
     if udp {
-        for (j, (s, d)) in case.udp().into_iter().enumerate() {
+        for (j, (s, d)) in udp_flows.into_iter().enumerate() {
             cfg.flows.push(FlowConfig {
                 name: format!("udp{}-{s}-{d}", j + 1),
                 src: s,
@@ -290,8 +311,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let pubd = published();
     let seeds: Vec<u64> = (0..plan.seeds as u64).map(|i| opts.seed + i).collect();
     let mut jobs = Vec::new();
-    // Initial (no UDP) for each retry setting.
-    for s in [Scheme::Default, Scheme::Retry] {
+    // Initial (no UDP) for each retry setting, and for TDMA (5 x 5 grid).
+    for s in [Scheme::Default, Scheme::Retry, Scheme::Tdma { fq: false }] {
         for &seed in &seeds {
             jobs.push(Job::new(
                 format!("initial/{}/seed={seed}", s.id()),
@@ -317,13 +338,18 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let n = seeds.len();
     let initial_default: Vec<Outcome> = outcomes[..n].to_vec();
     let initial_retry: Vec<Outcome> = outcomes[n..2 * n].to_vec();
+    let initial_tdma: Vec<Outcome> = outcomes[2 * n..3 * n].to_vec();
     let init_mean = |v: &[Outcome]| mean(v.iter().map(|o| o.tcp_bps()));
-    let (init_d, init_r) = (init_mean(&initial_default), init_mean(&initial_retry));
+    let (init_d, init_r, init_t) = (init_mean(&initial_default), init_mean(&initial_retry), init_mean(&initial_tdma));
     let mut rows = Vec::new();
-    let mut i = 2 * n;
+    let mut i = 3 * n;
     for &case in &plan.cases {
         for &scheme in &plan.schemes {
-            let initial = if scheme == Scheme::Default { init_d } else { init_r };
+            let initial = match scheme {
+                Scheme::Default => init_d,
+                Scheme::Tdma { .. } => init_t,
+                _ => init_r,
+            };
             rows.push(Row { scheme, case, outcomes: outcomes[i..i + n].to_vec(), initial });
             i += n;
         }
@@ -340,13 +366,14 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     md += &format!(
         "Setup: see `study/gupta.rs`. {} seeds, {:.0} s runs, goodput from {:.0} s (UDP start) to the end; {}.\n\
          Relative goodput = aggregate TCP goodput / the same network's goodput without UDP (\"initial\"): \
-         initial (7,4) = {:.1} kbit/s for the default scheme, initial (21,12) = {:.1} kbit/s for every other \
-         scheme (the paper's base). Backpressure applies to UDP datagrams only (the paper's \"UDP back-pressure\").\n\n",
+         initial (7,4) = {:.1} kbit/s for the default scheme, initial TDMA FIFO (5 x 5 grid, 4 clients) = {:.1} kbit/s \
+         for the TDMA rows, initial (21,12) = {:.1} kbit/s for every other scheme (the paper's base). Backpressure applies to UDP datagrams only (the paper's \"UDP back-pressure\").\n\n",
         n,
         plan.duration.as_secs_f64(),
         UDP_START_S,
         if opts.quick { "quick mode: case 1 only, a subset of the schemes" } else { "full study" },
         init_d / 1e3,
+        init_t / 1e3,
         init_r / 1e3,
     );
     for &case in &plan.cases {
@@ -413,6 +440,13 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             what: "backpressure: UDP injected / delivered (the source adapts to what is delivered)".into(),
             passed: true,
             detail: format!("{ratio:.1} (FQ-src: {:.1})", fq.udp_injected() / fq.udp_delivered().max(1.0)),
+        });
+    }
+    if let (Some(fifo), Some(fq)) = (rel(Scheme::Tdma { fq: false }), rel(Scheme::Tdma { fq: true })) {
+        checks.push(Check {
+            what: "TDMA: a fair MAC alone is insufficient (FIFO far below initial); fair queueing helps".into(),
+            passed: fifo < 50.0 && fq > fifo,
+            detail: format!("TDMA FIFO {fifo:.1}%, TDMA FQ-dst {fq:.1}% of the TDMA initial"),
         });
     }
     checks.push(Check { what: "every run's packet audit balances".into(), passed: audits_ok, detail: String::new() });
@@ -539,7 +573,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let json = serde_json::json!({
         "seeds": n,
         "duration_s": plan.duration.as_secs_f64(),
-        "initial_kbps": { "default": init_d / 1e3, "retry": init_r / 1e3 },
+        "initial_kbps": { "default": init_d / 1e3, "retry": init_r / 1e3, "tdma": init_t / 1e3 },
         "rows": rows.iter().map(|r| serde_json::json!({
             "case": r.case.name(), "scheme": r.scheme.id(),
             "tcp_kbps": r.tcp().mean, "relative_percent": r.relative().mean, "relative_ci95": r.relative().ci95,
