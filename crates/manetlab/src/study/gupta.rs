@@ -255,6 +255,8 @@ impl Plan {
                     Scheme::Fq(ClassKey::Src),
                     Scheme::Fq(ClassKey::Dst),
                     Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle },
+                    Scheme::Tdma { fq: false },
+                    Scheme::Tdma { fq: true },
                 ],
                 cases: vec![Case::Encircle],
                 seeds: opts.runs.unwrap_or(3),
