@@ -1,6 +1,6 @@
 //! A node: one instance of every layer, bottom up.
 
-use crate::mac::dcf::Dcf;
+use crate::mac::Mac;
 use crate::metrics::DropReason;
 use crate::net::routing::Routing;
 use crate::net::NodeId;
@@ -23,7 +23,7 @@ pub struct NetStats {
 pub struct Node {
     pub id: NodeId,
     pub radio: Radio,
-    pub mac: Dcf,
+    pub mac: Mac,
     pub ifq: Box<dyn QueueDisc>,
     /// Present when ARP is on.
     pub arp: Option<crate::net::arp::Arp>,

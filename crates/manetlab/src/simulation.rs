@@ -10,6 +10,7 @@
 
 use crate::config::{NodeAction, SimConfig, Traffic};
 use crate::mac::dcf::{Dcf, MacAction, MacTimer};
+use crate::mac::{Mac, MacKind, Tdma};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
 use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
 use crate::metrics::{DropReason, Fate, Metrics};
@@ -66,6 +67,11 @@ enum Event {
         node: NodeId,
         action: NodeAction,
     },
+    /// A node blocked by backpressure looks at its queue again (its
+    /// estimates may have gone stale).
+    Backpressure {
+        node: NodeId,
+    },
 }
 
 /// Work produced while handling one event, executed in FIFO order.
@@ -121,6 +127,9 @@ pub struct Simulation {
     radio_off: Vec<bool>,
     radios_off: usize,
     reclaimed: Vec<Packet>,
+    /// Hop-by-hop backpressure state (`queue/backpressure.rs`), when on.
+    bp: Option<crate::queue::Backpressure>,
+    bp_wake: Vec<NodeId>,
 }
 
 impl Simulation {
@@ -167,12 +176,15 @@ impl Simulation {
             nodes.push(Node {
                 id,
                 radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
-                mac: Dcf::new(
-                    id,
-                    &cfg.mac,
-                    nav_on_capture,
-                    RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
-                ),
+                mac: match cfg.mac.kind {
+                    MacKind::Dcf => Mac::Dcf(Dcf::new(
+                        id,
+                        &cfg.mac,
+                        nav_on_capture,
+                        RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                    )),
+                    MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
+                },
                 ifq: crate::queue::build(&cfg.queue),
                 arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
@@ -211,7 +223,6 @@ impl Simulation {
             queue.schedule(e.at, Event::Node { node: e.node, action: e.action });
         }
         Ok(Simulation {
-            cfg,
             queue,
             nodes,
             channel,
@@ -230,6 +241,9 @@ impl Simulation {
             radio_off: vec![false; n],
             radios_off: 0,
             reclaimed: Vec::new(),
+            bp: cfg.queue.backpressure.map(|b| crate::queue::Backpressure::new(b, n, cfg.flows.len())),
+            bp_wake: Vec::new(),
+            cfg,
         })
     }
 
@@ -425,6 +439,13 @@ impl Simulation {
                 self.arp_out = acts;
                 return;
             }
+            Event::Backpressure { node } => {
+                if self.bp.as_ref().is_some_and(|b| b.is_blocked(node)) {
+                    self.bp.as_mut().unwrap().clear_blocked(node);
+                    self.feed_mac(node);
+                }
+                return;
+            }
             Event::Node { node, action } => {
                 let off = action == NodeAction::RadioOff;
                 let was = std::mem::replace(&mut self.radio_off[node as usize], off);
@@ -515,6 +536,11 @@ impl Simulation {
                         self.trace(node, Layer::Mac, Action::Send, &pkt, Some(&frame));
                     }
                 }
+                if let (Some(bp), Some(p)) = (self.bp.as_mut(), frame.packet) {
+                    if frame.kind == crate::mac::FrameKind::Data {
+                        bp.on_transmit(node, &p);
+                    }
+                }
                 self.nodes[node as usize].radio.start_tx();
                 self.channel.refresh(now);
                 self.channel.hearers(node, now, &mut self.hearers);
@@ -539,14 +565,30 @@ impl Simulation {
                 self.queue.schedule(now + d, Event::TxEnd { node });
             }
             MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
-            MacAction::Deliver(pkt, from) => self.net_input(node, pkt, from),
-            MacAction::Overheard(pkt, _from) => {
+            MacAction::Deliver(pkt, from) => {
+                self.bp_heard(node, from, &pkt);
+                self.net_input(node, pkt, from)
+            }
+            MacAction::Overheard(pkt, from) => {
+                self.bp_heard(node, from, &pkt);
                 if self.nodes[node as usize].routing.wants_overheard() {
                     self.with_routing(node, |r, ctx| r.on_overheard(ctx, &pkt));
                 }
             }
-            MacAction::TxSuccess(_) => {}
+            MacAction::TxSuccess(pkt) => {
+                if let Some(bp) = self.bp.as_mut() {
+                    bp.on_tx_success(node, now, &pkt);
+                    if bp.left(node, &pkt) {
+                        self.bp_wake_all();
+                    }
+                }
+            }
             MacAction::TxFailed(pkt) => {
+                if let Some(bp) = self.bp.as_mut() {
+                    if bp.left(node, &pkt) {
+                        self.bp_wake_all();
+                    }
+                }
                 self.nodes[node as usize].net.link_failures += 1;
                 self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
             }
@@ -554,16 +596,59 @@ impl Simulation {
         }
     }
 
-    /// Gives the MAC the next queued packet if it can take one.
+    /// Gives the MAC the next queued packet if it can take one (with
+    /// backpressure: the next eligible one).
     fn feed_mac(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         if n.mac.can_accept() {
-            if let Some(p) = n.ifq.dequeue() {
+            let next = match &self.bp {
+                None => n.ifq.dequeue(),
+                Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
+            };
+            if let Some(p) = next {
                 n.mac.enqueue(now, p, &mut self.mac_out);
                 self.collect_mac(node);
+            } else if !n.ifq.is_empty() {
+                if let Some(bp) = self.bp.as_mut() {
+                    if !bp.is_blocked(node) {
+                        bp.set_blocked(node);
+                        if bp.config().knowledge != crate::queue::Knowledge::Oracle {
+                            let at = now + bp.config().stale;
+                            self.queue.schedule(at, Event::Backpressure { node });
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// Backpressure: `node` decoded a data frame carrying `pkt` from `from`.
+    fn bp_heard(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
+        let now = self.queue.now();
+        if let Some(bp) = self.bp.as_mut() {
+            if pkt.next_hop != BROADCAST && bp.on_heard(node, from, now, pkt) {
+                bp.clear_blocked(node);
+                self.feed_mac(node);
+            }
+        }
+    }
+
+    /// Backpressure (oracle): every blocked node looks at its queue again.
+    fn bp_wake_all(&mut self) {
+        let mut wake = std::mem::take(&mut self.bp_wake);
+        if let Some(bp) = self.bp.as_mut() {
+            bp.take_blocked(&mut wake);
+        }
+        for &n in &wake {
+            self.feed_mac(n);
+        }
+        self.bp_wake = wake;
+    }
+
+    /// Backpressure state, when on (tests, studies).
+    pub fn backpressure(&self) -> Option<&crate::queue::Backpressure> {
+        self.bp.as_ref()
     }
 
     fn do_net(&mut self, node: NodeId, a: NetAction) {
@@ -586,6 +671,15 @@ impl Simulation {
             NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
+                if let Some(bp) = self.bp.as_mut() {
+                    let mut wake = false;
+                    for p in &back {
+                        wake |= bp.left(node, p);
+                    }
+                    if wake {
+                        self.bp_wake_all();
+                    }
+                }
                 for p in back.drain(..) {
                     self.with_routing(node, |r, ctx| r.on_reclaimed(ctx, p));
                 }
@@ -605,6 +699,9 @@ impl Simulation {
         if let Err(p) = n.ifq.enqueue(pkt) {
             self.drop_packet(node, p, DropReason::Ifq);
         } else {
+            if let Some(bp) = self.bp.as_mut() {
+                bp.entered(node, &pkt);
+            }
             self.feed_mac(node);
         }
     }
@@ -649,6 +746,13 @@ impl Simulation {
     fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
         match a {
             EndpointAction::Send(pkt) => {
+                if let Some(bp) = &self.bp {
+                    if matches!(pkt.body, Body::Udp { .. }) && !bp.may_inject(node, &pkt) {
+                        // Backpressure reached the source: the datagram is
+                        // refused at the socket, never injected.
+                        return self.drop_packet(node, pkt, DropReason::Bps);
+                    }
+                }
                 self.trace(node, Layer::Agent, Action::Send, &pkt, None);
                 self.nodes[node as usize].net.originated += 1;
                 self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Local));
@@ -662,6 +766,11 @@ impl Simulation {
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
             self.metrics.fate.dropped(pkt.uid, why);
+            if why == DropReason::Bps {
+                if let Some(s) = self.metrics.flows.get_mut(pkt.flow as usize) {
+                    s.not_injected += 1;
+                }
+            }
             // Tell the flow's source (TCP time-sequence logs show drops).
             if let Some(f) = self.cfg.flows.get(pkt.flow as usize) {
                 if f.src == pkt.src && matches!(f.traffic, Traffic::Tcp { .. }) {
@@ -770,6 +879,7 @@ impl Simulation {
                     received_packets: n,
                     received_bytes: s.received_bytes,
                     duplicates: s.duplicates,
+                    not_injected: s.not_injected,
                     delivery_ratio: if s.sent_packets > 0 { n as f64 / s.sent_packets as f64 } else { 0.0 },
                     goodput_bps: per_s(s.received_bytes),
                     offered_bps: per_s(s.sent_bytes),
@@ -800,7 +910,7 @@ impl Simulation {
                         .filter(|r| n.net.drops[r.index()] > 0)
                         .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
                         .collect(),
-                    mac: n.mac.stats,
+                    mac: n.mac.stats(),
                     radio: n.radio.stats,
                     arp: n.arp.as_ref().map(|a| a.stats),
                     routing: n.routing.stats(),

@@ -6,11 +6,15 @@
 
 pub mod dcf;
 pub mod frame;
+pub mod tdma;
 
-pub use dcf::{Dcf, MacAction, MacTimer};
+pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
+pub use tdma::Tdma;
 
+use crate::net::Packet;
 use crate::phy::PhyMode;
+use crate::sim::Time;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {
@@ -25,6 +29,87 @@ pub struct MacConfig {
     /// Overrides of the PHY's CWmin / CWmax.
     pub cw_min: Option<u32>,
     pub cw_max: Option<u32>,
+    /// Which MAC: the 802.11 DCF (default) or TDMA.
+    pub kind: MacKind,
+}
+
+/// The medium access protocol of every node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum MacKind {
+    #[default]
+    Dcf,
+    /// Fixed frame of one slot per node (`mac/tdma.rs`): a slot fits one
+    /// `max_packet`-byte IP datagram plus `guard`.
+    Tdma { max_packet: u32, guard: Time },
+}
+
+/// A node's MAC: dispatches to the DCF or TDMA (same calls, same actions).
+#[allow(clippy::large_enum_variant)]
+pub enum Mac {
+    Dcf(Dcf),
+    Tdma(Tdma),
+}
+
+macro_rules! both {
+    ($self:ident, $m:ident => $e:expr) => {
+        match $self {
+            Mac::Dcf($m) => $e,
+            Mac::Tdma($m) => $e,
+        }
+    };
+}
+
+impl Mac {
+    #[inline]
+    pub fn can_accept(&self) -> bool {
+        both!(self, m => m.can_accept())
+    }
+    #[inline]
+    pub fn current(&self) -> Option<&Packet> {
+        both!(self, m => m.current())
+    }
+    #[inline]
+    pub fn tx_frame(&self) -> &Frame {
+        both!(self, m => m.tx_frame())
+    }
+    #[inline]
+    pub fn stats(&self) -> MacStats {
+        both!(self, m => m.stats)
+    }
+    #[inline]
+    pub fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
+        both!(self, m => m.enqueue(now, pkt, out))
+    }
+    #[inline]
+    pub fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {
+        both!(self, m => m.on_timer(now, kind, gen, out))
+    }
+    #[inline]
+    pub fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        both!(self, m => m.on_tx_end(now, out))
+    }
+    #[inline]
+    pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
+        both!(self, m => m.on_rx_end(now, decoded, idle, out))
+    }
+    #[inline]
+    pub fn on_sense_busy(&mut self, now: Time) {
+        if let Mac::Dcf(m) = self {
+            m.on_sense_busy(now)
+        }
+    }
+    #[inline]
+    pub fn on_captured_out(&mut self, now: Time, end: Time, out: &mut Vec<MacAction>) {
+        if let Mac::Dcf(m) = self {
+            m.on_captured_out(now, end, out)
+        }
+    }
+    #[inline]
+    pub fn on_signal_end(&mut self, now: Time, idle: bool, out: &mut Vec<MacAction>) {
+        if let Mac::Dcf(m) = self {
+            m.on_signal_end(now, idle, out)
+        }
+    }
 }
 
 impl Default for MacConfig {
@@ -36,6 +121,7 @@ impl Default for MacConfig {
             long_retry_limit: 4,
             cw_min: None,
             cw_max: None,
+            kind: MacKind::Dcf,
         }
     }
 }

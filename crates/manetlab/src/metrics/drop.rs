@@ -24,10 +24,12 @@ pub enum DropReason {
     End,
     /// Duplicate frame discarded by the MAC.
     Dup,
+    /// Not injected: the source's application was held back by backpressure.
+    Bps,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 12] = [
         DropReason::Nrte,
         DropReason::Ifq,
         DropReason::Ret,
@@ -39,6 +41,7 @@ impl DropReason {
         DropReason::Cbk,
         DropReason::End,
         DropReason::Dup,
+        DropReason::Bps,
     ];
     /// The ns-2 trace code.
     pub fn code(self) -> &'static str {
@@ -54,6 +57,7 @@ impl DropReason {
             DropReason::Cbk => "CBK",
             DropReason::End => "END",
             DropReason::Dup => "DUP",
+            DropReason::Bps => "BPS",
         }
     }
     pub fn index(self) -> usize {

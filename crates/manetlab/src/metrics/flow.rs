@@ -12,6 +12,9 @@ pub struct FlowStats {
     pub received_packets: u64,
     pub received_bytes: u64,
     pub duplicates: u64,
+    /// Datagrams the application offered but backpressure did not let it
+    /// inject (counted in `sent_packets` too).
+    pub not_injected: u64,
     pub first_sent: Option<Time>,
     pub last_sent: Option<Time>,
     pub first_received: Option<Time>,

@@ -20,6 +20,9 @@ pub struct FlowReport {
     pub received_packets: u64,
     pub received_bytes: u64,
     pub duplicates: u64,
+    /// Datagrams the application offered that backpressure kept it from
+    /// injecting (included in `sent_packets`).
+    pub not_injected: u64,
     /// received / sent packets.
     pub delivery_ratio: f64,
     /// Application payload bits received per second of the measured interval.

@@ -46,6 +46,7 @@ impl Layer {
             DropReason::Ifq | DropReason::Arp => Layer::Ifq,
             DropReason::Ret | DropReason::Col | DropReason::Err | DropReason::Dup => Layer::Mac,
             DropReason::End => Layer::Ifq,
+            DropReason::Bps => Layer::Agent,
             _ => Layer::Router,
         }
     }

@@ -38,6 +38,14 @@ impl QueueDisc for DropTail {
     fn dequeue(&mut self) -> Option<Packet> {
         self.control.pop_front().or_else(|| self.data.pop_front())
     }
+    fn dequeue_where(&mut self, eligible: &mut dyn FnMut(&Packet) -> bool) -> Option<Packet> {
+        for q in [&mut self.control, &mut self.data] {
+            if let Some(i) = q.iter().position(&mut *eligible) {
+                return q.remove(i);
+            }
+        }
+        None
+    }
     fn len(&self) -> usize {
         self.control.len() + self.data.len()
     }

@@ -4,9 +4,13 @@
 //! order (fair queueing, backpressure), so the MAC asks it for the next
 //! packet instead of popping a FIFO.
 
+pub mod backpressure;
 pub mod droptail;
+pub mod fq;
 
+pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
+pub use fq::FairQueue;
 
 use crate::net::Packet;
 
@@ -17,16 +21,56 @@ pub struct QueueConfig {
     pub limit: usize,
     /// Routing control packets go ahead of data (ns-2's PriQueue).
     pub control_first: bool,
+    /// Hop-by-hop per-flow backpressure (`None` = off).
+    pub backpressure: Option<BackpressureConfig>,
+}
+
+/// What a fair queue (or backpressure) classifies packets by.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ClassKey {
+    /// IP source address.
+    Src,
+    /// IP destination address.
+    Dst,
+    /// The neighbour the packet is sent to.
+    NextHop,
+    /// The neighbour the packet was received from (the node itself for
+    /// locally originated packets).
+    PrevHop,
+    /// (source, destination, protocol, source port, destination port).
+    FiveTuple,
+}
+
+impl ClassKey {
+    pub const ALL: [ClassKey; 5] =
+        [ClassKey::Src, ClassKey::Dst, ClassKey::NextHop, ClassKey::PrevHop, ClassKey::FiveTuple];
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassKey::Src => "src",
+            ClassKey::Dst => "dst",
+            ClassKey::NextHop => "next-hop",
+            ClassKey::PrevHop => "prev-hop",
+            ClassKey::FiveTuple => "flow",
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum QueueKind {
     DropTail,
+    /// One sub-queue per class, served in turn (`queue/fq.rs`).
+    Fair {
+        key: ClassKey,
+        /// Deficit round robin quantum in bytes; `None` = per-packet round robin.
+        quantum: Option<u32>,
+        /// Packets one class may hold (the total is `QueueConfig::limit`).
+        class_limit: usize,
+    },
 }
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true }
+        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None }
     }
 }
 
@@ -39,6 +83,10 @@ pub trait QueueDisc: Send {
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
     /// The next packet the MAC should send, if any.
     fn dequeue(&mut self) -> Option<Packet>;
+    /// The next packet, in the discipline's order, for which `eligible`
+    /// holds; packets it refuses stay where they are (backpressure: a
+    /// blocked flow does not block the others).
+    fn dequeue_where(&mut self, eligible: &mut dyn FnMut(&Packet) -> bool) -> Option<Packet>;
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -53,5 +101,8 @@ pub trait QueueDisc: Send {
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
     match cfg.kind {
         QueueKind::DropTail => Box::new(DropTail::new(cfg.limit, cfg.control_first)),
+        QueueKind::Fair { key, quantum, class_limit } => {
+            Box::new(FairQueue::new(key, quantum, cfg.limit, class_limit, cfg.control_first))
+        }
     }
 }

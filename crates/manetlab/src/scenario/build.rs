@@ -12,7 +12,7 @@ use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
-use crate::queue::QueueKind;
+use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
 use std::collections::HashMap;
 use toml::Spanned;
@@ -192,9 +192,13 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     // [queue]
     let q = &f.queue;
     if let Some(k) = &q.kind {
-        cfg.queue.kind =
-            choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
+        let fair = choice(k, "queue.kind", &[("droptail", false), ("drop-tail", false), ("fair", true), ("fq", true)])?;
+        cfg.queue.kind = match fair {
+            false => QueueKind::DropTail,
+            true => QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX },
+        };
     }
+    queue_fair(q, &mut cfg.queue)?;
     if let Some(l) = &q.limit {
         if *l.get_ref() == 0 {
             return Err(err(ErrorKind::OutOfRange, l, "'queue.limit' must be at least 1 packet"));
@@ -203,6 +207,10 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     }
     if let Some(c) = q.control_first {
         cfg.queue.control_first = c;
+    }
+
+    if let Some(b) = &q.backpressure {
+        cfg.queue.backpressure = Some(backpressure(b)?);
     }
 
     // [routing]
@@ -688,6 +696,23 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
             format!("'mac.cw_min' ({}) must not exceed 'mac.cw_max' ({})", mac.cw_min(), mac.cw_max()),
         ));
     }
+    let tdma = match &m.protocol {
+        Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
+        None => false,
+    };
+    let given = [
+        ("tdma_guard", m.tdma_guard.as_ref().map(|s| s.span().start)),
+        ("tdma_max_packet", m.tdma_max_packet.as_ref().map(|s| s.span().start)),
+    ];
+    if !tdma {
+        return refuse_unused_keys("mac", "protocol", "dcf", &[], given);
+    }
+    let max_packet = m.tdma_max_packet.as_ref().map_or(1500, |s| *s.get_ref());
+    if let Some(s) = m.tdma_max_packet.as_ref().filter(|s| *s.get_ref() < 64) {
+        return Err(err(ErrorKind::OutOfRange, s, "'mac.tdma_max_packet' must be at least 64 bytes"));
+    }
+    let guard = m.tdma_guard.as_ref().map_or(Time::from_us(20), |s| s.get_ref().0);
+    mac.kind = crate::mac::MacKind::Tdma { max_packet, guard };
     Ok(())
 }
 
@@ -1517,4 +1542,91 @@ fn mobility(f: &ScenarioFile, topology: &Topology, base_dir: &std::path::Path) -
     } else {
         Ok(MobilityPlan::Script(script))
     }
+}
+
+/// The fair-queueing keys of `[queue]` (refused unless `kind = "fair"`).
+fn queue_fair(q: &super::file::QueueSection, cfg: &mut crate::queue::QueueConfig) -> Result<(), Diag> {
+    let given = [
+        ("key", q.key.as_ref().map(|s| s.span().start)),
+        ("quantum", q.quantum.as_ref().map(|s| s.span().start)),
+        ("class_limit", q.class_limit.as_ref().map(|s| s.span().start)),
+    ];
+    let QueueKind::Fair { key, quantum, class_limit } = &mut cfg.kind else {
+        return refuse_unused_keys("queue", "kind", "droptail", &[], given);
+    };
+    if let Some(k) = &q.key {
+        *key = choice(
+            k,
+            "queue.key",
+            &[
+                ("src", ClassKey::Src),
+                ("dst", ClassKey::Dst),
+                ("next-hop", ClassKey::NextHop),
+                ("prev-hop", ClassKey::PrevHop),
+                ("flow", ClassKey::FiveTuple),
+            ],
+        )?;
+    }
+    if let Some(v) = &q.quantum {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.quantum' must be at least 1 byte"));
+        }
+        *quantum = Some(*v.get_ref());
+    }
+    if let Some(v) = &q.class_limit {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.class_limit' must be at least 1 packet"));
+        }
+        *class_limit = *v.get_ref() as usize;
+    }
+    Ok(())
+}
+
+/// `[queue.backpressure]`.
+fn backpressure(b: &super::file::BackpressureSection) -> Result<BackpressureConfig, Diag> {
+    let mut c = BackpressureConfig::default();
+    if let Some(t) = &b.threshold {
+        if *t.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, t, "'queue.backpressure.threshold' must be at least 1 packet"));
+        }
+        c.threshold = *t.get_ref();
+    }
+    if let Some(k) = &b.key {
+        c.key = choice(
+            k,
+            "queue.backpressure.key",
+            &[("src", ClassKey::Src), ("dst", ClassKey::Dst), ("flow", ClassKey::FiveTuple)],
+        )?;
+    }
+    if let Some(k) = &b.knowledge {
+        c.knowledge = choice(
+            k,
+            "queue.backpressure.knowledge",
+            &[("oracle", Knowledge::Oracle), ("overhear", Knowledge::Overhear), ("explicit", Knowledge::Explicit)],
+        )?;
+    }
+    if let Some(s) = &b.stale {
+        if s.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, s, "'queue.backpressure.stale' must be positive"));
+        }
+        c.stale = s.get_ref().0;
+    }
+    if let Some(u) = b.udp_only {
+        c.udp_only = u;
+    }
+    Ok(())
+        .and_then(|_| {
+            if c.knowledge == Knowledge::Oracle {
+                refuse_unused_keys(
+                    "queue.backpressure",
+                    "knowledge",
+                    "oracle",
+                    &["threshold", "key", "knowledge", "udp_only"],
+                    [("stale", b.stale.as_ref().map(|s| s.span().start))],
+                )
+            } else {
+                Ok(())
+            }
+        })
+        .map(|_| c)
 }

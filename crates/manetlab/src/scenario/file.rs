@@ -93,6 +93,10 @@ pub(crate) struct MacSection {
     pub long_retry_limit: Option<Spanned<u32>>,
     pub cw_min: Option<Spanned<u32>>,
     pub cw_max: Option<Spanned<u32>>,
+    /// "dcf" (802.11, default) or "tdma".
+    pub protocol: Option<Spanned<String>>,
+    pub tdma_guard: Option<Spanned<Duration>>,
+    pub tdma_max_packet: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -101,6 +105,23 @@ pub(crate) struct QueueSection {
     pub kind: Option<Spanned<String>>,
     pub limit: Option<Spanned<u32>>,
     pub control_first: Option<bool>,
+    /// Fair queueing: what packets are classified by.
+    pub key: Option<Spanned<String>>,
+    /// Fair queueing: deficit round robin quantum in bytes (absent = per-packet round robin).
+    pub quantum: Option<Spanned<u32>>,
+    /// Fair queueing: packets one class may hold.
+    pub class_limit: Option<Spanned<u32>>,
+    pub backpressure: Option<BackpressureSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BackpressureSection {
+    pub threshold: Option<Spanned<u32>>,
+    pub key: Option<Spanned<String>>,
+    pub knowledge: Option<Spanned<String>>,
+    pub stale: Option<Spanned<Duration>>,
+    pub udp_only: Option<bool>,
 }
 
 /// One explicit route: a node sequence src..dst.

@@ -249,7 +249,10 @@ dir = "out/all"
     assert_eq!((c.mac.phy.data_rate, c.mac.phy.basic_rate), (54_000_000, 6_000_000));
     assert_eq!(c.mac.rts_threshold, Some(500));
     assert_eq!((c.mac.short_retry_limit, c.mac.long_retry_limit, c.mac.cw_min(), c.mac.cw_max()), (5, 3, 15, 511));
-    assert_eq!(c.queue, QueueConfig { kind: crate::queue::QueueKind::DropTail, limit: 20, control_first: false });
+    assert_eq!(
+        c.queue,
+        QueueConfig { kind: crate::queue::QueueKind::DropTail, limit: 20, control_first: false, backpressure: None }
+    );
     assert_eq!(c.routing, RoutingConfig::Static { paths: vec![vec![2, 1, 0]] });
     assert_eq!(cbr(&c, 0), (1500, Time::from_ms(10), Time::from_ms(1)));
     assert_eq!(c.flows[0].stop, Some(Time::from_secs(90)));
@@ -1075,4 +1078,37 @@ fn sweep_table_gives_axes_and_its_errors_point_at_the_value() {
     let bad = text.replace("step = \"10s\"", "step = \"0s\"");
     let e = err(&bad);
     assert_at(&e, ErrorKind::BadValue, pos(&bad, "{ from", 0), &["run.duration", "positive"]);
+}
+
+#[test]
+fn fair_queue_backpressure_and_tdma_keys() {
+    use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
+    let t = format!(
+        "{BASE}\n[queue]\nkind = \"fair\"\nkey = \"prev-hop\"\nquantum = 1500\nclass_limit = 10\n\
+         [queue.backpressure]\nthreshold = 2\nkey = \"dst\"\nknowledge = \"overhear\"\nstale = \"50ms\"\nudp_only = true\n\
+         [mac]\nprotocol = \"tdma\"\ntdma_guard = \"30us\"\n"
+    );
+    let c = parse(&t).unwrap().config(1);
+    assert_eq!(c.queue.kind, QueueKind::Fair { key: ClassKey::PrevHop, quantum: Some(1500), class_limit: 10 });
+    assert_eq!(
+        c.queue.backpressure,
+        Some(BackpressureConfig {
+            threshold: 2,
+            key: ClassKey::Dst,
+            knowledge: Knowledge::Overhear,
+            stale: Time::from_ms(50),
+            udp_only: true
+        })
+    );
+    assert_eq!(c.mac.kind, crate::mac::MacKind::Tdma { max_packet: 1500, guard: Time::from_us(30) });
+    // Fair-queueing keys with drop-tail, TDMA keys with the DCF, a stale
+    // time with the oracle: errors at the key.
+    let t = format!("{BASE}\n[queue]\nquantum = 1500\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "1500", 0), &["'queue.quantum' is not used by kind"]);
+    let t = format!("{BASE}\n[mac]\ntdma_guard = \"30us\"\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"30us\"", 0), &["'mac.tdma_guard' is not used"]);
+    let t = format!("{BASE}\n[queue.backpressure]\nstale = \"5ms\"\n");
+    assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"5ms\"", 0), &["'queue.backpressure.stale'"]);
+    let t = format!("{BASE}\n[queue.backpressure]\nkey = \"next-hop\"\n");
+    assert!(err(&t).to_string().contains("expected one of: src, dst, flow"), "{}", err(&t));
 }

@@ -8,6 +8,7 @@
 //! plotted data) and `results.json` into the output directory.
 
 pub mod chain;
+pub mod gupta;
 pub mod holland;
 #[cfg(feature = "plot")]
 pub mod plot;
@@ -83,6 +84,11 @@ StudyInfo {
     name: "holland",
     paper: "tcp-manet-elfn.txt, figures 3-16",
     about: "TCP-Reno over mobile DSR: measured vs expected throughput, cache replies, background traffic, ELFN variants",
+},
+StudyInfo {
+    name: "gupta",
+    paper: "backpressure-tcp-udp.txt, figures 2-6",
+    about: "8 TCP clients starved by 2 UDP flows on a 13x13 grid: retry limits, fair queueing, backpressure",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +107,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
     match name {
         "chain" => chain::run(opts, progress),
         "holland" => holland::run(opts, progress),
+        "gupta" => gupta::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

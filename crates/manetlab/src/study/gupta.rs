@@ -1,0 +1,589 @@
+//! The `gupta` study (backpressure-tcp-udp.txt): 8 FTP clients to a server
+//! at the centre of a 13 x 13 grid, starved by two heavy CBR/UDP flows whose
+//! paths cross the server, and the schemes the paper compares: 802.11 retry
+//! limits (7,4) and (21,12), fair queueing by IP source / destination / next
+//! hop / previous hop, and hop-by-hop backpressure (threshold 1..6, keyed by
+//! IP source or destination, with oracle, overhearing or explicit knowledge
+//! of the neighbour's queue). TDMA on a 5 x 5 grid (FIFO and fair queueing)
+//! is the paper's fair-MAC experiment.
+//!
+//! Setup (issue 7, after the paper's section 3.1 and table 1): 200 m grid,
+//! 250 m range (only the four axis neighbours are in range), 802.11 DSSS at
+//! 2 Mbit/s with RTS/CTS, AODV with HELLO messages, interface queue 50
+//! packets, clients at nodes 0, 12, 156, 168, 6, 78, 90, 162 sending bulk
+//! TCP-Reno (MSS 1460) to node 84 from 1 s (staggered by 0.1 s), two CBR
+//! flows of 800 KB/s in 1460-byte datagrams from 13 s (12 s after TCP) on
+//! 8-hop paths through the server. Case 1 ("encircle"): 80 -> 88 along the
+//! server's row and 32 -> 136 along its column, so every neighbour of the
+//! server carries UDP. Case 2 ("open side"): 80 -> 88 and 32 -> 88 (down the
+//! column to the server, then along the row when AODV picks that shortest
+//! path), leaving the server's lower side free. Goodput is measured from
+//! 13 s to the end (150 s runs, 10 seeds; quick: case 1, 40 s, 2 seeds).
+//!
+//! "Initial" is the same network without the UDP flows, with the scheme's
+//! own retry limits and queue.
+
+use super::sweep::{self, Aggregate, Job};
+use super::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use crate::config::{FlowConfig, SimConfig, Traffic};
+use crate::mac::MacKind;
+use crate::metrics::Report;
+use crate::net::routing::aodv::{AodvConfig, LinkDetection};
+use crate::net::routing::RoutingConfig;
+use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
+use crate::sim::Time;
+use crate::transport::tcp::{DataSource, TcpConfig, TcpVariant};
+use serde::{Deserialize, Serialize};
+
+pub const SIDE: usize = 13;
+pub const SERVER: u32 = 84;
+pub const CLIENTS: [u32; 8] = [0, 12, 156, 168, 6, 78, 90, 162];
+pub const MSS: u32 = 1460;
+/// The TDMA experiment: 5 x 5 grid, clients at the corners, server at the centre.
+pub const TDMA_SIDE: usize = 5;
+pub const TDMA_SERVER: u32 = 12;
+pub const TDMA_CLIENTS: [u32; 4] = [0, 4, 20, 24];
+/// 800 KB/s (kilobytes, as the paper's table 1) in 1460-byte datagrams.
+pub const UDP_BYTES_PER_S: f64 = 800e3;
+pub const UDP_SIZE: u32 = 1460;
+pub const TCP_START_S: f64 = 1.0;
+pub const UDP_START_S: f64 = TCP_START_S + 12.0;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// UDP paths surround the server (figure 1a).
+    Encircle,
+    /// UDP paths leave one side of the server open (figure 1b).
+    OpenSide,
+}
+
+impl Case {
+    pub fn name(self) -> &'static str {
+        match self {
+            Case::Encircle => "case1",
+            Case::OpenSide => "case2",
+        }
+    }
+    /// The two UDP flows on the 5 x 5 TDMA grid (server 12).
+    pub fn udp_tdma(self) -> [(u32, u32); 2] {
+        match self {
+            Case::Encircle => [(10, 14), (2, 22)],
+            Case::OpenSide => [(10, 14), (2, 14)],
+        }
+    }
+    /// The two UDP flows (source, destination).
+    pub fn udp(self) -> [(u32, u32); 2] {
+        match self {
+            Case::Encircle => [(80, 88), (32, 136)],
+            Case::OpenSide => [(80, 88), (32, 88)],
+        }
+    }
+}
+
+/// A scheme the paper compares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// 802.11 with retry limits (7,4), drop-tail.
+    Default,
+    /// Retry limits (21,12), drop-tail (the paper's base for what follows).
+    Retry,
+    /// (21,12) and fair queueing by the key.
+    Fq(ClassKey),
+    /// (21,12), fair queueing by the key and backpressure on the same key.
+    Bp { key: ClassKey, k: u32, knowledge: Knowledge },
+    /// TDMA MAC on a 5 x 5 grid, drop-tail or fair queueing by destination.
+    Tdma { fq: bool },
+}
+
+impl Scheme {
+    pub fn id(self) -> String {
+        match self {
+            Scheme::Default => "default".into(),
+            Scheme::Retry => "retry".into(),
+            Scheme::Fq(k) => format!("fq-{}", k.name()),
+            Scheme::Bp { key, k, knowledge } => format!("bp-{}-k{k}-{}", key.name(), knowledge.name()),
+            Scheme::Tdma { fq } => format!("tdma-{}", if fq { "fq" } else { "fifo" }),
+        }
+    }
+    pub fn label(self) -> String {
+        match self {
+            Scheme::Default => "802.11 (7,4)".into(),
+            Scheme::Retry => "802.11 (21,12)".into(),
+            Scheme::Fq(k) => format!("FQ {}", k.name()),
+            Scheme::Bp { key, k, knowledge } => format!("BP {} k={k} {}", key.name(), knowledge.name()),
+            Scheme::Tdma { fq } => format!("TDMA 5x5 {}", if fq { "FQ dst" } else { "FIFO" }),
+        }
+    }
+    /// Every scheme of the full study.
+    pub fn all() -> Vec<Scheme> {
+        let mut v = vec![Scheme::Default, Scheme::Retry];
+        v.extend([ClassKey::Src, ClassKey::Dst, ClassKey::NextHop, ClassKey::PrevHop].map(Scheme::Fq));
+        v.extend([Scheme::Tdma { fq: false }, Scheme::Tdma { fq: true }]);
+        for knowledge in [Knowledge::Oracle, Knowledge::Overhear, Knowledge::Explicit] {
+            for key in [ClassKey::Src, ClassKey::Dst] {
+                for k in 1..=6 {
+                    v.push(Scheme::Bp { key, k, knowledge });
+                }
+            }
+        }
+        v
+    }
+}
+
+/// The config of one run; `udp = false` gives the "initial" network.
+pub fn config(scheme: Scheme, case: Case, udp: bool, seed: u64, duration: Time) -> SimConfig {
+    let tdma = matches!(scheme, Scheme::Tdma { .. });
+    let side = if tdma { TDMA_SIDE } else { SIDE };
+    let mut cfg = SimConfig {
+        seed,
+        duration,
+        warmup: Time::from_secs_f64(UDP_START_S),
+        nodes: SimConfig::grid_positions(side, side, 200.0),
+        ..SimConfig::default()
+    };
+    if tdma {
+        cfg.mac.kind = MacKind::Tdma { max_packet: 1500, guard: Time::from_us(20) };
+    }
+    let (clients, server, udp_flows): (&[u32], u32, [(u32, u32); 2]) =
+        if tdma { (&TDMA_CLIENTS, TDMA_SERVER, case.udp_tdma()) } else { (&CLIENTS, SERVER, case.udp()) };
+    let (short, long) = if scheme == Scheme::Default { (7, 4) } else { (21, 12) };
+    cfg.mac.short_retry_limit = short;
+    cfg.mac.long_retry_limit = long;
+    cfg.routing = RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Hello, ..AodvConfig::default() });
+    let fair = |key| QueueKind::Fair { key, quantum: None, class_limit: usize::MAX };
+    match scheme {
+        Scheme::Default | Scheme::Retry | Scheme::Tdma { fq: false } => {}
+        Scheme::Tdma { fq: true } => cfg.queue.kind = fair(ClassKey::Dst),
+        Scheme::Fq(key) => cfg.queue.kind = fair(key),
+        Scheme::Bp { key, k, knowledge } => {
+            cfg.queue.kind = fair(key);
+            cfg.queue.backpressure =
+                Some(BackpressureConfig { threshold: k, key, knowledge, udp_only: true, ..Default::default() });
+        }
+    }
+    let tcp = TcpConfig { mss: MSS, variant: TcpVariant::Reno, ..TcpConfig::default() };
+    for (i, &c) in clients.iter().enumerate() {
+        cfg.flows.push(FlowConfig {
+            name: format!("client{}-{c}", i + 1),
+            src: c,
+            dst: server,
+            traffic: Traffic::Tcp { tcp: tcp.clone(), data: DataSource::Bulk },
+            start: Time::from_secs_f64(TCP_START_S + 0.1 * i as f64),
+            stop: None,
+        });
+    }
+    if udp {
+        for (j, (s, d)) in udp_flows.into_iter().enumerate() {
+            cfg.flows.push(FlowConfig {
+                name: format!("udp{}-{s}-{d}", j + 1),
+                src: s,
+                dst: d,
+                traffic: Traffic::Cbr {
+                    size: UDP_SIZE,
+                    interval: Time::from_secs_f64(UDP_SIZE as f64 / UDP_BYTES_PER_S),
+                    jitter: Time::ZERO,
+                },
+                start: Time::from_secs_f64(UDP_START_S + 0.05 * j as f64),
+                stop: None,
+            });
+        }
+    }
+    cfg
+}
+
+/// What the study keeps of one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Per client: TCP goodput, bit/s.
+    pub client_bps: Vec<f64>,
+    /// Per client: TCP data packets (segments) sent by the source and
+    /// received by the server.
+    pub tcp_sent: Vec<u64>,
+    pub tcp_received: Vec<u64>,
+    /// Per UDP flow: datagrams injected (offered minus held back) and delivered.
+    pub udp_injected: Vec<u64>,
+    pub udp_delivered: Vec<u64>,
+    pub udp_bps: Vec<f64>,
+    pub audit_balances: bool,
+}
+
+impl Outcome {
+    pub fn of(r: &Report) -> Outcome {
+        let tcp: Vec<_> = r.flows.iter().filter(|f| f.kind == "tcp").collect();
+        let udp: Vec<_> = r.flows.iter().filter(|f| f.kind == "cbr").collect();
+        Outcome {
+            client_bps: tcp.iter().map(|f| f.goodput_bps).collect(),
+            tcp_sent: tcp.iter().map(|f| f.sent_packets).collect(),
+            tcp_received: tcp.iter().map(|f| f.received_packets).collect(),
+            udp_injected: udp.iter().map(|f| f.sent_packets - f.not_injected).collect(),
+            udp_delivered: udp.iter().map(|f| f.received_packets).collect(),
+            udp_bps: udp.iter().map(|f| f.goodput_bps).collect(),
+            audit_balances: r.audit.balances(),
+        }
+    }
+    pub fn tcp_bps(&self) -> f64 {
+        self.client_bps.iter().sum()
+    }
+}
+
+#[derive(Deserialize)]
+struct Published {
+    source: String,
+    relative_goodput_percent: std::collections::BTreeMap<String, f64>,
+    claims: std::collections::BTreeMap<String, f64>,
+}
+
+fn published() -> Published {
+    toml::from_str(include_str!("../../data/published/gupta.toml")).expect("data/published/gupta.toml is valid")
+}
+
+/// The schemes, cases, seeds and duration a run of the study uses.
+pub struct Plan {
+    pub schemes: Vec<Scheme>,
+    pub cases: Vec<Case>,
+    pub seeds: u32,
+    pub duration: Time,
+}
+
+impl Plan {
+    pub fn of(opts: &StudyOptions) -> Plan {
+        if opts.quick {
+            Plan {
+                schemes: vec![
+                    Scheme::Default,
+                    Scheme::Retry,
+                    Scheme::Fq(ClassKey::Src),
+                    Scheme::Fq(ClassKey::Dst),
+                    Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle },
+                    Scheme::Tdma { fq: false },
+                    Scheme::Tdma { fq: true },
+                ],
+                cases: vec![Case::Encircle],
+                seeds: opts.runs.unwrap_or(3),
+                duration: Time::from_secs(30),
+            }
+        } else {
+            Plan {
+                schemes: Scheme::all(),
+                cases: vec![Case::Encircle, Case::OpenSide],
+                seeds: opts.runs.unwrap_or(10),
+                duration: Time::from_secs(150),
+            }
+        }
+    }
+}
+
+/// Results of one scheme in one case, over the seeds.
+struct Row {
+    scheme: Scheme,
+    case: Case,
+    outcomes: Vec<Outcome>,
+    initial: f64,
+}
+
+impl Row {
+    fn tcp(&self) -> Aggregate {
+        Aggregate::of(self.outcomes.iter().map(|o| o.tcp_bps() / 1e3))
+    }
+    fn relative(&self) -> Aggregate {
+        Aggregate::of(self.outcomes.iter().map(|o| 100.0 * o.tcp_bps() / self.initial))
+    }
+    fn udp_injected(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_injected.iter().sum::<u64>() as f64))
+    }
+    fn udp_delivered(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_delivered.iter().sum::<u64>() as f64))
+    }
+    fn udp_kbps(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.udp_bps.iter().sum::<f64>() / 1e3))
+    }
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        s / n as f64
+    }
+}
+
+pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+    let plan = Plan::of(opts);
+    let pubd = published();
+    let seeds: Vec<u64> = (0..plan.seeds as u64).map(|i| opts.seed + i).collect();
+    let mut jobs = Vec::new();
+    // Initial (no UDP) for each retry setting, and for TDMA (5 x 5 grid).
+    for s in [Scheme::Default, Scheme::Retry, Scheme::Tdma { fq: false }] {
+        for &seed in &seeds {
+            jobs.push(Job::new(
+                format!("initial/{}/seed={seed}", s.id()),
+                config(s, Case::Encircle, false, seed, plan.duration),
+            ));
+        }
+    }
+    for &case in &plan.cases {
+        for &s in &plan.schemes {
+            for &seed in &seeds {
+                jobs.push(Job::new(
+                    format!("{}/{}/seed={seed}", case.name(), s.id()),
+                    config(s, case, true, seed, plan.duration),
+                ));
+            }
+        }
+    }
+    let started = std::time::Instant::now();
+    let outcomes = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| {
+        Ok(Outcome::of(&crate::Simulation::new(cfg.clone())?.run()))
+    })?;
+    eprintln!("gupta: {} runs in {:.1} s wall", jobs.len(), started.elapsed().as_secs_f64());
+    let n = seeds.len();
+    let initial_default: Vec<Outcome> = outcomes[..n].to_vec();
+    let initial_retry: Vec<Outcome> = outcomes[n..2 * n].to_vec();
+    let initial_tdma: Vec<Outcome> = outcomes[2 * n..3 * n].to_vec();
+    let init_mean = |v: &[Outcome]| mean(v.iter().map(|o| o.tcp_bps()));
+    let (init_d, init_r, init_t) = (init_mean(&initial_default), init_mean(&initial_retry), init_mean(&initial_tdma));
+    let mut rows = Vec::new();
+    let mut i = 3 * n;
+    for &case in &plan.cases {
+        for &scheme in &plan.schemes {
+            let initial = match scheme {
+                Scheme::Default => init_d,
+                Scheme::Tdma { .. } => init_t,
+                _ => init_r,
+            };
+            rows.push(Row { scheme, case, outcomes: outcomes[i..i + n].to_vec(), initial });
+            i += n;
+        }
+    }
+    let row = |case: Case, s: Scheme| rows.iter().find(|r| r.case == case && r.scheme == s);
+    let audits_ok = outcomes.iter().all(|o| o.audit_balances);
+
+    let mut files = Vec::new();
+    let mut md = String::from("# gupta: TCP starved by UDP on a 13 x 13 grid; fair queueing and backpressure\n\n");
+    md += &format!(
+        "Paper: backpressure-tcp-udp.txt. Published numbers: `data/published/gupta.toml` ({}).\n\n",
+        pubd.source
+    );
+    md += &format!(
+        "Setup: see `study/gupta.rs`. {} seeds, {:.0} s runs, goodput from {:.0} s (UDP start) to the end; {}.\n\
+         Relative goodput = aggregate TCP goodput / the same network's goodput without UDP (\"initial\"): \
+         initial (7,4) = {:.1} kbit/s for the default scheme, initial TDMA FIFO (5 x 5 grid, 4 clients) = {:.1} kbit/s \
+         for the TDMA rows, initial (21,12) = {:.1} kbit/s for every other scheme (the paper's base). Backpressure applies to UDP datagrams only (the paper's \"UDP back-pressure\").\n\n",
+        n,
+        plan.duration.as_secs_f64(),
+        UDP_START_S,
+        if opts.quick { "quick mode: case 1 only, a subset of the schemes" } else { "full study" },
+        init_d / 1e3,
+        init_t / 1e3,
+        init_r / 1e3,
+    );
+    for &case in &plan.cases {
+        md += &format!(
+            "## {} ({})\n\n",
+            case.name(),
+            match case {
+                Case::Encircle => "UDP paths encircle the server: 80->88 and 32->136",
+                Case::OpenSide => "UDP paths leave a side open: 80->88 and 32->88",
+            }
+        );
+        md += "| scheme | TCP goodput kbit/s | relative to initial % | paper % | UDP injected | UDP delivered | UDP kbit/s |\n|---|---|---|---|---|---|---|\n";
+        for r in rows.iter().filter(|r| r.case == case) {
+            let paper_key = match r.scheme {
+                Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle } => "bp-src-k1".to_string(),
+                s => s.id(),
+            };
+            let paper = pubd.relative_goodput_percent.get(&paper_key).map_or("".to_string(), |v| format!("{v:.0}"));
+            md += &format!(
+                "| {} | {:.1} | {:.1} | {} | {:.0} | {:.0} | {:.1} |\n",
+                r.scheme.label(),
+                r.tcp(),
+                r.relative(),
+                paper,
+                r.udp_injected(),
+                r.udp_delivered(),
+                r.udp_kbps()
+            );
+        }
+        md += "\n";
+    }
+
+    // Checks on case 1 (the paper's headline numbers).
+    let c1 = Case::Encircle;
+    let rel = |s: Scheme| row(c1, s).map(|r| r.relative().mean);
+    let mut checks = Vec::new();
+    let mut order = |what: &str, a: Scheme, b: Scheme, strict: bool| {
+        if let (Some(x), Some(y)) = (rel(a), rel(b)) {
+            let passed = if strict { x < y } else { x <= y };
+            checks.push(Check {
+                what: format!("{what}: {} {} {}", a.label(), if strict { "<" } else { "<=" }, b.label()),
+                passed,
+                detail: format!("{x:.1}% vs {y:.1}% of initial"),
+            });
+        }
+    };
+    let bp1 = |key| Scheme::Bp { key, k: 1, knowledge: Knowledge::Oracle };
+    order("paper ordering", Scheme::Default, Scheme::Retry, true);
+    order("paper ordering", Scheme::Retry, Scheme::Fq(ClassKey::Src), true);
+    order("paper ordering", Scheme::Fq(ClassKey::Src), Scheme::Fq(ClassKey::Dst), true);
+    order("backpressure >= fair queueing", Scheme::Fq(ClassKey::Src), bp1(ClassKey::Src), false);
+    order("backpressure >= fair queueing", Scheme::Fq(ClassKey::Dst), bp1(ClassKey::Dst), false);
+    order("globally fair beats locally fair", Scheme::Fq(ClassKey::NextHop), Scheme::Fq(ClassKey::Src), true);
+    order("globally fair beats locally fair", Scheme::Fq(ClassKey::PrevHop), Scheme::Fq(ClassKey::Src), true);
+    if let (Some(fq), Some(bp)) = (row(c1, Scheme::Fq(ClassKey::Src)), row(c1, bp1(ClassKey::Src))) {
+        let inj = 100.0 * bp.udp_injected() / fq.udp_injected();
+        checks.push(Check {
+            what: "backpressure: UDP sources inject far less than with FQ-src (paper: 22%)".into(),
+            passed: inj < 50.0,
+            detail: format!("injected {:.0} vs {:.0} ({inj:.0}%)", bp.udp_injected(), fq.udp_injected()),
+        });
+        let ratio = bp.udp_injected() / bp.udp_delivered().max(1.0);
+        checks.push(Check {
+            what: "backpressure: UDP injected / delivered (the source adapts to what is delivered)".into(),
+            passed: true,
+            detail: format!("{ratio:.1} (FQ-src: {:.1})", fq.udp_injected() / fq.udp_delivered().max(1.0)),
+        });
+    }
+    if let (Some(fifo), Some(fq)) = (rel(Scheme::Tdma { fq: false }), rel(Scheme::Tdma { fq: true })) {
+        checks.push(Check {
+            what: "TDMA: a fair MAC alone is insufficient (FIFO far below initial); fair queueing helps".into(),
+            passed: fifo < 50.0 && fq > fifo,
+            detail: format!("TDMA FIFO {fifo:.1}%, TDMA FQ-dst {fq:.1}% of the TDMA initial"),
+        });
+    }
+    checks.push(Check { what: "every run's packet audit balances".into(), passed: audits_ok, detail: String::new() });
+
+    md += "Other published claims (data/published/gupta.toml): ";
+    md += &pubd.claims.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("; ");
+    md += ".\n\n";
+    md += "## Where the paper's ordering holds (case 1)\n\n| check | holds | detail |\n|---|---|---|\n";
+    for c in &checks {
+        md += &format!("| {} | {} | {} |\n", c.what, if c.passed { "yes" } else { "**no**" }, c.detail);
+    }
+    md += "\n";
+
+    // Figure 2: per-client goodput, initial / case 1 / case 2 (default 802.11).
+    let per_client = |v: &[Outcome]| -> Vec<(f64, f64, Option<f64>)> {
+        (0..CLIENTS.len())
+            .map(|c| {
+                let a = Aggregate::of(v.iter().map(|o| o.client_bps[c] / 1e3));
+                ((c + 1) as f64, a.mean, Some(a.ci95))
+            })
+            .collect()
+    };
+    let mut series = vec![Series { name: "initial".into(), points: per_client(&initial_default), scatter: false }];
+    for &case in &plan.cases {
+        if let Some(r) = row(case, Scheme::Default) {
+            series.push(Series { name: case.name().into(), points: per_client(&r.outcomes), scatter: false });
+        }
+    }
+    md += "## Figure 2: per-client goodput (802.11 (7,4), drop-tail)\n\n";
+    md += &Figure {
+        file_stem: "fig2_clients".into(),
+        title: "Figure 2: TCP goodput per client".into(),
+        x_label: "connection".into(),
+        y_label: "goodput (kbit/s)".into(),
+        series,
+        steps: false,
+    }
+    .write(&opts.out, &mut files)?;
+
+    // Figure 5: packets sent/received, FQ-src vs backpressure.
+    if let (Some(fq), Some(bp)) = (row(c1, Scheme::Fq(ClassKey::Src)), row(c1, bp1(ClassKey::Src))) {
+        let pt = |f: &dyn Fn(&Row) -> f64| vec![(1.0, f(fq), None), (2.0, f(bp), None)];
+        let tcp_sent = |r: &Row| mean(r.outcomes.iter().map(|o| o.tcp_sent.iter().sum::<u64>() as f64));
+        let tcp_recv = |r: &Row| mean(r.outcomes.iter().map(|o| o.tcp_received.iter().sum::<u64>() as f64));
+        md += "\n## Figure 5: packets sent and received, FQ-src (x = 1) vs backpressure k = 1 (x = 2)\n\n";
+        md += &format!(
+            "| | UDP injected | UDP delivered | TCP sent | TCP received |\n|---|---|---|---|---|\n| FQ-src | {:.0} | {:.0} | {:.0} | {:.0} |\n| BP src k=1 | {:.0} | {:.0} | {:.0} | {:.0} |\n\n",
+            fq.udp_injected(), fq.udp_delivered(), tcp_sent(fq), tcp_recv(fq),
+            bp.udp_injected(), bp.udp_delivered(), tcp_sent(bp), tcp_recv(bp)
+        );
+        md += &Figure {
+            file_stem: "fig5_packets".into(),
+            title: "Figure 5: packets, FQ-src (1) vs backpressure (2)".into(),
+            x_label: "scheme".into(),
+            y_label: "packets per run".into(),
+            series: vec![
+                Series { name: "UDP injected".into(), points: pt(&|r| r.udp_injected()), scatter: true },
+                Series { name: "UDP delivered".into(), points: pt(&|r| r.udp_delivered()), scatter: true },
+                Series { name: "TCP sent".into(), points: pt(&tcp_sent), scatter: true },
+                Series { name: "TCP received".into(), points: pt(&tcp_recv), scatter: true },
+            ],
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+    }
+
+    // Figure 6: threshold sweep.
+    let mut series = Vec::new();
+    for knowledge in [Knowledge::Oracle, Knowledge::Overhear, Knowledge::Explicit] {
+        for key in [ClassKey::Src, ClassKey::Dst] {
+            let pts: Vec<_> = (1..=6)
+                .filter_map(|k| row(c1, Scheme::Bp { key, k, knowledge }))
+                .map(|r| {
+                    (
+                        match r.scheme {
+                            Scheme::Bp { k, .. } => k as f64,
+                            _ => 0.0,
+                        },
+                        r.relative().mean,
+                        Some(r.relative().ci95),
+                    )
+                })
+                .collect();
+            if pts.len() > 1 {
+                let udp: Vec<_> = (1..=6)
+                    .filter_map(|k| row(c1, Scheme::Bp { key, k, knowledge }))
+                    .map(|r| {
+                        (
+                            match r.scheme {
+                                Scheme::Bp { k, .. } => k as f64,
+                                _ => 0.0,
+                            },
+                            r.udp_kbps(),
+                            None,
+                        )
+                    })
+                    .collect();
+                series.push(Series {
+                    name: format!("TCP % {} {}", key.name(), knowledge.name()),
+                    points: pts,
+                    scatter: false,
+                });
+                series.push(Series {
+                    name: format!("UDP kbit/s {} {}", key.name(), knowledge.name()),
+                    points: udp,
+                    scatter: false,
+                });
+            }
+        }
+    }
+    if !series.is_empty() {
+        md += "\n## Figure 6: backpressure threshold (case 1)\n\n";
+        md += &Figure {
+            file_stem: "fig6_threshold".into(),
+            title: "Figure 6: TCP goodput (% of initial) and UDP goodput vs threshold".into(),
+            x_label: "backpressure threshold (packets)".into(),
+            y_label: "TCP % of initial / UDP kbit/s".into(),
+            series,
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+    }
+
+    let json = serde_json::json!({
+        "seeds": n,
+        "duration_s": plan.duration.as_secs_f64(),
+        "initial_kbps": { "default": init_d / 1e3, "retry": init_r / 1e3, "tdma": init_t / 1e3 },
+        "rows": rows.iter().map(|r| serde_json::json!({
+            "case": r.case.name(), "scheme": r.scheme.id(),
+            "tcp_kbps": r.tcp().mean, "relative_percent": r.relative().mean, "relative_ci95": r.relative().ci95,
+            "udp_injected": r.udp_injected(), "udp_delivered": r.udp_delivered(), "udp_kbps": r.udp_kbps(),
+        })).collect::<Vec<_>>(),
+        "checks": checks,
+    });
+    write_file(&opts.out, "results.json", &(serde_json::to_string_pretty(&json).unwrap() + "\n"), &mut files)?;
+    write_file(&opts.out, "report.md", &md, &mut files)?;
+    Ok(StudyOutput { markdown: md, files, checks, runs: jobs.len() })
+}
