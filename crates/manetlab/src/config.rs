@@ -6,6 +6,7 @@ use crate::mac::MacConfig;
 use crate::mobility::MobilityConfig;
 use crate::net::arp::ArpConfig;
 use crate::net::routing::RoutingConfig;
+use crate::net::wired::WiredConfig;
 use crate::phy::RadioConfig;
 use crate::queue::QueueConfig;
 use crate::sim::Time;
@@ -100,6 +101,8 @@ pub struct SimConfig {
     pub flows: Vec<FlowConfig>,
     /// Scripted node events (radio off/on), in any order.
     pub node_events: Vec<NodeEvent>,
+    /// Point-to-point wired links and radio-less nodes (`net/wired.rs`).
+    pub wired: WiredConfig,
 }
 
 impl Default for SimConfig {
@@ -117,6 +120,7 @@ impl Default for SimConfig {
             mobility: MobilityConfig::default(),
             flows: Vec::new(),
             node_events: Vec::new(),
+            wired: WiredConfig::default(),
         }
     }
 }

@@ -3,5 +3,6 @@
 pub mod arp;
 pub mod packet;
 pub mod routing;
+pub mod wired;
 
 pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES, UDP_HEADER_BYTES};

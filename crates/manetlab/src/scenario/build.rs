@@ -252,6 +252,53 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         cfg.node_events.push(NodeEvent { node, at, action });
     }
 
+    // [[link]], [wired]
+    for (i, l) in f.link.iter().enumerate() {
+        let key = |k: &str| format!("link.{i}.{k}");
+        let a = node_index(&l.a, &key("a"), n)?;
+        let b = node_index(&l.b, &key("b"), n)?;
+        if a == b {
+            return Err(err(ErrorKind::Inconsistent, &l.b, format!("'{}' joins node {a} to itself", key("b"))));
+        }
+        if let Some(j) = f.link[..i].iter().position(|m| {
+            let (x, y) = (*m.a.get_ref(), *m.b.get_ref());
+            (x.min(y), x.max(y)) == (a.min(b), a.max(b))
+        }) {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                &l.a,
+                format!("[[link]] #{i} joins nodes {a} and {b} again ([[link]] #{j} already does)"),
+            ));
+        }
+        let queue = match &l.queue {
+            Some(q) if *q.get_ref() == 0 => {
+                return Err(err(ErrorKind::OutOfRange, q, format!("'{}' must be at least 1 packet", key("queue"))));
+            }
+            Some(q) => *q.get_ref() as usize,
+            None => 50,
+        };
+        cfg.wired.links.push(crate::net::wired::LinkConfig {
+            a,
+            b,
+            bandwidth_bps: l.bandwidth.get_ref().0,
+            delay: l.delay.get_ref().0,
+            queue,
+        });
+    }
+    if let Some(only) = &f.wired.only {
+        for (i, s) in only.get_ref().iter().enumerate() {
+            let node = node_index(s, &format!("wired.only[{i}]"), n)?;
+            if !cfg.wired.links.iter().any(|l| l.a == node || l.b == node) {
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    s,
+                    format!("wired-only node {node} has no [[link]]: it could not reach anything"),
+                ));
+            }
+            cfg.wired.wired_only.push(node);
+        }
+    }
+
     // [output]
     let output_dir = match &f.output.dir {
         Some(d) if d.get_ref().trim().is_empty() => {

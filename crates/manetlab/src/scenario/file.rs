@@ -36,6 +36,29 @@ pub(crate) struct ScenarioFile {
     pub mobility: MobilitySection,
     #[serde(default, rename = "move")]
     pub moves: Vec<MoveSection>,
+    #[serde(default)]
+    pub link: Vec<LinkSection>,
+    #[serde(default)]
+    pub wired: WiredSection,
+}
+
+/// A point-to-point wired link (`net/wired.rs`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LinkSection {
+    pub a: Spanned<u32>,
+    pub b: Spanned<u32>,
+    pub bandwidth: Spanned<DataRate>,
+    pub delay: Spanned<Duration>,
+    /// Drop-tail queue limit of each direction (packets, default 50).
+    pub queue: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WiredSection {
+    /// Nodes without a radio.
+    pub only: Option<Spanned<Vec<Spanned<u32>>>>,
 }
 
 #[derive(Debug, Deserialize)]
