@@ -38,6 +38,9 @@ pub enum Traffic {
     Cbr { size: u32, interval: Time, jitter: Time },
     /// A one-way TCP connection carrying bulk (FTP) or finite data.
     Tcp { tcp: TcpConfig, data: DataSource },
+    /// TFRC (RFC 5348) carrying an application that offers `rate_bps` of
+    /// payload (None = always has data) in packets of `tfrc.packet_size`.
+    Tfrc { tfrc: crate::transport::tfrc::TfrcConfig, rate_bps: Option<u64> },
 }
 
 impl Traffic {
@@ -45,6 +48,7 @@ impl Traffic {
         match self {
             Traffic::Cbr { .. } => "cbr",
             Traffic::Tcp { .. } => "tcp",
+            Traffic::Tfrc { .. } => "tfrc",
         }
     }
 }

@@ -238,10 +238,20 @@ impl Simulation {
                 Traffic::Tcp { tcp, data } => {
                     Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop))
                 }
+                Traffic::Tfrc { tfrc, rate_bps } => Box::new(crate::transport::tfrc::TfrcSender::new(
+                    i as u32,
+                    port,
+                    f.dst,
+                    tfrc.clone(),
+                    *rate_bps,
+                    f.start,
+                    stop,
+                )),
             };
             let sink: Box<dyn Endpoint> = match &f.traffic {
                 Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
                 Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
+                Traffic::Tfrc { tfrc, .. } => Box::new(crate::transport::tfrc::TfrcReceiver::new(i as u32, port, tfrc)),
             };
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
@@ -761,6 +771,7 @@ impl Simulation {
             n.net.delivered += 1;
             let port = match pkt.body {
                 Body::Udp { dport, .. } => dport,
+                Body::Tfrc(m) => m.dport,
                 Body::Tcp(s) => s.dport,
                 Body::Arp { .. } => unreachable!("ARP is handled above"),
                 Body::Aodv(_) | Body::Dsr(_) => 0,
@@ -825,6 +836,13 @@ impl Simulation {
     /// 2i + 1: back).
     pub fn link_stats(&self, dir: u32) -> crate::net::wired::LinkStats {
         self.wired.stats(dir)
+    }
+
+    /// The TFRC sender of flow `flow` (None for other flows).
+    pub fn tfrc_sender(&self, flow: usize) -> Option<&crate::transport::tfrc::TfrcSender> {
+        let f = self.cfg.flows.get(flow)?;
+        let port = (FLOW_PORT_BASE + flow as u32) as u16;
+        self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == port)?.tfrc_sender()
     }
 
     /// A copy of the TCP sender trace of flow `flow` (None for non-TCP flows).

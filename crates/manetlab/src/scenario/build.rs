@@ -1059,6 +1059,7 @@ fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
 enum FlowType {
     Cbr,
     Tcp,
+    Tfrc,
 }
 
 /// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
@@ -1072,8 +1073,10 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
             "tcp",
             &["variant", "mss", "max_window", "bytes", "initial_rto", "min_rto", "max_rto", "delayed_ack", "handshake"],
         ),
+        FlowType::Tfrc => ("tfrc", &["packet_size", "rate", "history_discounting"]),
     };
-    let given: [(&str, Option<usize>); 13] = [
+    let given: [(&str, Option<usize>); 14] = [
+        ("history_discounting", fl.history_discounting.as_ref().map(|s| s.span().start)),
         ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
         ("rate", fl.rate.as_ref().map(|s| s.span().start)),
         ("interval", fl.interval.as_ref().map(|s| s.span().start)),
@@ -1171,8 +1174,11 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         Some(s) => s.get_ref().trim().to_string(),
         None => format!("flow{i}"),
     };
-    let kind =
-        choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp)])?;
+    let kind = choice(
+        &fl.kind,
+        &key("type"),
+        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("tfrc", FlowType::Tfrc)],
+    )?;
     flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
     if start >= duration {
@@ -1203,6 +1209,27 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
     let traffic = match kind {
         FlowType::Tcp => tcp_traffic(i, fl)?,
+        FlowType::Tfrc => {
+            let mut tfrc = crate::transport::tfrc::TfrcConfig::default();
+            if let Some(s) = &fl.packet_size {
+                let max = MAX_UDP_PAYLOAD - crate::transport::tfrc::DATA_HEADER_BYTES;
+                if s.get_ref().0 == 0 || s.get_ref().0 > max {
+                    return Err(err(
+                        ErrorKind::OutOfRange,
+                        s,
+                        format!(
+                            "'{}' must be from 1B to {max}B (the MSDU limit less IP, UDP and TFRC headers)",
+                            key("packet_size")
+                        ),
+                    ));
+                }
+                tfrc.packet_size = s.get_ref().0;
+            }
+            if let Some(h) = &fl.history_discounting {
+                tfrc.history_discounting = *h.get_ref();
+            }
+            Traffic::Tfrc { tfrc, rate_bps: fl.rate.as_ref().map(|r| r.get_ref().0) }
+        }
         FlowType::Cbr => {
             let size_s = fl
                 .packet_size

@@ -191,6 +191,8 @@ pub(crate) struct FlowSection {
     pub max_rto: Option<Spanned<Duration>>,
     pub delayed_ack: Option<Spanned<bool>>,
     pub handshake: Option<Spanned<bool>>,
+    // TFRC flows.
+    pub history_discounting: Option<Spanned<bool>>,
 }
 
 /// A scripted node event.
