@@ -40,6 +40,9 @@ pub(crate) struct ScenarioFile {
     pub link: Vec<LinkSection>,
     #[serde(default)]
     pub wired: WiredSection,
+    /// `[sweep]`: key -> values (see `scenario::sweep`).
+    #[serde(default)]
+    pub sweep: std::collections::BTreeMap<String, Spanned<toml::Value>>,
 }
 
 /// A point-to-point wired link (`net/wired.rs`).
