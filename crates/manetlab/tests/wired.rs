@@ -145,7 +145,7 @@ interval = "100ms"
         ("only = [2]", "only = [2, 0]", "has no [[link]]"),
     ];
     for (from, to, msg) in bad {
-        let e = Scenario::from_str(&text.replace(from, to), "t.toml").err().expect(msg).to_string();
+        let e = Scenario::from_str(&text.replace(from, to), "t.toml").map(|_| ()).expect_err(msg).to_string();
         assert!(e.contains(msg), "{e}");
     }
     let twice = format!("{text}\n[[link]]\na = 2\nb = 1\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n");

@@ -291,17 +291,11 @@ impl Endpoint for TfrcSender {
                 }
                 self.pump(ctx);
             }
-            T_SEND => {
-                if token == T_SEND | self.gen {
-                    self.send_armed = false;
-                    self.pump(ctx);
-                }
+            T_SEND if token == T_SEND | self.gen => {
+                self.send_armed = false;
+                self.pump(ctx);
             }
-            T_NOFB => {
-                if token == T_NOFB | self.nofb_gen && ctx.now < self.stop {
-                    self.on_nofeedback(ctx);
-                }
-            }
+            T_NOFB if token == T_NOFB | self.nofb_gen && ctx.now < self.stop => self.on_nofeedback(ctx),
             _ => {}
         }
     }
