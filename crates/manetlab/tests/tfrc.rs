@@ -136,3 +136,20 @@ fn data_limited_application_is_not_throttled() {
     // 1060 B at 10 and at 2 Mbit/s + 25 ms: 30.09 ms at least.
     assert!(f.delay_p50_s < 0.035, "{}", f.delay_p50_s);
 }
+
+#[test]
+fn tcp_delay_is_sampled_per_segment_delivered() {
+    // TCP alone loses packets at the 10-packet queue; segments that wait in
+    // the receiver for a retransmission still count one delay sample each.
+    let mut cfg = dumbbell();
+    cfg.flows = vec![tcp_flow("tcp")];
+    let r = run(cfg);
+    let f = &r.flows[0];
+    assert!(r.audit.dropped.get("IFQ").copied().unwrap_or(0) > 10, "{:?}", r.audit);
+    assert_eq!(f.received_bytes, f.received_packets * 1000, "{f:?}");
+    // The same flow's TFRC counterpart: one sample per packet too.
+    let mut cfg = dumbbell();
+    cfg.flows = vec![tfrc_flow("tfrc")];
+    let r = run(cfg);
+    assert_eq!(r.flows[0].received_bytes, r.flows[0].received_packets * 1000);
+}
