@@ -6,6 +6,7 @@ use crate::mac::MacConfig;
 use crate::mobility::MobilityConfig;
 use crate::net::arp::ArpConfig;
 use crate::net::routing::RoutingConfig;
+use crate::net::wired::WiredConfig;
 use crate::phy::RadioConfig;
 use crate::queue::QueueConfig;
 use crate::sim::Time;
@@ -37,6 +38,9 @@ pub enum Traffic {
     Cbr { size: u32, interval: Time, jitter: Time },
     /// A one-way TCP connection carrying bulk (FTP) or finite data.
     Tcp { tcp: TcpConfig, data: DataSource },
+    /// TFRC (RFC 5348) carrying an application that offers `rate_bps` of
+    /// payload (None = always has data) in packets of `tfrc.packet_size`.
+    Tfrc { tfrc: crate::transport::tfrc::TfrcConfig, rate_bps: Option<u64> },
 }
 
 impl Traffic {
@@ -44,6 +48,7 @@ impl Traffic {
         match self {
             Traffic::Cbr { .. } => "cbr",
             Traffic::Tcp { .. } => "tcp",
+            Traffic::Tfrc { .. } => "tfrc",
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct SimConfig {
     pub flows: Vec<FlowConfig>,
     /// Scripted node events (radio off/on), in any order.
     pub node_events: Vec<NodeEvent>,
+    /// Point-to-point wired links and radio-less nodes (`net/wired.rs`).
+    pub wired: WiredConfig,
 }
 
 impl Default for SimConfig {
@@ -117,6 +124,7 @@ impl Default for SimConfig {
             mobility: MobilityConfig::default(),
             flows: Vec::new(),
             node_events: Vec::new(),
+            wired: WiredConfig::default(),
         }
     }
 }

@@ -62,6 +62,12 @@ enum Event {
         node: NodeId,
         token: u64,
     },
+    /// A wired link direction finished serialising (`arrive = false`) or
+    /// its oldest propagating packet reaches the far end (`arrive = true`).
+    Wire {
+        dir: u32,
+        arrive: bool,
+    },
     /// A scripted node event (`SimConfig::node_events`).
     Node {
         node: NodeId,
@@ -99,6 +105,10 @@ pub enum BuildError {
     TooManyFlows(usize),
     #[error("node event at {at}: node {node} does not exist (the scenario has {nodes} nodes)")]
     NoSuchEventNode { node: u32, at: Time, nodes: usize },
+    #[error("wired link {a} - {b}: {why}")]
+    BadLink { a: u32, b: u32, why: &'static str },
+    #[error("wired-only node {0} does not exist")]
+    BadWiredNode(u32),
 }
 
 /// First port used by flows: flow i uses port FLOW_PORT_BASE + i at both ends.
@@ -130,6 +140,8 @@ pub struct Simulation {
     /// Hop-by-hop backpressure state (`queue/backpressure.rs`), when on.
     bp: Option<crate::queue::Backpressure>,
     bp_wake: Vec<NodeId>,
+    /// Point-to-point links and wired routing (`net/wired.rs`).
+    wired: crate::net::wired::Wired,
 }
 
 impl Simulation {
@@ -154,13 +166,40 @@ impl Simulation {
         if let Some(e) = cfg.node_events.iter().find(|e| e.node as usize >= n) {
             return Err(BuildError::NoSuchEventNode { node: e.node, at: e.at, nodes: n });
         }
+        for l in &cfg.wired.links {
+            let bad = |why| Err(BuildError::BadLink { a: l.a, b: l.b, why });
+            if l.a as usize >= n || l.b as usize >= n {
+                return bad("names a node that does not exist");
+            }
+            if l.a == l.b {
+                return bad("joins a node to itself");
+            }
+            if l.bandwidth_bps == 0 {
+                return bad("bandwidth must be greater than zero");
+            }
+            if cfg.wired.links.iter().filter(|m| (m.a.min(m.b), m.a.max(m.b)) == (l.a.min(l.b), l.a.max(l.b))).count()
+                > 1
+            {
+                return bad("is given twice");
+            }
+        }
+        if let Some(&w) = cfg.wired.wired_only.iter().find(|&&w| w as usize >= n) {
+            return Err(BuildError::BadWiredNode(w));
+        }
+        let wired = crate::net::wired::Wired::new(&cfg.wired, n);
         let channel = Channel::with_mobility(&cfg.radio, cfg.nodes.clone(), cfg.mobility.trajectories(&cfg.nodes));
         let mut tables = match &cfg.routing {
             RoutingConfig::Static { paths } => {
                 if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
                     return Err(BuildError::BadPath(p.clone()));
                 }
-                routing::static_routes::build_tables(&cfg.nodes, cfg.radio.rx_range(), paths)
+                routing::static_routes::build_tables_wired(
+                    &cfg.nodes,
+                    cfg.radio.rx_range(),
+                    paths,
+                    &crate::net::wired::Wired::edges(&cfg.wired),
+                    &cfg.wired.wired_only,
+                )
             }
             RoutingConfig::Aodv(_) | RoutingConfig::Dsr(_) => Vec::new(),
         }
@@ -168,11 +207,15 @@ impl Simulation {
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
         let mut nodes = Vec::with_capacity(n);
         for id in 0..n as NodeId {
-            let routing: Box<dyn routing::Routing> = match &cfg.routing {
+            let mut routing: Box<dyn routing::Routing> = match &cfg.routing {
                 RoutingConfig::Static { .. } => Box::new(routing::StaticRouting::from_table(tables.next().unwrap())),
+                // A wired-only node runs no MANET routing: its wired table
+                // (`net/wired.rs`) covers everything it sends.
+                _ if wired.is_wired_only(id) => Box::new(routing::StaticRouting::from_table(Vec::new())),
                 RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
                 RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
             };
+            routing.set_proxied(wired.proxied(id));
             nodes.push(Node {
                 id,
                 radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
@@ -207,10 +250,20 @@ impl Simulation {
                 Traffic::Tcp { tcp, data } => {
                     Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop))
                 }
+                Traffic::Tfrc { tfrc, rate_bps } => Box::new(crate::transport::tfrc::TfrcSender::new(
+                    i as u32,
+                    port,
+                    f.dst,
+                    tfrc.clone(),
+                    *rate_bps,
+                    f.start,
+                    stop,
+                )),
             };
             let sink: Box<dyn Endpoint> = match &f.traffic {
                 Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
                 Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
+                Traffic::Tfrc { tfrc, .. } => Box::new(crate::transport::tfrc::TfrcReceiver::new(i as u32, port, tfrc)),
             };
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
@@ -238,12 +291,13 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             tracer: None,
-            radio_off: vec![false; n],
-            radios_off: 0,
+            radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
+            radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),
             reclaimed: Vec::new(),
             bp: cfg.queue.backpressure.map(|b| crate::queue::Backpressure::new(b, n, cfg.flows.len())),
             bp_wake: Vec::new(),
             cfg,
+            wired,
         })
     }
 
@@ -446,7 +500,24 @@ impl Simulation {
                 }
                 return;
             }
+            Event::Wire { dir, arrive: false } => {
+                let (arrival, next) = self.wired.tx_end(dir, now);
+                self.schedule_wire(arrival);
+                if let Some(e) = next {
+                    self.schedule_wire(e);
+                }
+                return;
+            }
+            Event::Wire { dir, arrive: true } => {
+                let from = self.wired.far_end(dir ^ 1);
+                let (to, pkt) = self.wired.arrive(dir);
+                self.net_input(to, pkt, from, true);
+                return;
+            }
             Event::Node { node, action } => {
+                if self.wired.is_wired_only(node) {
+                    return; // no radio to switch
+                }
                 let off = action == NodeAction::RadioOff;
                 let was = std::mem::replace(&mut self.radio_off[node as usize], off);
                 match (was, off) {
@@ -567,7 +638,7 @@ impl Simulation {
             MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
             MacAction::Deliver(pkt, from) => {
                 self.bp_heard(node, from, &pkt);
-                self.net_input(node, pkt, from)
+                self.net_input(node, pkt, from, false)
             }
             MacAction::Overheard(pkt, from) => {
                 self.bp_heard(node, from, &pkt);
@@ -656,7 +727,9 @@ impl Simulation {
             NetAction::Transmit(pkt) => {
                 let action = if pkt.src == node { Action::Send } else { Action::Forward };
                 self.trace(node, Layer::Router, action, &pkt, None);
-                if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
+                if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
+                    self.wire_send(node, dir, pkt);
+                } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
                     let mut acts = std::mem::take(&mut self.arp_out);
                     let now = self.queue.now();
                     self.nodes[node as usize].arp.as_mut().unwrap().output(now, pkt, &mut acts);
@@ -755,7 +828,7 @@ impl Simulation {
                 }
                 self.trace(node, Layer::Agent, Action::Send, &pkt, None);
                 self.nodes[node as usize].net.originated += 1;
-                self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Local));
+                self.route_out(node, pkt, Origin::Local, false);
             }
             EndpointAction::Timer { at, token } => self.queue.schedule(at, Event::Endpoint { node, idx, token }),
         }
@@ -785,7 +858,9 @@ impl Simulation {
     }
 
     /// A packet decoded by this node's MAC (addressed to it or broadcast).
-    fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId) {
+    /// `wired`: it arrived over a point-to-point link (the MANET routing
+    /// protocol does not learn neighbours from it).
+    fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId, wired: bool) {
         pkt.prev_hop = from;
         if let Body::Arp { op, sender, target } = pkt.body {
             if let Some(a) = self.nodes[node as usize].arp.as_mut() {
@@ -803,11 +878,14 @@ impl Simulation {
                 return;
             }
             self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
-            self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
+            if !wired {
+                self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
+            }
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;
             let port = match pkt.body {
                 Body::Udp { dport, .. } => dport,
+                Body::Tfrc(m) => m.dport,
                 Body::Tcp(s) => s.dport,
                 Body::Arp { .. } => unreachable!("ARP is handled above"),
                 Body::Aodv(_) | Body::Dsr(_) => 0,
@@ -825,7 +903,60 @@ impl Simulation {
         }
         pkt.ttl -= 1;
         self.nodes[node as usize].net.forwarded += 1;
-        self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Forward));
+        self.route_out(node, pkt, Origin::Forward, wired);
+    }
+
+    /// Routes a packet leaving `node`: over the wires when the wired table
+    /// has a next hop for its destination, else by the MANET protocol. A
+    /// packet from a wire that goes on over the radio is injected by this
+    /// node (the gateway) as if it originated it.
+    fn route_out(&mut self, node: NodeId, mut pkt: Packet, origin: Origin, from_wire: bool) {
+        if let Some(nh) = self.wired.next_hop(node, pkt.dst) {
+            if !pkt.sr.is_empty() {
+                // Leaving the MANET: the DSR source route stays behind.
+                pkt.size -= pkt.sr.header_bytes();
+                pkt.sr = Default::default();
+            }
+            pkt.next_hop = nh;
+            let action = if pkt.src == node { Action::Send } else { Action::Forward };
+            self.trace(node, Layer::Router, action, &pkt, None);
+            let dir = self.wired.iface(node, nh).expect("wired next hops are wired neighbours");
+            return self.wire_send(node, dir, pkt);
+        }
+        let origin = if from_wire { Origin::Local } else { origin };
+        self.with_routing(node, |r, ctx| r.route(ctx, pkt, origin));
+    }
+
+    /// Offers `pkt` to wired interface `dir` of `node` (IFQ drop when its
+    /// queue is full).
+    fn wire_send(&mut self, node: NodeId, dir: u32, pkt: Packet) {
+        let now = self.queue.now();
+        match self.wired.send(dir, pkt, now) {
+            Ok(Some(e)) => self.schedule_wire(e),
+            Ok(None) => {}
+            Err(p) => self.drop_packet(node, p, DropReason::Ifq),
+        }
+    }
+
+    fn schedule_wire(&mut self, e: crate::net::wired::WireEvent) {
+        use crate::net::wired::WireEvent;
+        match e {
+            WireEvent::TxEnd { dir, at } => self.queue.schedule(at, Event::Wire { dir, arrive: false }),
+            WireEvent::Arrive { dir, at } => self.queue.schedule(at, Event::Wire { dir, arrive: true }),
+        }
+    }
+
+    /// Counters of wired direction `dir` (2i: link i from `a` to `b`,
+    /// 2i + 1: back).
+    pub fn link_stats(&self, dir: u32) -> crate::net::wired::LinkStats {
+        self.wired.stats(dir)
+    }
+
+    /// The TFRC sender of flow `flow` (None for other flows).
+    pub fn tfrc_sender(&self, flow: usize) -> Option<&crate::transport::tfrc::TfrcSender> {
+        let f = self.cfg.flows.get(flow)?;
+        let port = (FLOW_PORT_BASE + flow as u32) as u16;
+        self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == port)?.tfrc_sender()
     }
 
     /// A copy of the TCP sender trace of flow `flow` (None for non-TCP flows).
@@ -958,6 +1089,9 @@ impl Simulation {
                 where_held.entry(p.uid).or_insert("air");
             }
         }
+        self.wired.held(&mut |p| {
+            where_held.insert(p.uid, "link");
+        });
         let mut a = Audit::default();
         for (uid, fate) in self.metrics.fate.iter() {
             if fate == Fate::Untracked {

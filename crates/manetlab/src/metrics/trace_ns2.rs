@@ -268,6 +268,7 @@ fn ports(p: &Packet) -> (u16, u16) {
     #[allow(unreachable_patterns)] // bodies added later fall into the last arm
     match p.body {
         Body::Udp { sport, dport, .. } => (sport, dport),
+        Body::Tfrc(m) => (m.sport, m.dport),
         Body::Tcp(s) => (s.sport, s.dport),
         // Routing protocol messages (AODV, DSR, ...): ns-2 shows them on port 255.
         _ => (RT_PORT, RT_PORT),

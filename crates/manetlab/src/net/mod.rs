@@ -4,6 +4,7 @@ pub mod arp;
 pub mod elfn;
 pub mod packet;
 pub mod routing;
+pub mod wired;
 
 pub use elfn::LinkFailureNotice;
 pub use packet::{Body, NodeId, Packet, TcpSeg, BROADCAST, FLOW_NONE, IP_HEADER_BYTES, UDP_HEADER_BYTES};

@@ -66,6 +66,8 @@ pub enum Body {
     Aodv(crate::net::routing::aodv::AodvMsg),
     /// A DSR control message (RFC 4728); its DSR header is `Packet::sr`.
     Dsr(crate::net::routing::dsr::DsrMsg),
+    /// A TFRC data or feedback packet (RFC 5348), carried in UDP.
+    Tfrc(crate::transport::tfrc::TfrcMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -121,6 +123,10 @@ impl Packet {
     pub fn type_name(&self) -> &'static str {
         match self.body {
             Body::Udp { .. } => "cbr",
+            Body::Tfrc(m) => match m.kind {
+                crate::transport::tfrc::TfrcKind::Data { .. } => "tfrc",
+                crate::transport::tfrc::TfrcKind::Feedback { .. } => "tfrc_fb",
+            },
             Body::Tcp(s) if s.len == 0 => "ack",
             Body::Tcp(_) => "tcp",
             Body::Arp { .. } => "ARP",

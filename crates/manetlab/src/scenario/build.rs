@@ -262,6 +262,53 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         cfg.node_events.push(NodeEvent { node, at, action });
     }
 
+    // [[link]], [wired]
+    for (i, l) in f.link.iter().enumerate() {
+        let key = |k: &str| format!("link.{i}.{k}");
+        let a = node_index(&l.a, &key("a"), n)?;
+        let b = node_index(&l.b, &key("b"), n)?;
+        if a == b {
+            return Err(err(ErrorKind::Inconsistent, &l.b, format!("'{}' joins node {a} to itself", key("b"))));
+        }
+        if let Some(j) = f.link[..i].iter().position(|m| {
+            let (x, y) = (*m.a.get_ref(), *m.b.get_ref());
+            (x.min(y), x.max(y)) == (a.min(b), a.max(b))
+        }) {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                &l.a,
+                format!("[[link]] #{i} joins nodes {a} and {b} again ([[link]] #{j} already does)"),
+            ));
+        }
+        let queue = match &l.queue {
+            Some(q) if *q.get_ref() == 0 => {
+                return Err(err(ErrorKind::OutOfRange, q, format!("'{}' must be at least 1 packet", key("queue"))));
+            }
+            Some(q) => *q.get_ref() as usize,
+            None => 50,
+        };
+        cfg.wired.links.push(crate::net::wired::LinkConfig {
+            a,
+            b,
+            bandwidth_bps: l.bandwidth.get_ref().0,
+            delay: l.delay.get_ref().0,
+            queue,
+        });
+    }
+    if let Some(only) = &f.wired.only {
+        for (i, s) in only.get_ref().iter().enumerate() {
+            let node = node_index(s, &format!("wired.only[{i}]"), n)?;
+            if !cfg.wired.links.iter().any(|l| l.a == node || l.b == node) {
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    s,
+                    format!("wired-only node {node} has no [[link]]: it could not reach anything"),
+                ));
+            }
+            cfg.wired.wired_only.push(node);
+        }
+    }
+
     // [output]
     let output_dir = match &f.output.dir {
         Some(d) if d.get_ref().trim().is_empty() => {
@@ -1047,6 +1094,7 @@ fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
 enum FlowType {
     Cbr,
     Tcp,
+    Tfrc,
 }
 
 /// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
@@ -1074,8 +1122,10 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
                 "elfn_probe_packet",
             ],
         ),
+        FlowType::Tfrc => ("tfrc", &["packet_size", "rate", "history_discounting"]),
     };
-    let given: [(&str, Option<usize>); 17] = [
+    let given: [(&str, Option<usize>); 18] = [
+        ("history_discounting", fl.history_discounting.as_ref().map(|s| s.span().start)),
         ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
         ("rate", fl.rate.as_ref().map(|s| s.span().start)),
         ("interval", fl.interval.as_ref().map(|s| s.span().start)),
@@ -1221,8 +1271,11 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         Some(s) => s.get_ref().trim().to_string(),
         None => format!("flow{i}"),
     };
-    let kind =
-        choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp)])?;
+    let kind = choice(
+        &fl.kind,
+        &key("type"),
+        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("tfrc", FlowType::Tfrc)],
+    )?;
     flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
     if start >= duration {
@@ -1253,6 +1306,27 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         |k: &str, why: &str| Diag::new(ErrorKind::MissingKey, at(&fl.kind), format!("missing '{}': {why}", key(k)));
     let traffic = match kind {
         FlowType::Tcp => tcp_traffic(i, fl)?,
+        FlowType::Tfrc => {
+            let mut tfrc = crate::transport::tfrc::TfrcConfig::default();
+            if let Some(s) = &fl.packet_size {
+                let max = MAX_UDP_PAYLOAD - crate::transport::tfrc::DATA_HEADER_BYTES;
+                if s.get_ref().0 == 0 || s.get_ref().0 > max {
+                    return Err(err(
+                        ErrorKind::OutOfRange,
+                        s,
+                        format!(
+                            "'{}' must be from 1B to {max}B (the MSDU limit less IP, UDP and TFRC headers)",
+                            key("packet_size")
+                        ),
+                    ));
+                }
+                tfrc.packet_size = s.get_ref().0;
+            }
+            if let Some(h) = &fl.history_discounting {
+                tfrc.history_discounting = *h.get_ref();
+            }
+            Traffic::Tfrc { tfrc, rate_bps: fl.rate.as_ref().map(|r| r.get_ref().0) }
+        }
         FlowType::Cbr => {
             let size_s = fl
                 .packet_size

@@ -36,9 +36,32 @@ pub(crate) struct ScenarioFile {
     pub mobility: MobilitySection,
     #[serde(default, rename = "move")]
     pub moves: Vec<MoveSection>,
+    #[serde(default)]
+    pub link: Vec<LinkSection>,
+    #[serde(default)]
+    pub wired: WiredSection,
     /// `[sweep]`: key -> values (see `scenario::sweep`).
     #[serde(default)]
     pub sweep: std::collections::BTreeMap<String, Spanned<toml::Value>>,
+}
+
+/// A point-to-point wired link (`net/wired.rs`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LinkSection {
+    pub a: Spanned<u32>,
+    pub b: Spanned<u32>,
+    pub bandwidth: Spanned<DataRate>,
+    pub delay: Spanned<Duration>,
+    /// Drop-tail queue limit of each direction (packets, default 50).
+    pub queue: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WiredSection {
+    /// Nodes without a radio.
+    pub only: Option<Spanned<Vec<Spanned<u32>>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +220,8 @@ pub(crate) struct FlowSection {
     pub elfn_probe: Option<Spanned<Duration>>,
     pub elfn_restore: Option<Spanned<String>>,
     pub elfn_probe_packet: Option<Spanned<String>>,
+    // TFRC flows.
+    pub history_discounting: Option<Spanned<bool>>,
 }
 
 /// A scripted node event.

@@ -14,6 +14,7 @@ pub mod holland;
 pub mod plot;
 pub mod runner;
 pub mod sweep;
+pub mod zaini;
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +90,11 @@ StudyInfo {
     name: "gupta",
     paper: "backpressure-tcp-udp.txt, figures 2-6",
     about: "8 TCP clients starved by 2 UDP flows on a 13x13 grid: retry limits, fair queueing, backpressure",
+},
+StudyInfo {
+    name: "zaini",
+    paper: "tfrc-tcp-aodv-dsr.txt, tables 2-7",
+    about: "TFRC and TCP over AODV vs DSR with random waypoint mobility: throughput, jitter, delay",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +114,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
         "chain" => chain::run(opts, progress),
         "holland" => holland::run(opts, progress),
         "gupta" => gupta::run(opts, progress),
+        "zaini" => zaini::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

@@ -6,6 +6,7 @@
 //! [`Endpoint`].
 
 pub mod tcp;
+pub mod tfrc;
 pub mod udp;
 
 use crate::metrics::Metrics;
@@ -66,6 +67,10 @@ pub trait Endpoint: Send {
     }
     /// The TCP sender state machine (its traces), for TCP senders.
     fn tcp_sender(&self) -> Option<&tcp::TcpSender> {
+        None
+    }
+    /// The TFRC sender (its counters and rate trace), for TFRC senders.
+    fn tfrc_sender(&self) -> Option<&tfrc::TfrcSender> {
         None
     }
 }

@@ -240,6 +240,10 @@ pub trait Routing: Send {
         false
     }
     fn on_timer(&mut self, _ctx: &mut RouteCtx, _token: u64) {}
+    /// Wired-only hosts this node is the gateway of (`net/wired.rs`): an
+    /// on-demand protocol answers route requests for them as if they were
+    /// this node. Called once, before `start`.
+    fn set_proxied(&mut self, _hosts: &[NodeId]) {}
     /// Visits every packet the protocol holds (send buffers), for the audit.
     fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     /// Control-plane counters (empty for protocols without control traffic).

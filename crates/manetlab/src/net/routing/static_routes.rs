@@ -48,8 +48,37 @@ impl Routing for StaticRouting {
 /// most `range` metres (ties broken towards the lowest node id, so tables are
 /// deterministic), then explicit `paths` override the entries they cover.
 pub fn build_tables(positions: &[Position], range: f64, paths: &[Vec<NodeId>]) -> Vec<Vec<NodeId>> {
+    build_tables_wired(positions, range, paths, &[], &[])
+}
+
+/// As [`build_tables`], over radio links between nodes that have a radio
+/// (all but `wired_only`) plus the point-to-point links `wires`.
+pub fn build_tables_wired(
+    positions: &[Position],
+    range: f64,
+    paths: &[Vec<NodeId>],
+    wires: &[(NodeId, NodeId)],
+    wired_only: &[NodeId],
+) -> Vec<Vec<NodeId>> {
     let n = positions.len();
-    let adj = crate::phy::channel::connectivity(positions, range);
+    let mut adj = crate::phy::channel::connectivity(positions, range);
+    if !wires.is_empty() || !wired_only.is_empty() {
+        for (u, nb) in adj.iter_mut().enumerate() {
+            if wired_only.contains(&(u as NodeId)) {
+                nb.clear();
+            } else {
+                nb.retain(|v| !wired_only.contains(v));
+            }
+        }
+        for &(a, b) in wires {
+            adj[a as usize].push(b);
+            adj[b as usize].push(a);
+        }
+        for nb in adj.iter_mut() {
+            nb.sort_unstable();
+            nb.dedup();
+        }
+    }
     let mut tables = vec![vec![NO_ROUTE; n]; n];
     // BFS from every destination; parent pointers give next hops towards it.
     let mut queue = VecDeque::with_capacity(n);

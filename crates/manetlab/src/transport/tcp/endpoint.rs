@@ -9,6 +9,8 @@ use crate::transport::{Endpoint, EndpointCtx};
 
 /// Token of the start timer; wake-ups use their generation (>= 1).
 const START: u64 = 0;
+/// Token of a paced application's writes.
+const APP: u64 = u64::MAX;
 
 /// Summary of a TCP connection for reports.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -41,6 +43,8 @@ pub struct TcpSource {
     /// Generation of the pending wake-up and its time.
     wake_gen: u64,
     wake_at: Option<Time>,
+    /// A paced application: bytes per write, and the interval.
+    app: Option<(u32, Time)>,
 }
 
 impl TcpSource {
@@ -56,6 +60,10 @@ impl TcpSource {
             started: false,
             wake_gen: 0,
             wake_at: None,
+            app: match source {
+                DataSource::Paced { bytes, interval } => Some((bytes, interval.max(Time::from_ns(1)))),
+                _ => None,
+            },
         }
     }
 
@@ -94,6 +102,16 @@ impl Endpoint for TcpSource {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64) {
         if token == START {
             self.started = true;
+            if self.app.is_some() {
+                return self.on_timer(ctx, APP);
+            }
+        } else if token == APP {
+            let Some((bytes, interval)) = self.app else { return };
+            if ctx.now >= self.stop {
+                return;
+            }
+            self.tx.write(bytes as u64);
+            ctx.timer(ctx.now + interval, APP);
         } else if token == self.wake_gen {
             self.wake_at = None;
             self.tx.on_timer(ctx.now);
@@ -154,11 +172,53 @@ pub struct TcpSink {
     peer: Option<(NodeId, u16)>,
     wake_gen: u64,
     wake_at: Option<Time>,
+    /// Out-of-order segments not yet delivered: (start, end, created).
+    waiting: Vec<(u64, u64, Time)>,
 }
 
 impl TcpSink {
     pub fn new(flow: u32, port: u16, cfg: &TcpConfig) -> Self {
-        TcpSink { flow, port, rx: TcpReceiver::new(cfg), peer: None, wake_gen: 0, wake_at: None }
+        TcpSink {
+            flow,
+            port,
+            rx: TcpReceiver::new(cfg),
+            peer: None,
+            wake_gen: 0,
+            wake_at: None,
+            waiting: Vec::with_capacity(64),
+        }
+    }
+
+    /// Records delivery to the application per segment: the arriving
+    /// segment's new bytes, then each buffered segment the arrival made
+    /// deliverable, each with its own creation time (so its delay includes
+    /// the time it waited for the hole to fill). Same definition as UDP and
+    /// TFRC: one sample per packet handed to the application.
+    fn account(&mut self, ctx: &mut EndpointCtx, pkt: &Packet, seg: &TcpSeg, before: u64) {
+        let after = self.rx.rcv_nxt();
+        let (start, end) = (seg.seq, seg.seq + seg.len as u64);
+        if after == before {
+            if start > before && seg.len > 0 && !self.waiting.iter().any(|w| w.0 == start) {
+                self.waiting.push((start, end, pkt.created));
+            }
+            return;
+        }
+        let own = end.min(after).saturating_sub(start.max(before));
+        if own > 0 {
+            ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, own as u32, true);
+        }
+        let mut cursor = end.max(before);
+        self.waiting.sort_unstable_by_key(|w| w.0);
+        for &(s, e, created) in &self.waiting {
+            if e <= after {
+                let bytes = e.saturating_sub(s.max(cursor));
+                if bytes > 0 {
+                    ctx.metrics.flow_received(self.flow, ctx.now, created, bytes as u32, true);
+                }
+                cursor = cursor.max(e);
+            }
+        }
+        self.waiting.retain(|w| w.1 > after);
     }
 
     fn send_ack(&mut self, ctx: &mut EndpointCtx, ack: TcpSeg) {
@@ -199,9 +259,10 @@ impl Endpoint for TcpSink {
         let Body::Tcp(seg) = pkt.body else { return };
         self.peer = Some((pkt.src, seg.sport));
         ctx.metrics.fate.delivered(pkt.uid);
+        let before = self.rx.rcv_nxt();
         let out = self.rx.on_segment(ctx.now, &seg);
-        if out.delivered > 0 {
-            ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, out.delivered as u32, true);
+        if seg.flags & TcpSeg::SYN == 0 && seg.len > 0 {
+            self.account(ctx, pkt, &seg, before);
         }
         if let Some(ack) = out.ack {
             self.send_ack(ctx, ack);

@@ -25,6 +25,9 @@ pub enum DataSource {
     /// This many bytes, then nothing more (unless [`TcpSender::write`] adds
     /// some).
     Finite(u64),
+    /// An application writing `bytes` every `interval` from the flow's
+    /// start (a CBR source over TCP); the sender sends what is written.
+    Paced { bytes: u32, interval: crate::sim::Time },
 }
 
 /// Connection phase of the sender.
@@ -113,6 +116,7 @@ impl TcpSender {
         let data_end = match source {
             DataSource::Bulk => u64::MAX,
             DataSource::Finite(n) => n,
+            DataSource::Paced { .. } => 0,
         };
         let cc_state = CcState {
             cwnd: cfg.initial_cwnd.max(1) as f64,

@@ -102,6 +102,8 @@ pub struct Aodv {
     last_broadcast: Option<Time>,
     next_hello: Time,
     stats: RoutingStats,
+    /// Wired-only hosts this node answers RREQs for (gateway).
+    proxied: Vec<NodeId>,
 }
 
 impl Aodv {
@@ -124,6 +126,7 @@ impl Aodv {
             last_broadcast: None,
             next_hello: Time::ZERO,
             stats: RoutingStats::default(),
+            proxied: Vec::new(),
             cfg,
         }
     }
@@ -439,14 +442,15 @@ impl Aodv {
         self.flush_buffer(ctx);
         let Some(back) = self.table.active(q.orig, now).map(|r| r.next_hop) else { return };
 
-        if q.dst == self.me {
-            // §6.6.1: the destination replies with a fresh sequence number.
+        if q.dst == self.me || self.proxied.contains(&q.dst) {
+            // §6.6.1: the destination replies with a fresh sequence number
+            // (a gateway replies for its wired-only hosts with its own).
             if !q.unknown_seq && seq_newer(q.dst_seq, self.seq) {
                 self.seq = q.dst_seq;
             }
             let lifetime_ms = self.cfg.my_route_timeout().as_ns() / 1_000_000;
             let rrep =
-                Rrep { hop_count: 0, dst: self.me, dst_seq: self.seq, orig: q.orig, lifetime_ms: lifetime_ms as u32 };
+                Rrep { hop_count: 0, dst: q.dst, dst_seq: self.seq, orig: q.orig, lifetime_ms: lifetime_ms as u32 };
             let p = self.new_msg(ctx, back, AodvMsg::Rrep(rrep), Packet::DEFAULT_TTL);
             self.stats.event("rrep_by_destination");
             return self.emit(ctx, p);
@@ -824,6 +828,10 @@ impl Routing for Aodv {
         let until = now + self.cfg.active_route_timeout;
         self.table.refresh(pkt.src, until, now);
         self.table.refresh(pkt.prev_hop, until, now);
+    }
+
+    fn set_proxied(&mut self, hosts: &[NodeId]) {
+        self.proxied = hosts.to_vec();
     }
 
     fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {

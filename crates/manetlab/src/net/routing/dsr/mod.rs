@@ -70,6 +70,8 @@ pub struct Dsr {
     errors_now: (Time, Vec<(Link, NodeId)>),
     delayed: super::delayed::Parked,
     stats: RoutingStats,
+    /// Wired-only hosts this node answers route requests for (gateway).
+    proxied: Vec<NodeId>,
 }
 
 impl Dsr {
@@ -88,6 +90,7 @@ impl Dsr {
             errors_now: (Time::ZERO, Vec::new()),
             delayed: Default::default(),
             stats: RoutingStats::default(),
+            proxied: Vec::new(),
             cfg,
         }
     }
@@ -260,16 +263,21 @@ impl Dsr {
         if let Some(l) = last_error {
             self.cache.remove_link(l.from, l.to);
         }
-        if target == self.me {
+        if target == self.me || self.proxied.contains(&target) {
             // Reply along the reversed record (links are symmetric); every
-            // copy that reaches the target is answered (ns-2 default).
+            // copy that reaches the target is answered (ns-2 default). A
+            // gateway answers for its wired-only hosts: the route ends with
+            // the wired hop to the host.
             let mut route = record;
             route.cur = 0;
             route.salvaged = 0;
-            if !route.push(self.me) {
+            if !route.push(self.me) || (target != self.me && !route.push(target)) {
                 return;
             }
             let mut back = route.path();
+            if target != self.me {
+                back.pop();
+            }
             back.reverse();
             self.cache.add(&back, ctx.now);
             self.reply(ctx, initiator, route, &back, false);
@@ -516,6 +524,10 @@ impl Routing for Dsr {
 
     fn wants_overheard(&self) -> bool {
         self.cfg.snoop
+    }
+
+    fn set_proxied(&mut self, hosts: &[NodeId]) {
+        self.proxied = hosts.to_vec();
     }
 
     fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
