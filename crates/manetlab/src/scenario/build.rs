@@ -1049,7 +1049,7 @@ fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
     let key = |k: &str| format!("flow.{i}.{k}");
     let mut tcp = TcpConfig::default();
     if let Some(v) = &fl.variant {
-        tcp.variant = choice(v, &key("variant"), &[("reno", TcpVariant::Reno), ("newreno", TcpVariant::NewReno)])?;
+        tcp.variant = choice(v, &key("variant"), TcpVariant::NAMES)?;
     }
     if let Some(m) = &fl.mss {
         let mss = m.get_ref().0;
