@@ -37,6 +37,11 @@ pub enum Traffic {
     Cbr { size: u32, interval: Time, jitter: Time },
     /// A one-way TCP connection carrying bulk (FTP) or finite data.
     Tcp { tcp: TcpConfig, data: DataSource },
+    /// A two-way voice call between `src` and `dst` (`app/voip.rs`).
+    Voip(crate::app::voip::VoipConfig),
+    /// UDP CBR sent in bursts: `burst` packets of `size` bytes back to back
+    /// every `burst * interval` (the same mean rate as `Cbr`).
+    BurstyCbr { size: u32, interval: Time, burst: u32 },
 }
 
 impl Traffic {
@@ -44,6 +49,8 @@ impl Traffic {
         match self {
             Traffic::Cbr { .. } => "cbr",
             Traffic::Tcp { .. } => "tcp",
+            Traffic::Voip(_) => "voip",
+            Traffic::BurstyCbr { .. } => "cbr",
         }
     }
 }

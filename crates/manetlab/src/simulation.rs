@@ -22,6 +22,7 @@ use crate::phy::radio::{CaptureRule, Radio, RxOutcome};
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
 use crate::transport::tcp::{TcpSink, TcpSource};
 use crate::transport::udp::{UdpSender, UdpSink};
+use crate::transport::voip::VoipEndpoint;
 use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -195,10 +196,16 @@ impl Simulation {
                 Traffic::Tcp { tcp, data } => {
                     Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop))
                 }
+                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.dst, v, f.start, stop, cfg.warmup)),
+                Traffic::BurstyCbr { size, interval, burst } => {
+                    let src = crate::app::cbr::BurstyCbr::new(*size, *interval, *burst, f.start, stop);
+                    Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(src)))
+                }
             };
             let sink: Box<dyn Endpoint> = match &f.traffic {
-                Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
+                Traffic::Cbr { .. } | Traffic::BurstyCbr { .. } => Box::new(UdpSink::new(i as u32, port)),
                 Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
+                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.src, v, f.start, stop, cfg.warmup)),
             };
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
@@ -747,7 +754,19 @@ impl Simulation {
                 let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
                 let q = |p: f64| s.delay.quantile(p).unwrap_or(0) as f64 * 1e-9;
                 let n = s.received_packets;
+                let endpoint = |node: u32| {
+                    let port = (FLOW_PORT_BASE + i as u32) as u16;
+                    self.nodes[node as usize].endpoints.iter().find(|e| e.port() == port)
+                };
+                let voip = match (&f.traffic, endpoint(f.src), endpoint(f.dst)) {
+                    (Traffic::Voip(v), Some(a), Some(b)) => match (a.voip_record(), b.voip_record()) {
+                        (Some(a), Some(b)) => Some(crate::metrics::voip::VoipReport::new(&v.quality, a, b)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 FlowReport {
+                    voip,
                     id: i as u32,
                     name: f.name.clone(),
                     kind: f.traffic.kind().into(),

@@ -1012,6 +1012,32 @@ fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
 enum FlowType {
     Cbr,
     Tcp,
+    Voip,
+}
+
+/// A two-way G.729a-like call: `packet_size` voice bytes (default 20B, plus
+/// 12 B of RTP) every `interval` (default 20 ms) in each direction.
+fn voip_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
+    let key = |k: &str| format!("flow.{i}.{k}");
+    let mut v = crate::app::voip::VoipConfig::default();
+    if let Some(s) = &fl.packet_size {
+        let max = MAX_UDP_PAYLOAD - crate::app::voip::RTP_HEADER_BYTES;
+        if s.get_ref().0 == 0 || s.get_ref().0 > max {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'{}' (voice bytes per packet) must be from 1B to {max}B", key("packet_size")),
+            ));
+        }
+        v.payload = s.get_ref().0;
+    }
+    if let Some(iv) = &fl.interval {
+        if iv.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, iv, format!("'{}' must be greater than zero", key("interval"))));
+        }
+        v.interval = iv.get_ref().0;
+    }
+    Ok(Traffic::Voip(v))
 }
 
 /// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
@@ -1020,13 +1046,15 @@ const MAX_TCP_MSS: u32 = MAX_MSDU - IP_HEADER_BYTES - crate::net::packet::TCP_HE
 /// Refuses keys that belong to the other flow type.
 fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag> {
     let (name, uses): (&str, &[&str]) = match kind {
-        FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter"]),
+        FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter", "burst"]),
+        FlowType::Voip => ("voip", &["packet_size", "interval"]),
         FlowType::Tcp => (
             "tcp",
             &["variant", "mss", "max_window", "bytes", "initial_rto", "min_rto", "max_rto", "delayed_ack", "handshake"],
         ),
     };
-    let given: [(&str, Option<usize>); 13] = [
+    let given: [(&str, Option<usize>); 14] = [
+        ("burst", fl.burst.as_ref().map(|s| s.span().start)),
         ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
         ("rate", fl.rate.as_ref().map(|s| s.span().start)),
         ("interval", fl.interval.as_ref().map(|s| s.span().start)),
@@ -1124,8 +1152,11 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
         Some(s) => s.get_ref().trim().to_string(),
         None => format!("flow{i}"),
     };
-    let kind =
-        choice(&fl.kind, &key("type"), &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp)])?;
+    let kind = choice(
+        &fl.kind,
+        &key("type"),
+        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("voip", FlowType::Voip)],
+    )?;
     flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
     if start >= duration {
@@ -1224,8 +1255,24 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
                     ),
                 ));
             }
-            Traffic::Cbr { size, interval: interval.0, jitter }
+            match fl.burst.as_ref().map(|b| (*b.get_ref(), b)) {
+                Some((0, b)) => {
+                    return Err(err(ErrorKind::OutOfRange, b, format!("'{}' must be at least 1 packet", key("burst"))))
+                }
+                Some((k, b)) if k > 1 => {
+                    if jitter > Time::ZERO {
+                        return Err(err(
+                            ErrorKind::Inconsistent,
+                            b,
+                            format!("'{}' and '{}' cannot be combined", key("burst"), key("jitter")),
+                        ));
+                    }
+                    Traffic::BurstyCbr { size, interval: interval.0, burst: k }
+                }
+                _ => Traffic::Cbr { size, interval: interval.0, jitter },
+            }
         }
+        FlowType::Voip => voip_traffic(i, fl)?,
     };
     Ok(FlowConfig { name, src, dst, traffic, start, stop })
 }

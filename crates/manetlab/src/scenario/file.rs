@@ -156,6 +156,8 @@ pub(crate) struct FlowSection {
     pub rate: Option<Spanned<DataRate>>,
     pub interval: Option<Spanned<Duration>>,
     pub jitter: Option<Spanned<Duration>>,
+    /// CBR: packets per burst (same mean rate).
+    pub burst: Option<Spanned<u32>>,
     pub start: Option<Spanned<Duration>>,
     pub stop: Option<Spanned<Duration>>,
     // TCP flows.

@@ -7,6 +7,7 @@
 
 pub mod tcp;
 pub mod udp;
+pub mod voip;
 
 use crate::metrics::Metrics;
 use crate::net::{Body, NodeId, Packet};
@@ -63,6 +64,10 @@ pub trait Endpoint: Send {
     }
     /// The TCP sender state machine (its traces), for TCP senders.
     fn tcp_sender(&self) -> Option<&tcp::TcpSender> {
+        None
+    }
+    /// What a VoIP call end recorded, for VoIP endpoints.
+    fn voip_record(&self) -> Option<&crate::metrics::voip::VoipRecord> {
         None
     }
 }
