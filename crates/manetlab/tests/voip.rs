@@ -108,3 +108,27 @@ fn bursty_data_hurts_calls_more_than_smooth_data() {
     }
     assert!(loss[1].1 > loss[0].1, "{loss:?}");
 }
+
+/// Calls sharing one hop with a bulk TCP download: the strict-priority
+/// queue puts voice ahead of the TCP backlog in the gateway's queue.
+#[test]
+fn priority_queue_shields_calls_from_the_tcp_backlog_on_one_hop() {
+    let tcp = "\n[[flow]]\nsrc = 0\ndst = 1\ntype = \"tcp\"\nmax_window = 64\n";
+    let one_hop = |queue: &str| {
+        string(4, tcp).replace("nodes = 5", "nodes = 2").replace("dst = 4", "dst = 1")
+            + &format!("\n[queue]\nkind = \"{queue}\"\n")
+    };
+    let mut res = Vec::new();
+    for q in ["droptail", "priority"] {
+        let r = run(&one_hop(q));
+        let cs = calls(&r);
+        let delay = cs.iter().map(|c| c.forward.delay_mean_ms).sum::<f64>() / cs.len() as f64;
+        let mos = cs.iter().map(|c| c.mos).fold(f64::INFINITY, f64::min);
+        let tcp = r.flows.last().unwrap().goodput_bps;
+        println!("{q}: VoIP fwd delay {delay:.2} ms, worst MOS {mos:.2}, TCP {:.2} Mbit/s", tcp / 1e6);
+        assert!(tcp > 2e6, "{tcp}");
+        res.push((delay, mos));
+    }
+    assert!(res[1].0 * 3.0 < res[0].0, "{res:?}");
+    assert!(res[1].1 >= res[0].1, "{res:?}");
+}

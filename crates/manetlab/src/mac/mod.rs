@@ -5,6 +5,7 @@
 //! retries, duplicate detection, link-failure feedback).
 
 pub mod dcf;
+pub mod edca;
 pub mod frame;
 
 pub use dcf::{Dcf, MacAction, MacTimer};

@@ -5,8 +5,10 @@
 //! packet instead of popping a FIFO.
 
 pub mod droptail;
+pub mod priority;
 
 pub use droptail::DropTail;
+pub use priority::Priority;
 
 use crate::net::Packet;
 
@@ -22,6 +24,8 @@ pub struct QueueConfig {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum QueueKind {
     DropTail,
+    /// Strict priority: control, voice (DSCP EF), rest (`priority.rs`).
+    Priority,
 }
 
 impl Default for QueueConfig {
@@ -39,6 +43,14 @@ pub trait QueueDisc: Send {
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
     /// The next packet the MAC should send, if any.
     fn dequeue(&mut self) -> Option<Packet>;
+    /// The next packet for an 802.11e MAC's access category `ac`. A queue
+    /// without classes hands everything to AC_BE.
+    fn dequeue_ac(&mut self, ac: crate::mac::edca::AccessCategory) -> Option<Packet> {
+        match ac {
+            crate::mac::edca::AccessCategory::BestEffort => self.dequeue(),
+            crate::mac::edca::AccessCategory::Voice => None,
+        }
+    }
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -53,5 +65,6 @@ pub trait QueueDisc: Send {
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
     match cfg.kind {
         QueueKind::DropTail => Box::new(DropTail::new(cfg.limit, cfg.control_first)),
+        QueueKind::Priority => Box::new(Priority::new(cfg.limit, cfg.control_first)),
     }
 }

@@ -190,8 +190,11 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     // [queue]
     let q = &f.queue;
     if let Some(k) = &q.kind {
-        cfg.queue.kind =
-            choice(k, "queue.kind", &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail)])?;
+        cfg.queue.kind = choice(
+            k,
+            "queue.kind",
+            &[("droptail", QueueKind::DropTail), ("drop-tail", QueueKind::DropTail), ("priority", QueueKind::Priority)],
+        )?;
     }
     if let Some(l) = &q.limit {
         if *l.get_ref() == 0 {

@@ -67,7 +67,8 @@ impl Endpoint for VoipEndpoint {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, _token: u64) {
         let payload = self.source.payload_bytes(self.seq);
         let body = Body::Udp { sport: self.port, dport: self.port, seq: self.seq };
-        let pkt = ctx.new_packet(self.peer, UDP_HEADER_BYTES + payload, self.flow, body);
+        let mut pkt = ctx.new_packet(self.peer, UDP_HEADER_BYTES + payload, self.flow, body);
+        pkt.dscp = crate::net::packet::DSCP_EF;
         ctx.metrics.flow_sent(self.flow, ctx.now, payload);
         if self.counted(ctx.now) {
             self.record.sent += 1;
