@@ -285,9 +285,7 @@ impl Simulation {
             let mut held: Vec<(NodeId, Packet)> = Vec::new();
             for n in &self.nodes {
                 n.ifq.for_each(&mut |p| held.push((n.id, *p)));
-                if let Some(p) = n.mac.current() {
-                    held.push((n.id, *p));
-                }
+                n.mac.held(&mut |p| held.push((n.id, *p)));
                 n.routing.held(&mut |p| held.push((n.id, *p)));
                 if let Some(a) = &n.arp {
                     a.held(&mut |p| held.push((n.id, *p)));
@@ -565,10 +563,22 @@ impl Simulation {
     fn feed_mac(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
-        if n.mac.can_accept() {
-            if let Some(p) = n.ifq.dequeue() {
-                n.mac.enqueue(now, p, &mut self.mac_out);
-                self.collect_mac(node);
+        if !n.mac.is_edca() {
+            if n.mac.can_accept() {
+                if let Some(p) = n.ifq.dequeue() {
+                    n.mac.enqueue(now, p, &mut self.mac_out);
+                    self.collect_mac(node);
+                }
+            }
+            return;
+        }
+        for ac in crate::mac::edca::AccessCategory::ALL {
+            let n = &mut self.nodes[node as usize];
+            if n.mac.can_accept_ac(ac) {
+                if let Some(p) = n.ifq.dequeue_ac(ac) {
+                    n.mac.enqueue_ac(now, p, ac, &mut self.mac_out);
+                    self.collect_mac(node);
+                }
             }
         }
     }
@@ -845,9 +855,9 @@ impl Simulation {
             n.ifq.for_each(&mut |p| {
                 where_held.insert(p.uid, "queue");
             });
-            if let Some(p) = n.mac.current() {
+            n.mac.held(&mut |p| {
                 where_held.insert(p.uid, "mac");
-            }
+            });
             n.routing.held(&mut |p| {
                 where_held.insert(p.uid, "routing");
             });

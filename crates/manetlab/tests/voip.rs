@@ -132,3 +132,36 @@ fn priority_queue_shields_calls_from_the_tcp_backlog_on_one_hop() {
     assert!(res[1].0 * 3.0 < res[0].0, "{res:?}");
     assert!(res[1].1 >= res[0].1, "{res:?}");
 }
+
+/// Voice and TCP from different stations into one receiver (all in range):
+/// the priority queue cannot help the voice station (it has one class),
+/// EDCA's shorter AIFS and smaller CW for AC_VO can; the receiver, which
+/// sends both TCP ACKs (AC_BE) and the calls' other direction (AC_VO),
+/// resolves internal collisions.
+#[test]
+fn edca_gives_voice_stations_the_medium_first() {
+    let text = || {
+        let mut s = string(0, "").replace("nodes = 5", "nodes = 4").replace("spacing = \"200m\"", "spacing = \"20m\"");
+        for src in [1, 2] {
+            s += &format!("\n[[flow]]\nsrc = {src}\ndst = 0\ntype = \"tcp\"\nmax_window = 64\n");
+        }
+        for _ in 0..4 {
+            s += "\n[[flow]]\nsrc = 3\ndst = 0\ntype = \"voip\"\n";
+        }
+        s + "\n[queue]\nkind = \"priority\"\n"
+    };
+    let mut res = Vec::new();
+    for edca in [false, true] {
+        let t = text().replace("[mac]\n", &format!("[mac]\nedca = {edca}\n"));
+        let r = run(&t);
+        let cs = calls(&r);
+        let delay = cs.iter().map(|c| c.forward.delay_p95_ms).sum::<f64>() / cs.len() as f64;
+        let tcp: f64 = r.flows.iter().filter(|f| f.kind == "tcp").map(|f| f.goodput_bps).sum();
+        let ic: u64 = r.nodes.iter().map(|n| n.mac.internal_collisions).sum();
+        println!("edca {edca}: VoIP p95 delay {delay:.2} ms, TCP {:.2} Mbit/s, internal collisions {ic}", tcp / 1e6);
+        assert!(tcp > 3e6, "{tcp}");
+        assert_eq!(ic > 0, edca);
+        res.push(delay);
+    }
+    assert!(res[1] * 3.0 < res[0], "{res:?}");
+}

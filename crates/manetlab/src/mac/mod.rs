@@ -26,6 +26,9 @@ pub struct MacConfig {
     /// Overrides of the PHY's CWmin / CWmax.
     pub cw_min: Option<u32>,
     pub cw_max: Option<u32>,
+    /// 802.11e EDCA with AC_VO and AC_BE and the standard's default
+    /// parameters (`edca.rs`) instead of plain DCF.
+    pub edca: bool,
 }
 
 impl Default for MacConfig {
@@ -37,6 +40,7 @@ impl Default for MacConfig {
             long_retry_limit: 4,
             cw_min: None,
             cw_max: None,
+            edca: false,
         }
     }
 }

@@ -681,6 +681,18 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
             format!("'mac.cw_min' ({}) must not exceed 'mac.cw_max' ({})", mac.cw_min(), mac.cw_max()),
         ));
     }
+    if let Some(e) = &m.edca {
+        mac.edca = *e.get_ref();
+        if mac.edca {
+            if let Some(c) = m.cw_min.as_ref().or(m.cw_max.as_ref()) {
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    c,
+                    "'mac.cw_min'/'mac.cw_max' do not apply with 'mac.edca' (each access category has the standard's)",
+                ));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -90,6 +90,8 @@ pub(crate) struct MacSection {
     pub long_retry_limit: Option<Spanned<u32>>,
     pub cw_min: Option<Spanned<u32>>,
     pub cw_max: Option<Spanned<u32>>,
+    /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
+    pub edca: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
