@@ -254,6 +254,9 @@ impl Dcf {
     /// Whether the MAC holds no packet and can take one from the queue
     /// (plain DCF; with EDCA use [`Dcf::can_accept_ac`]).
     pub fn can_accept(&self) -> bool {
+        if self.n_acs == 1 {
+            return self.acs[0].current.is_none();
+        }
         self.acs[..self.n_acs].iter().all(|a| a.current.is_none())
     }
 
@@ -352,6 +355,17 @@ impl Dcf {
             self.freeze(now);
         }
         if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
+            return;
+        }
+        if self.n_acs == 1 {
+            // Plain DCF: one entity.
+            let Some(b) = self.acs[0].backoff else { return };
+            let start = self.access_start(0);
+            let at = (start + self.slot * b as u64).max(now);
+            self.acs[0].countdown_start = start;
+            self.access_pending = true;
+            self.access_gen = self.access_gen.wrapping_add(1);
+            out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
             return;
         }
         let mut first: Option<Time> = None;
