@@ -51,7 +51,7 @@ impl EdcaParams {
             AccessCategory::Voice => EdcaParams {
                 aifsn: 2,
                 cw_min: (a_min + 1) / 4 - 1,
-                cw_max: (a_min + 1) / 2 - 1,
+                cw_max: a_min.div_ceil(2) - 1, // (aCWmin + 1)/2 - 1
                 txop: match phy.standard {
                     PhyStandard::Ofdm => Time::from_us(1504),
                     PhyStandard::Dsss => Time::from_us(3264),
