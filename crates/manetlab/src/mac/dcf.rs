@@ -80,6 +80,8 @@ pub struct MacStats {
     pub airtime_ns: u64,
     /// EDCA: access categories that lost an internal collision.
     pub internal_collisions: u64,
+    /// EDCA: frames sent inside a TXOP without a new backoff.
+    pub txop_continuations: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -105,9 +107,7 @@ struct Ac {
     aifs: Time,
     cw_min: u32,
     cw_max: u32,
-    /// TXOP limit (zero: one frame exchange per access). Recorded, not
-    /// used: see docs/edca.md.
-    #[allow(dead_code)]
+    /// TXOP limit (zero: one frame exchange per access).
     txop: Time,
     cw: u32,
     backoff: Option<u32>,
@@ -175,6 +175,11 @@ pub struct Dcf {
     active: usize,
     access_gen: u32,
     access_pending: bool,
+    /// EDCA: start of the current transmit opportunity, and the entity
+    /// that may continue it with a packet handed over at the given instant
+    /// (the end of its last successful exchange).
+    txop_start: Time,
+    txop_open: Option<(usize, Time)>,
 
     // Frame exchange.
     state: State,
@@ -228,6 +233,8 @@ impl Dcf {
             active: 0,
             access_gen: 0,
             access_pending: false,
+            txop_start: Time::ZERO,
+            txop_open: None,
             state: State::Idle,
             timeout_gen: 0,
             seq_counter: 0,
@@ -420,6 +427,9 @@ impl Dcf {
     pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
         let i = self.ac_index(ac);
         debug_assert!(self.acs[i].current.is_none());
+        if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {
+            return;
+        }
         let seq = self.seq_counter;
         self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
         let a = &mut self.acs[i];
@@ -563,6 +573,9 @@ impl Dcf {
                     self.stats.unicast_success += 1;
                     let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
                     out.push(MacAction::TxSuccess(p));
+                    if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
+                        self.txop_open = Some((self.active, now));
+                    }
                     self.finish_exchange(now, out);
                 }
             }
@@ -724,7 +737,47 @@ impl Dcf {
         }
     }
 
+    /// EDCA TXOP (§10.22.2.8): a packet handed to the entity that just
+    /// completed an exchange, at that instant, goes out SIFS later without
+    /// a new backoff if its whole exchange (DATA, SIFS, ACK) ends within
+    /// the TXOP limit counted from the first frame of the opportunity.
+    /// Unicast without RTS only; the post-backoff drawn at the end of the
+    /// previous exchange stays frozen until the opportunity ends.
+    fn continue_txop(&mut self, now: Time, i: usize, pkt: Packet, out: &mut Vec<MacAction>) -> bool {
+        let limit = self.acs[i].txop;
+        if limit == Time::ZERO
+            || pkt.next_hop == BROADCAST
+            || self.uses_rts(&pkt)
+            || !matches!(self.state, State::Idle | State::Contend)
+            || self.responding
+            || self.response.is_some()
+        {
+            return false;
+        }
+        let exchange =
+            self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), self.phy.data_rate) + self.ack_time();
+        if now + exchange > self.txop_start + limit {
+            return false;
+        }
+        self.freeze(now);
+        let seq = self.seq_counter;
+        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
+        let a = &mut self.acs[i];
+        a.current = Some(pkt);
+        a.current_seq = seq;
+        a.current_retry = false;
+        a.ssrc = 0;
+        a.slrc = 0;
+        self.active = i;
+        self.state = State::DataPending;
+        self.stats.txop_continuations += 1;
+        let data = self.data_frame(pkt);
+        self.respond(now, data, out);
+        true
+    }
+
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        self.txop_start = now;
         let p = self.acs[self.active].current.expect("contending without a packet");
         if p.next_hop == BROADCAST {
             self.state = State::SendingBroadcast;

@@ -245,3 +245,55 @@ fn test_plain_dcf_has_one_entity() {
     assert!(!h.dcf.is_edca());
     assert!(h.dcf.can_accept_ac(super::edca::AccessCategory::Voice));
 }
+
+/// An AC_VO packet handed over when the previous AC_VO exchange ends goes
+/// out SIFS later without backoff while the TXOP limit (3.264 ms at DSSS)
+/// allows; AC_BE (TXOP 0) contends again.
+#[test]
+fn test_edca_voice_continues_its_txop_best_effort_does_not() {
+    use super::edca::AccessCategory::{self, BestEffort, Voice};
+    let small = |uid| Packet { uid, size: 100, ..pkt(1) };
+    let sifs = US(10);
+    let run = |ac: AccessCategory| {
+        let cfg = MacConfig { rts_threshold: None, edca: true, ..MacConfig::default() };
+        let mut h = H { dcf: Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0)), out: Vec::new() };
+        let mut t = Time::from_ms(1);
+        h.dcf.enqueue_ac(t, small(1), ac, &mut h.out);
+        let mut sent = vec![(h.fire(MacTimer::Access), 1)];
+        for uid in 2..=5 {
+            let (_, d) = h.transmitted().unwrap();
+            t = sent.last().unwrap().0 + d;
+            h.out.clear();
+            h.dcf.on_tx_end(t, &mut h.out);
+            // The ACK: SIFS, then 248 us.
+            h.dcf.on_sense_busy(t + sifs);
+            t += sifs + US(248);
+            let ack = frame(FrameKind::Ack, 1, 0, Time::ZERO);
+            h.out.clear();
+            h.dcf.on_rx_end(t, Some(&ack), true, &mut h.out);
+            assert!(h.out.iter().any(|a| matches!(a, MacAction::Ready)));
+            h.out.clear();
+            h.dcf.enqueue_ac(t, small(uid), ac, &mut h.out);
+            let next = if h.out.iter().any(|a| matches!(a, MacAction::Timer { kind: MacTimer::Response, .. })) {
+                h.fire(MacTimer::Response)
+            } else {
+                h.fire(MacTimer::Access)
+            };
+            assert_eq!(h.dcf.tx_frame().packet.unwrap().uid, uid);
+            sent.push((next, uid));
+            // Gap between the ACK's end and the next DATA.
+            if next - t != sifs {
+                break;
+            }
+        }
+        (sent, h.dcf.stats.txop_continuations)
+    };
+    let (vo, cont) = run(Voice);
+    // 100-byte packets at 2 Mbit/s: an exchange (SIFS + DATA + SIFS + ACK)
+    // takes about 1.1 ms, so two more fit in the 3.264 ms TXOP.
+    assert_eq!(cont, 2, "{vo:?}");
+    assert_eq!(vo.len(), 4, "{vo:?}");
+    let (be, cont) = run(BestEffort);
+    assert_eq!(cont, 0);
+    assert_eq!(be.len(), 2, "{be:?}");
+}
