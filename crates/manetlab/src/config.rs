@@ -41,6 +41,11 @@ pub enum Traffic {
     /// TFRC (RFC 5348) carrying an application that offers `rate_bps` of
     /// payload (None = always has data) in packets of `tfrc.packet_size`.
     Tfrc { tfrc: crate::transport::tfrc::TfrcConfig, rate_bps: Option<u64> },
+    /// A two-way voice call between `src` and `dst` (`app/voip.rs`).
+    Voip(crate::app::voip::VoipConfig),
+    /// UDP CBR sent in bursts: `burst` packets of `size` bytes back to back
+    /// every `burst * interval` (the same mean rate as `Cbr`).
+    BurstyCbr { size: u32, interval: Time, burst: u32 },
 }
 
 impl Traffic {
@@ -49,6 +54,8 @@ impl Traffic {
             Traffic::Cbr { .. } => "cbr",
             Traffic::Tcp { .. } => "tcp",
             Traffic::Tfrc { .. } => "tfrc",
+            Traffic::Voip(_) => "voip",
+            Traffic::BurstyCbr { .. } => "cbr",
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::phy::radio::{CaptureRule, Radio, RxOutcome};
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
 use crate::transport::tcp::{TcpSink, TcpSource};
 use crate::transport::udp::{UdpSender, UdpSink};
+use crate::transport::voip::VoipEndpoint;
 use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -259,11 +260,17 @@ impl Simulation {
                     f.start,
                     stop,
                 )),
+                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.dst, v, f.start, stop, cfg.warmup)),
+                Traffic::BurstyCbr { size, interval, burst } => {
+                    let src = crate::app::cbr::BurstyCbr::new(*size, *interval, *burst, f.start, stop);
+                    Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(src)))
+                }
             };
             let sink: Box<dyn Endpoint> = match &f.traffic {
-                Traffic::Cbr { .. } => Box::new(UdpSink::new(i as u32, port)),
+                Traffic::Cbr { .. } | Traffic::BurstyCbr { .. } => Box::new(UdpSink::new(i as u32, port)),
                 Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
                 Traffic::Tfrc { tfrc, .. } => Box::new(crate::transport::tfrc::TfrcReceiver::new(i as u32, port, tfrc)),
+                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.src, v, f.start, stop, cfg.warmup)),
             };
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
@@ -346,9 +353,7 @@ impl Simulation {
             let mut held: Vec<(NodeId, Packet)> = Vec::new();
             for n in &self.nodes {
                 n.ifq.for_each(&mut |p| held.push((n.id, *p)));
-                if let Some(p) = n.mac.current() {
-                    held.push((n.id, *p));
-                }
+                n.mac.held(&mut |p| held.push((n.id, *p)));
                 n.routing.held(&mut |p| held.push((n.id, *p)));
                 if let Some(a) = &n.arp {
                     a.held(&mut |p| held.push((n.id, *p)));
@@ -672,7 +677,10 @@ impl Simulation {
     fn feed_mac(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
-        if n.mac.can_accept() {
+        if !n.mac.is_edca() {
+            if !n.mac.can_accept() {
+                return;
+            }
             let next = match &self.bp {
                 None => n.ifq.dequeue(),
                 Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
@@ -689,6 +697,17 @@ impl Simulation {
                             self.queue.schedule(at, Event::Backpressure { node });
                         }
                     }
+                }
+            }
+            return;
+        }
+        // 802.11e: one backoff entity per access category (no backpressure).
+        for ac in crate::mac::edca::AccessCategory::ALL {
+            let n = &mut self.nodes[node as usize];
+            if n.mac.can_accept_ac(ac) {
+                if let Some(p) = n.ifq.dequeue_ac(ac) {
+                    n.mac.enqueue_ac(now, p, ac, &mut self.mac_out);
+                    self.collect_mac(node);
                 }
             }
         }
@@ -992,7 +1011,19 @@ impl Simulation {
                 let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
                 let q = |p: f64| s.delay.quantile(p).unwrap_or(0) as f64 * 1e-9;
                 let n = s.received_packets;
+                let endpoint = |node: u32| {
+                    let port = (FLOW_PORT_BASE + i as u32) as u16;
+                    self.nodes[node as usize].endpoints.iter().find(|e| e.port() == port)
+                };
+                let voip = match (&f.traffic, endpoint(f.src), endpoint(f.dst)) {
+                    (Traffic::Voip(v), Some(a), Some(b)) => match (a.voip_record(), b.voip_record()) {
+                        (Some(a), Some(b)) => Some(crate::metrics::voip::VoipReport::new(&v.quality, a, b)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 FlowReport {
+                    voip,
                     id: i as u32,
                     name: f.name.clone(),
                     kind: f.traffic.kind().into(),
@@ -1072,9 +1103,9 @@ impl Simulation {
             n.ifq.for_each(&mut |p| {
                 where_held.insert(p.uid, "queue");
             });
-            if let Some(p) = n.mac.current() {
+            n.mac.held(&mut |p| {
                 where_held.insert(p.uid, "mac");
-            }
+            });
             n.routing.held(&mut |p| {
                 where_held.insert(p.uid, "routing");
             });

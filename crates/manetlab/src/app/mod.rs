@@ -2,8 +2,9 @@
 //! they are. A transport endpoint asks its source for each departure.
 
 pub mod cbr;
+pub mod voip;
 
-pub use cbr::Cbr;
+pub use cbr::{BurstyCbr, Cbr};
 
 use crate::sim::{RngStream, Time};
 

@@ -17,6 +17,7 @@
 //! DIFS + backoff. A frame arriving at an idle MAC with no backoff pending,
 //! on a medium idle for at least DIFS, is sent at once.
 
+use super::edca::{AccessCategory, EdcaParams};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
 use crate::net::{Packet, BROADCAST};
@@ -77,6 +78,10 @@ pub struct MacStats {
     pub bytes_on_air: u64,
     /// Time spent transmitting, ns.
     pub airtime_ns: u64,
+    /// EDCA: access categories that lost an internal collision.
+    pub internal_collisions: u64,
+    /// EDCA: frames sent inside a TXOP without a new backoff.
+    pub txop_continuations: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,15 +100,56 @@ enum State {
     SendingBroadcast,
 }
 
+/// One backoff entity: DCF's, or an EDCA access category's (§10.22.2).
+#[derive(Copy, Clone, Debug)]
+struct Ac {
+    /// DIFS, or AIFS[AC].
+    aifs: Time,
+    cw_min: u32,
+    cw_max: u32,
+    /// TXOP limit (zero: one frame exchange per access).
+    txop: Time,
+    cw: u32,
+    backoff: Option<u32>,
+    /// Start of the current countdown and when it reaches zero.
+    countdown_start: Time,
+    access_at: Time,
+    /// The backoff was counted down to this instant (EDCA).
+    counted_to: Time,
+    current: Option<Packet>,
+    current_seq: u16,
+    current_retry: bool,
+    ssrc: u32,
+    slrc: u32,
+}
+
+impl Ac {
+    fn new(aifs: Time, cw_min: u32, cw_max: u32, txop: Time) -> Ac {
+        Ac {
+            aifs,
+            cw_min,
+            cw_max,
+            txop,
+            cw: cw_min,
+            backoff: None,
+            countdown_start: Time::ZERO,
+            access_at: Time::ZERO,
+            counted_to: Time::ZERO,
+            current: None,
+            current_seq: 0,
+            current_retry: false,
+            ssrc: 0,
+            slrc: 0,
+        }
+    }
+}
+
 pub struct Dcf {
     addr: MacAddr,
     phy: PhyMode,
     slot: Time,
     sifs: Time,
-    difs: Time,
     eifs: Time,
-    cw_min: u32,
-    cw_max: u32,
     rts_threshold: Option<u32>,
     short_limit: u32,
     long_limit: u32,
@@ -120,20 +166,23 @@ pub struct Dcf {
     /// this time (its end + EIFS); a correct frame clears it.
     eifs_until: Time,
 
-    // Backoff.
-    cw: u32,
-    backoff: Option<u32>,
+    // Channel access: one backoff entity per access category, each with
+    // the packet it holds (one entity for plain DCF; AC_VO and AC_BE with
+    // EDCA, index = `AccessCategory::index`).
+    acs: [Ac; 2],
+    n_acs: usize,
+    /// The entity that owns the frame exchange in progress.
+    active: usize,
     access_gen: u32,
     access_pending: bool,
-    countdown_start: Time,
+    /// EDCA: start of the current transmit opportunity, and the entity
+    /// that may continue it with a packet handed over at the given instant
+    /// (the end of its last successful exchange).
+    txop_start: Time,
+    txop_open: Option<(usize, Time)>,
 
     // Frame exchange.
     state: State,
-    current: Option<Packet>,
-    current_seq: u16,
-    current_retry: bool,
-    ssrc: u32,
-    slrc: u32,
     timeout_gen: u32,
     seq_counter: u16,
     response: Option<Frame>,
@@ -154,15 +203,22 @@ const DUP_CACHE: usize = 32;
 impl Dcf {
     pub fn new(addr: MacAddr, cfg: &MacConfig, nav_on_capture: bool, rng: RngStream) -> Dcf {
         let phy = cfg.phy;
+        let dcf = Ac::new(phy.difs(), cfg.cw_min(), cfg.cw_max(), Time::ZERO);
+        let (acs, n_acs) = if cfg.edca {
+            let ac = |c| {
+                let e = EdcaParams::default_for(c, &phy);
+                Ac::new(e.aifs(&phy), e.cw_min, e.cw_max, e.txop)
+            };
+            ([ac(AccessCategory::Voice), ac(AccessCategory::BestEffort)], 2)
+        } else {
+            ([dcf, dcf], 1)
+        };
         Dcf {
             addr,
             phy,
             slot: phy.slot(),
             sifs: phy.sifs(),
-            difs: phy.difs(),
             eifs: phy.eifs(),
-            cw_min: cfg.cw_min(),
-            cw_max: cfg.cw_max(),
             rts_threshold: cfg.rts_threshold,
             short_limit: cfg.short_retry_limit.max(1),
             long_limit: cfg.long_retry_limit.max(1),
@@ -172,17 +228,14 @@ impl Dcf {
             idle_since: Time::ZERO,
             nav_until: Time::ZERO,
             eifs_until: Time::ZERO,
-            cw: cfg.cw_min(),
-            backoff: None,
+            acs,
+            n_acs,
+            active: 0,
             access_gen: 0,
             access_pending: false,
-            countdown_start: Time::ZERO,
+            txop_start: Time::ZERO,
+            txop_open: None,
             state: State::Idle,
-            current: None,
-            current_seq: 0,
-            current_retry: false,
-            ssrc: 0,
-            slrc: 0,
             timeout_gen: 0,
             seq_counter: 0,
             response: None,
@@ -205,14 +258,42 @@ impl Dcf {
         }
     }
 
-    /// Whether the MAC holds no packet and can take one from the queue.
+    /// Whether the MAC holds no packet and can take one from the queue
+    /// (plain DCF; with EDCA use [`Dcf::can_accept_ac`]).
     pub fn can_accept(&self) -> bool {
-        self.current.is_none()
+        if self.n_acs == 1 {
+            return self.acs[0].current.is_none();
+        }
+        self.acs[..self.n_acs].iter().all(|a| a.current.is_none())
     }
 
-    /// The packet being sent, if any (for the end-of-run audit).
+    /// Whether this MAC runs EDCA (one backoff entity per access category).
+    pub fn is_edca(&self) -> bool {
+        self.n_acs > 1
+    }
+
+    /// Whether the entity of access category `ac` holds no packet.
+    pub fn can_accept_ac(&self, ac: AccessCategory) -> bool {
+        self.acs[self.ac_index(ac)].current.is_none()
+    }
+
+    fn ac_index(&self, ac: AccessCategory) -> usize {
+        if self.n_acs == 1 {
+            0
+        } else {
+            ac.index()
+        }
+    }
+
+    /// The packet of the exchange in progress (or last held), if any.
     pub fn current(&self) -> Option<&Packet> {
-        self.current.as_ref()
+        self.acs[self.active].current.as_ref()
+    }
+
+    /// Visits every packet the MAC holds (end-of-run audit): one per
+    /// access category.
+    pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        self.acs[..self.n_acs].iter().filter_map(|a| a.current.as_ref()).for_each(f);
     }
 
     /// The frame being (or last) transmitted.
@@ -243,10 +324,22 @@ impl Dcf {
     }
 
     fn draw_backoff(&mut self) -> u32 {
-        self.rng.uniform_incl(self.cw)
+        self.rng.uniform_incl(self.acs[self.active].cw)
     }
 
     // ---- channel access -------------------------------------------------
+
+    /// Slots of entity `i`'s backoff counted down by `now`.
+    fn count_down(&mut self, i: usize, now: Time) {
+        let a = &mut self.acs[i];
+        if let Some(b) = a.backoff {
+            if now > a.countdown_start {
+                let counted = ((now - a.countdown_start).as_ns() / self.slot.as_ns()) as u32;
+                a.backoff = Some(b - counted.min(b));
+                a.counted_to = a.countdown_start + self.slot * counted.min(b) as u64;
+            }
+        }
+    }
 
     /// Stops a running countdown, keeping the slots not yet counted.
     fn freeze(&mut self, now: Time) {
@@ -255,37 +348,60 @@ impl Dcf {
         }
         self.access_pending = false;
         self.access_gen = self.access_gen.wrapping_add(1);
-        if let Some(b) = self.backoff {
-            if now > self.countdown_start {
-                let counted = ((now - self.countdown_start).as_ns() / self.slot.as_ns()) as u32;
-                self.backoff = Some(b - counted.min(b));
-            }
+        for i in 0..self.n_acs {
+            self.count_down(i, now);
         }
     }
 
     /// (Re)schedules the access timer if the station wants the medium and
-    /// the medium is idle; the countdown starts IFS after it became idle.
+    /// the medium is idle; each entity counts down from AIFS (DIFS for
+    /// DCF) after the medium became idle; the timer is set for the first
+    /// entity to reach zero.
     fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
         if self.access_pending {
             self.freeze(now);
         }
-        let wants = self.backoff.is_some() && matches!(self.state, State::Idle | State::Contend);
-        if !wants || self.sensing || self.transmitting || self.responding {
+        if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
             return;
         }
-        let start = self.access_start();
-        self.countdown_start = start;
-        let at = (start + self.slot * self.backoff.unwrap_or(0) as u64).max(now);
+        if self.n_acs == 1 {
+            // Plain DCF: one entity.
+            let Some(b) = self.acs[0].backoff else { return };
+            let start = self.access_start(0);
+            let at = (start + self.slot * b as u64).max(now);
+            self.acs[0].countdown_start = start;
+            self.access_pending = true;
+            self.access_gen = self.access_gen.wrapping_add(1);
+            out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+            return;
+        }
+        let mut first: Option<Time> = None;
+        for i in 0..self.n_acs {
+            let Some(b) = self.acs[i].backoff else { continue };
+            let mut start = self.access_start(i);
+            if self.n_acs > 1 {
+                // Slots already counted in this idle period are not counted
+                // again. (Plain DCF keeps its historical behaviour.)
+                start = start.max(self.acs[i].counted_to);
+            }
+            let at = (start + self.slot * b as u64).max(now);
+            let a = &mut self.acs[i];
+            a.countdown_start = start;
+            a.access_at = at;
+            first = Some(first.map_or(at, |f| f.min(at)));
+        }
+        let Some(at) = first else { return };
         self.access_pending = true;
         self.access_gen = self.access_gen.wrapping_add(1);
         out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
     }
 
-    /// When the DIFS/EIFS deferral of the current idle period ends: DIFS
-    /// after the medium (and NAV) became idle, and never before EIFS after a
-    /// frame that failed to decode (as ns-3's channel access manager).
-    fn access_start(&self) -> Time {
-        (self.idle_since.max(self.nav_until) + self.difs).max(self.eifs_until)
+    /// When the AIFS/DIFS/EIFS deferral of entity `i` in the current idle
+    /// period ends: AIFS after the medium (and NAV) became idle, and never
+    /// before EIFS after a frame that failed to decode (as ns-3's channel
+    /// access manager).
+    fn access_start(&self, i: usize) -> Time {
+        (self.idle_since.max(self.nav_until) + self.acs[i].aifs).max(self.eifs_until)
     }
 
     fn medium_became_busy(&mut self, now: Time) {
@@ -301,21 +417,38 @@ impl Dcf {
     // ---- packets from above ----------------------------------------------
 
     /// Hands the MAC a packet (only when `can_accept`). `pkt.next_hop` is the
-    /// receiver address.
+    /// receiver address. With EDCA the packet goes to AC_BE.
     pub fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
-        debug_assert!(self.current.is_none());
-        self.current = Some(pkt);
-        self.current_seq = self.seq_counter;
-        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
-        self.current_retry = false;
-        self.ssrc = 0;
-        self.slrc = 0;
-        self.state = State::Contend;
-        if self.backoff.is_none() {
-            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.access_start();
-            self.backoff = Some(if idle_long_enough { 0 } else { self.draw_backoff() });
+        self.enqueue_ac(now, pkt, AccessCategory::BestEffort, out)
+    }
+
+    /// Hands the entity of access category `ac` a packet (only when
+    /// `can_accept_ac(ac)`).
+    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
+        let i = self.ac_index(ac);
+        debug_assert!(self.acs[i].current.is_none());
+        if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {
+            return;
         }
-        self.schedule_access(now, out);
+        let seq = self.seq_counter;
+        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
+        let a = &mut self.acs[i];
+        a.current = Some(pkt);
+        a.current_seq = seq;
+        a.current_retry = false;
+        a.ssrc = 0;
+        a.slrc = 0;
+        if self.state == State::Idle {
+            self.state = State::Contend;
+        }
+        if self.acs[i].backoff.is_none() {
+            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.access_start(i);
+            let b = if idle_long_enough { 0 } else { self.rng.uniform_incl(self.acs[i].cw) };
+            self.acs[i].backoff = Some(b);
+        }
+        if self.n_acs == 1 || matches!(self.state, State::Idle | State::Contend) {
+            self.schedule_access(now, out);
+        }
     }
 
     // ---- events from the PHY ----------------------------------------------
@@ -405,11 +538,11 @@ impl Dcf {
                 }
             }
             FrameKind::Cts => {
-                if self.state == State::WaitCts && self.current.map(|p| p.next_hop) == Some(f.src) {
+                if self.state == State::WaitCts && self.acs[self.active].current.map(|p| p.next_hop) == Some(f.src) {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
-                    self.ssrc = 0;
+                    self.acs[self.active].ssrc = 0;
                     self.state = State::DataPending;
-                    let data = self.data_frame(self.current.unwrap());
+                    let data = self.data_frame(self.acs[self.active].current.unwrap());
                     self.respond(now, data, out);
                 }
             }
@@ -438,8 +571,11 @@ impl Dcf {
                 if self.state == State::WaitAck {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.stats.unicast_success += 1;
-                    let p = self.current.take().expect("waiting for an ACK without a packet");
+                    let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
                     out.push(MacAction::TxSuccess(p));
+                    if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
+                        self.txop_open = Some((self.active, now));
+                    }
                     self.finish_exchange(now, out);
                 }
             }
@@ -481,8 +617,8 @@ impl Dcf {
             src: self.addr,
             dst: p.next_hop,
             duration,
-            seq: self.current_seq,
-            retry: self.current_retry,
+            seq: self.acs[self.active].current_seq,
+            retry: self.acs[self.active].current_retry,
             bytes,
             rate,
             packet: Some(p),
@@ -495,12 +631,16 @@ impl Dcf {
         match kind {
             MacTimer::Access if gen == self.access_gen && self.access_pending => {
                 self.access_pending = false;
-                self.backoff = None;
-                if self.state == State::Contend {
-                    self.start_attempt(now, out);
+                if self.n_acs == 1 {
+                    self.acs[0].backoff = None;
+                    if self.state == State::Contend {
+                        self.start_attempt(now, out);
+                    } else {
+                        // Post-backoff finished with nothing to send.
+                        self.state = State::Idle;
+                    }
                 } else {
-                    // Post-backoff finished with nothing to send.
-                    self.state = State::Idle;
+                    self.edca_access(now, out);
                 }
             }
             MacTimer::Timeout if gen == self.timeout_gen => {
@@ -514,17 +654,17 @@ impl Dcf {
                 }
                 let exhausted = if self.state == State::WaitCts {
                     self.stats.rts_failures += 1;
-                    self.ssrc += 1;
-                    self.ssrc >= self.short_limit
+                    self.acs[self.active].ssrc += 1;
+                    self.acs[self.active].ssrc >= self.short_limit
                 } else {
                     self.stats.ack_failures += 1;
-                    let p = self.current.expect("ACK timeout without a packet");
+                    let p = self.acs[self.active].current.expect("ACK timeout without a packet");
                     if self.uses_rts(&p) {
-                        self.slrc += 1;
-                        self.slrc >= self.long_limit
+                        self.acs[self.active].slrc += 1;
+                        self.acs[self.active].slrc >= self.long_limit
                     } else {
-                        self.ssrc += 1;
-                        self.ssrc >= self.short_limit
+                        self.acs[self.active].ssrc += 1;
+                        self.acs[self.active].ssrc >= self.short_limit
                     }
                 };
                 self.attempt_failed(now, exhausted, out);
@@ -552,8 +692,93 @@ impl Dcf {
         }
     }
 
+    /// EDCA: the access timer fired. Every entity whose countdown ends now
+    /// wants the medium; the highest-priority one gets it, and each other
+    /// one holding a packet suffers an internal collision (§10.22.2.4):
+    /// it doubles its CW and draws a new backoff, as after an external
+    /// collision (without counting a retry). An entity whose post-backoff
+    /// ends with nothing to send just stops. Entities still counting keep
+    /// the slots they counted.
+    fn edca_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        let mut winner = None;
+        for i in 0..self.n_acs {
+            if self.acs[i].backoff.is_none() {
+                continue;
+            }
+            if self.acs[i].access_at > now {
+                self.count_down(i, now);
+                continue;
+            }
+            self.acs[i].backoff = None;
+            if self.acs[i].current.is_none() {
+                continue;
+            }
+            if winner.is_none() {
+                winner = Some(i);
+            } else {
+                self.stats.internal_collisions += 1;
+                let a = &mut self.acs[i];
+                a.cw = (2 * a.cw + 1).min(a.cw_max);
+                let b = self.rng.uniform_incl(self.acs[i].cw);
+                self.acs[i].backoff = Some(b);
+            }
+        }
+        match winner {
+            Some(i) => {
+                self.active = i;
+                self.start_attempt(now, out);
+            }
+            None => {
+                if self.acs[..self.n_acs].iter().all(|a| a.current.is_none()) {
+                    self.state = State::Idle;
+                }
+                self.schedule_access(now, out);
+            }
+        }
+    }
+
+    /// EDCA TXOP (§10.22.2.8): a packet handed to the entity that just
+    /// completed an exchange, at that instant, goes out SIFS later without
+    /// a new backoff if its whole exchange (DATA, SIFS, ACK) ends within
+    /// the TXOP limit counted from the first frame of the opportunity.
+    /// Unicast without RTS only; the post-backoff drawn at the end of the
+    /// previous exchange stays frozen until the opportunity ends.
+    fn continue_txop(&mut self, now: Time, i: usize, pkt: Packet, out: &mut Vec<MacAction>) -> bool {
+        let limit = self.acs[i].txop;
+        if limit == Time::ZERO
+            || pkt.next_hop == BROADCAST
+            || self.uses_rts(&pkt)
+            || !matches!(self.state, State::Idle | State::Contend)
+            || self.responding
+            || self.response.is_some()
+        {
+            return false;
+        }
+        let exchange =
+            self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), self.phy.data_rate) + self.ack_time();
+        if now + exchange > self.txop_start + limit {
+            return false;
+        }
+        self.freeze(now);
+        let seq = self.seq_counter;
+        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
+        let a = &mut self.acs[i];
+        a.current = Some(pkt);
+        a.current_seq = seq;
+        a.current_retry = false;
+        a.ssrc = 0;
+        a.slrc = 0;
+        self.active = i;
+        self.state = State::DataPending;
+        self.stats.txop_continuations += 1;
+        let data = self.data_frame(pkt);
+        self.respond(now, data, out);
+        true
+    }
+
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let p = self.current.expect("contending without a packet");
+        self.txop_start = now;
+        let p = self.acs[self.active].current.expect("contending without a packet");
         if p.next_hop == BROADCAST {
             self.state = State::SendingBroadcast;
             self.stats.broadcast_sent += 1;
@@ -570,7 +795,7 @@ impl Dcf {
                 dst: p.next_hop,
                 duration,
                 seq: 0,
-                retry: self.current_retry,
+                retry: self.acs[self.active].current_retry,
                 bytes: frame::RTS_BYTES,
                 rate: self.phy.basic_rate,
                 packet: None,
@@ -609,7 +834,7 @@ impl Dcf {
                     self.set_timeout(now, self.cts_time(), out);
                 }
                 State::SendingData => {
-                    let p = self.current.expect("sending data without a packet");
+                    let p = self.acs[self.active].current.expect("sending data without a packet");
                     if p.next_hop == BROADCAST {
                         unreachable!("broadcast uses SendingBroadcast");
                     }
@@ -617,7 +842,7 @@ impl Dcf {
                     self.set_timeout(now, self.ack_time(), out);
                 }
                 State::SendingBroadcast => {
-                    let p = self.current.take().expect("broadcast without a packet");
+                    let p = self.acs[self.active].current.take().expect("broadcast without a packet");
                     out.push(MacAction::TxSuccess(p));
                     self.finish_exchange(now, out);
                     return;
@@ -639,14 +864,14 @@ impl Dcf {
     fn attempt_failed(&mut self, now: Time, exhausted: bool, out: &mut Vec<MacAction>) {
         if exhausted {
             self.stats.retry_drops += 1;
-            let p = self.current.take().expect("failed attempt without a packet");
+            let p = self.acs[self.active].current.take().expect("failed attempt without a packet");
             out.push(MacAction::TxFailed(p));
             self.finish_exchange(now, out);
         } else {
             self.stats.retries += 1;
-            self.current_retry = true;
-            self.cw = (2 * self.cw + 1).min(self.cw_max);
-            self.backoff = Some(self.draw_backoff());
+            self.acs[self.active].current_retry = true;
+            self.acs[self.active].cw = (2 * self.acs[self.active].cw + 1).min(self.acs[self.active].cw_max);
+            self.acs[self.active].backoff = Some(self.draw_backoff());
             self.state = State::Contend;
             self.schedule_access(now, out);
         }
@@ -654,11 +879,12 @@ impl Dcf {
 
     /// Success or drop: reset CW, start the post-backoff, ask for more.
     fn finish_exchange(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        self.cw = self.cw_min;
-        self.ssrc = 0;
-        self.slrc = 0;
-        self.state = State::Idle;
-        self.backoff = Some(self.draw_backoff());
+        self.acs[self.active].cw = self.acs[self.active].cw_min;
+        self.acs[self.active].ssrc = 0;
+        self.acs[self.active].slrc = 0;
+        self.state =
+            if self.acs[..self.n_acs].iter().any(|a| a.current.is_some()) { State::Contend } else { State::Idle };
+        self.acs[self.active].backoff = Some(self.draw_backoff());
         self.schedule_access(now, out);
         out.push(MacAction::Ready);
     }

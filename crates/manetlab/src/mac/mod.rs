@@ -5,6 +5,7 @@
 //! retries, duplicate detection, link-failure feedback).
 
 pub mod dcf;
+pub mod edca;
 pub mod frame;
 pub mod tdma;
 
@@ -31,6 +32,9 @@ pub struct MacConfig {
     pub cw_max: Option<u32>,
     /// Which MAC: the 802.11 DCF (default) or TDMA.
     pub kind: MacKind,
+    /// 802.11e EDCA with AC_VO and AC_BE and the standard's default
+    /// parameters (`edca.rs`) instead of plain DCF.
+    pub edca: bool,
 }
 
 /// The medium access protocol of every node.
@@ -110,6 +114,35 @@ impl Mac {
             m.on_signal_end(now, idle, out)
         }
     }
+    #[inline]
+    pub fn is_edca(&self) -> bool {
+        matches!(self, Mac::Dcf(m) if m.is_edca())
+    }
+    #[inline]
+    pub fn can_accept_ac(&self, ac: crate::mac::edca::AccessCategory) -> bool {
+        match self {
+            Mac::Dcf(m) => m.can_accept_ac(ac),
+            Mac::Tdma(m) => ac == crate::mac::edca::AccessCategory::BestEffort && m.can_accept(),
+        }
+    }
+    #[inline]
+    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: crate::mac::edca::AccessCategory, out: &mut Vec<MacAction>) {
+        match self {
+            Mac::Dcf(m) => m.enqueue_ac(now, pkt, ac, out),
+            Mac::Tdma(m) => m.enqueue(now, pkt, out),
+        }
+    }
+    /// Every packet the MAC holds (being sent or waiting per access category).
+    pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        match self {
+            Mac::Dcf(m) => m.held(f),
+            Mac::Tdma(m) => {
+                if let Some(p) = m.current() {
+                    f(p)
+                }
+            }
+        }
+    }
 }
 
 impl Default for MacConfig {
@@ -122,6 +155,7 @@ impl Default for MacConfig {
             cw_min: None,
             cw_max: None,
             kind: MacKind::Dcf,
+            edca: false,
         }
     }
 }

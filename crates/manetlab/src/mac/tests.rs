@@ -185,3 +185,115 @@ fn test_rts_retry_limit_reports_link_failure() {
     assert!(h.dcf.can_accept());
     assert!(h.out.iter().any(|a| matches!(a, MacAction::Ready)));
 }
+
+// ---- EDCA ----------------------------------------------------------------
+
+/// Both access categories hold a packet when the medium falls idle; each
+/// counts down from its own AIFS (AC_VO: SIFS + 2 slots, CW 7..15;
+/// AC_BE: SIFS + 3 slots, CW 31 at DSSS). The first to reach zero sends;
+/// on a tie AC_VO sends and AC_BE suffers an internal collision.
+#[test]
+fn test_edca_first_countdown_wins_and_voice_wins_ties() {
+    use super::edca::AccessCategory::{BestEffort, Voice};
+    let (slot, sifs) = (US(20), US(10));
+    let (mut vo, mut be, mut ties) = (0, 0, 0);
+    for seed in 0..400 {
+        let cfg = MacConfig { rts_threshold: None, edca: true, ..MacConfig::default() };
+        let mut h =
+            H { dcf: Dcf::new(0, &cfg, false, RngStream::new(seed, 0, Purpose::MacBackoff, 0)), out: Vec::new() };
+        assert!(h.dcf.is_edca());
+        h.dcf.on_sense_busy(Time::ZERO);
+        h.dcf.enqueue_ac(Time::ZERO, Packet { uid: 7, ..pkt(1) }, Voice, &mut h.out);
+        assert!(!h.dcf.can_accept_ac(Voice) && h.dcf.can_accept_ac(BestEffort));
+        h.dcf.enqueue_ac(Time::ZERO, Packet { uid: 8, ..pkt(1) }, BestEffort, &mut h.out);
+        assert!(!h.dcf.can_accept());
+        let idle = US(500);
+        h.dcf.on_signal_end(idle, true, &mut h.out);
+        let at = h.fire(MacTimer::Access);
+        let (kind, _) = h.transmitted().expect("someone transmits");
+        assert_eq!(kind, FrameKind::Data);
+        let slots = ((at - idle - sifs).as_ns() / slot.as_ns()) as u32;
+        assert_eq!(at, idle + sifs + slot * slots as u64, "access on a slot boundary");
+        let uid = h.dcf.tx_frame().packet.unwrap().uid;
+        let collided = h.dcf.stats.internal_collisions;
+        if uid == 7 {
+            // AIFSN 2 + backoff 0..7.
+            assert!((2..=9).contains(&slots), "{slots}");
+            vo += 1;
+            ties += collided;
+        } else {
+            // AIFSN 3 + backoff 0..31, and strictly before AC_VO could.
+            assert!((3..=8).contains(&slots), "{slots}");
+            assert_eq!(collided, 0);
+            be += 1;
+        }
+        let mut held = Vec::new();
+        h.dcf.held(&mut |p| held.push(p.uid));
+        held.sort();
+        assert_eq!(held, vec![7, 8]);
+    }
+    println!("AC_VO first {vo}, AC_BE first {be}, internal collisions {ties}");
+    assert_eq!(vo + be, 400);
+    assert!(vo > 300 && be > 10, "{vo} / {be}");
+    assert!(ties > 5, "{ties}");
+}
+
+/// With EDCA off the MAC is plain DCF with one backoff entity.
+#[test]
+fn test_plain_dcf_has_one_entity() {
+    let h = H::new(false);
+    assert!(!h.dcf.is_edca());
+    assert!(h.dcf.can_accept_ac(super::edca::AccessCategory::Voice));
+}
+
+/// An AC_VO packet handed over when the previous AC_VO exchange ends goes
+/// out SIFS later without backoff while the TXOP limit (3.264 ms at DSSS)
+/// allows; AC_BE (TXOP 0) contends again.
+#[test]
+fn test_edca_voice_continues_its_txop_best_effort_does_not() {
+    use super::edca::AccessCategory::{self, BestEffort, Voice};
+    let small = |uid| Packet { uid, size: 100, ..pkt(1) };
+    let sifs = US(10);
+    let run = |ac: AccessCategory| {
+        let cfg = MacConfig { rts_threshold: None, edca: true, ..MacConfig::default() };
+        let mut h = H { dcf: Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0)), out: Vec::new() };
+        let mut t = Time::from_ms(1);
+        h.dcf.enqueue_ac(t, small(1), ac, &mut h.out);
+        let mut sent = vec![(h.fire(MacTimer::Access), 1)];
+        for uid in 2..=5 {
+            let (_, d) = h.transmitted().unwrap();
+            t = sent.last().unwrap().0 + d;
+            h.out.clear();
+            h.dcf.on_tx_end(t, &mut h.out);
+            // The ACK: SIFS, then 248 us.
+            h.dcf.on_sense_busy(t + sifs);
+            t += sifs + US(248);
+            let ack = frame(FrameKind::Ack, 1, 0, Time::ZERO);
+            h.out.clear();
+            h.dcf.on_rx_end(t, Some(&ack), true, &mut h.out);
+            assert!(h.out.iter().any(|a| matches!(a, MacAction::Ready)));
+            h.out.clear();
+            h.dcf.enqueue_ac(t, small(uid), ac, &mut h.out);
+            let next = if h.out.iter().any(|a| matches!(a, MacAction::Timer { kind: MacTimer::Response, .. })) {
+                h.fire(MacTimer::Response)
+            } else {
+                h.fire(MacTimer::Access)
+            };
+            assert_eq!(h.dcf.tx_frame().packet.unwrap().uid, uid);
+            sent.push((next, uid));
+            // Gap between the ACK's end and the next DATA.
+            if next - t != sifs {
+                break;
+            }
+        }
+        (sent, h.dcf.stats.txop_continuations)
+    };
+    let (vo, cont) = run(Voice);
+    // 100-byte packets at 2 Mbit/s: an exchange (SIFS + DATA + SIFS + ACK)
+    // takes about 1.1 ms, so two more fit in the 3.264 ms TXOP.
+    assert_eq!(cont, 2, "{vo:?}");
+    assert_eq!(vo.len(), 4, "{vo:?}");
+    let (be, cont) = run(BestEffort);
+    assert_eq!(cont, 0);
+    assert_eq!(be.len(), 2, "{be:?}");
+}

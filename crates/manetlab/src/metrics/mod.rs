@@ -11,6 +11,7 @@ pub mod stats;
 pub mod trace;
 pub mod trace_ns2;
 pub mod trace_pcap;
+pub mod voip;
 
 pub use drop::DropReason;
 pub use fate::{Fate, FateTable};

@@ -48,6 +48,9 @@ pub struct FlowReport {
     /// TCP sender counters (TCP flows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::transport::tcp::TcpSummary>,
+    /// Per-direction voice quality and MOS (VoIP calls only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voip: Option<crate::metrics::voip::VoipReport>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Deserialize)]

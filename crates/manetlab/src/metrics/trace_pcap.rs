@@ -340,7 +340,7 @@ fn encode_ip(buf: &mut Vec<u8>, p: &Packet) -> usize {
     };
     let mut ip = [0u8; 20];
     ip[0] = 0x45; // version 4, 5 words
-    ip[1] = p.dscp;
+    ip[1] = p.dscp << 2; // DSCP in the top six bits of the TOS byte
     ip[2..4].copy_from_slice(&total.to_be_bytes());
     ip[4..6].copy_from_slice(&(p.uid as u16).to_be_bytes());
     // flags and fragment offset 0

@@ -14,6 +14,8 @@ pub const BROADCAST: NodeId = u32::MAX;
 pub const FLOW_NONE: u32 = u32::MAX;
 
 pub const IP_HEADER_BYTES: u32 = 20;
+/// DSCP Expedited Forwarding (RFC 3246), carried by VoIP packets.
+pub const DSCP_EF: u8 = 46;
 pub const UDP_HEADER_BYTES: u32 = 8;
 pub const TCP_HEADER_BYTES: u32 = 20;
 

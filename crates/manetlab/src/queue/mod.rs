@@ -7,10 +7,12 @@
 pub mod backpressure;
 pub mod droptail;
 pub mod fq;
+pub mod priority;
 
 pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
 pub use fq::FairQueue;
+pub use priority::Priority;
 
 use crate::net::Packet;
 
@@ -66,6 +68,8 @@ pub enum QueueKind {
         /// Packets one class may hold (the total is `QueueConfig::limit`).
         class_limit: usize,
     },
+    /// Strict priority: control, voice (DSCP EF), rest (`priority.rs`).
+    Priority,
 }
 
 impl Default for QueueConfig {
@@ -87,6 +91,14 @@ pub trait QueueDisc: Send {
     /// holds; packets it refuses stay where they are (backpressure: a
     /// blocked flow does not block the others).
     fn dequeue_where(&mut self, eligible: &mut dyn FnMut(&Packet) -> bool) -> Option<Packet>;
+    /// The next packet for an 802.11e MAC's access category `ac`. A queue
+    /// without classes hands everything to AC_BE.
+    fn dequeue_ac(&mut self, ac: crate::mac::edca::AccessCategory) -> Option<Packet> {
+        match ac {
+            crate::mac::edca::AccessCategory::BestEffort => self.dequeue(),
+            crate::mac::edca::AccessCategory::Voice => None,
+        }
+    }
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -104,5 +116,6 @@ pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
         QueueKind::Fair { key, quantum, class_limit } => {
             Box::new(FairQueue::new(key, quantum, cfg.limit, class_limit, cfg.control_first))
         }
+        QueueKind::Priority => Box::new(Priority::new(cfg.limit, cfg.control_first)),
     }
 }

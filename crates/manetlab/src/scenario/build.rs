@@ -192,11 +192,17 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     // [queue]
     let q = &f.queue;
     if let Some(k) = &q.kind {
-        let fair = choice(k, "queue.kind", &[("droptail", false), ("drop-tail", false), ("fair", true), ("fq", true)])?;
-        cfg.queue.kind = match fair {
-            false => QueueKind::DropTail,
-            true => QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX },
-        };
+        cfg.queue.kind = choice(
+            k,
+            "queue.kind",
+            &[
+                ("droptail", QueueKind::DropTail),
+                ("drop-tail", QueueKind::DropTail),
+                ("fair", QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX }),
+                ("fq", QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX }),
+                ("priority", QueueKind::Priority),
+            ],
+        )?;
     }
     queue_fair(q, &mut cfg.queue)?;
     if let Some(l) = &q.limit {
@@ -743,6 +749,18 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
             format!("'mac.cw_min' ({}) must not exceed 'mac.cw_max' ({})", mac.cw_min(), mac.cw_max()),
         ));
     }
+    if let Some(e) = &m.edca {
+        mac.edca = *e.get_ref();
+        if mac.edca {
+            if let Some(c) = m.cw_min.as_ref().or(m.cw_max.as_ref()) {
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    c,
+                    "'mac.cw_min'/'mac.cw_max' do not apply with 'mac.edca' (each access category has the standard's)",
+                ));
+            }
+        }
+    }
     let tdma = match &m.protocol {
         Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
         None => false,
@@ -1095,6 +1113,32 @@ enum FlowType {
     Cbr,
     Tcp,
     Tfrc,
+    Voip,
+}
+
+/// A two-way G.729a-like call: `packet_size` voice bytes (default 20B, plus
+/// 12 B of RTP) every `interval` (default 20 ms) in each direction.
+fn voip_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
+    let key = |k: &str| format!("flow.{i}.{k}");
+    let mut v = crate::app::voip::VoipConfig::default();
+    if let Some(s) = &fl.packet_size {
+        let max = MAX_UDP_PAYLOAD - crate::app::voip::RTP_HEADER_BYTES;
+        if s.get_ref().0 == 0 || s.get_ref().0 > max {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                s,
+                format!("'{}' (voice bytes per packet) must be from 1B to {max}B", key("packet_size")),
+            ));
+        }
+        v.payload = s.get_ref().0;
+    }
+    if let Some(iv) = &fl.interval {
+        if iv.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, iv, format!("'{}' must be greater than zero", key("interval"))));
+        }
+        v.interval = iv.get_ref().0;
+    }
+    Ok(Traffic::Voip(v))
 }
 
 /// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
@@ -1103,7 +1147,8 @@ const MAX_TCP_MSS: u32 = MAX_MSDU - IP_HEADER_BYTES - crate::net::packet::TCP_HE
 /// Refuses keys that belong to the other flow type.
 fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag> {
     let (name, uses): (&str, &[&str]) = match kind {
-        FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter"]),
+        FlowType::Cbr => ("cbr", &["packet_size", "rate", "interval", "jitter", "burst"]),
+        FlowType::Voip => ("voip", &["packet_size", "interval"]),
         FlowType::Tcp => (
             "tcp",
             &[
@@ -1124,8 +1169,9 @@ fn flow_keys_used(i: usize, fl: &FlowSection, kind: FlowType) -> Result<(), Diag
         ),
         FlowType::Tfrc => ("tfrc", &["packet_size", "rate", "history_discounting"]),
     };
-    let given: [(&str, Option<usize>); 18] = [
+    let given: [(&str, Option<usize>); 19] = [
         ("history_discounting", fl.history_discounting.as_ref().map(|s| s.span().start)),
+        ("burst", fl.burst.as_ref().map(|s| s.span().start)),
         ("packet_size", fl.packet_size.as_ref().map(|s| s.span().start)),
         ("rate", fl.rate.as_ref().map(|s| s.span().start)),
         ("interval", fl.interval.as_ref().map(|s| s.span().start)),
@@ -1152,7 +1198,7 @@ fn tcp_traffic(i: usize, fl: &FlowSection) -> Result<Traffic, Diag> {
     let key = |k: &str| format!("flow.{i}.{k}");
     let mut tcp = TcpConfig::default();
     if let Some(v) = &fl.variant {
-        tcp.variant = choice(v, &key("variant"), &[("reno", TcpVariant::Reno), ("newreno", TcpVariant::NewReno)])?;
+        tcp.variant = choice(v, &key("variant"), TcpVariant::NAMES)?;
     }
     if let Some(m) = &fl.mss {
         let mss = m.get_ref().0;
@@ -1274,7 +1320,7 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
     let kind = choice(
         &fl.kind,
         &key("type"),
-        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("tfrc", FlowType::Tfrc)],
+        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("tfrc", FlowType::Tfrc), ("voip", FlowType::Voip)],
     )?;
     flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
@@ -1395,8 +1441,24 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
                     ),
                 ));
             }
-            Traffic::Cbr { size, interval: interval.0, jitter }
+            match fl.burst.as_ref().map(|b| (*b.get_ref(), b)) {
+                Some((0, b)) => {
+                    return Err(err(ErrorKind::OutOfRange, b, format!("'{}' must be at least 1 packet", key("burst"))))
+                }
+                Some((k, b)) if k > 1 => {
+                    if jitter > Time::ZERO {
+                        return Err(err(
+                            ErrorKind::Inconsistent,
+                            b,
+                            format!("'{}' and '{}' cannot be combined", key("burst"), key("jitter")),
+                        ));
+                    }
+                    Traffic::BurstyCbr { size, interval: interval.0, burst: k }
+                }
+                _ => Traffic::Cbr { size, interval: interval.0, jitter },
+            }
         }
+        FlowType::Voip => voip_traffic(i, fl)?,
     };
     Ok(FlowConfig { name, src, dst, traffic, start, stop })
 }

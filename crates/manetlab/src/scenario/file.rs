@@ -120,6 +120,8 @@ pub(crate) struct MacSection {
     pub protocol: Option<Spanned<String>>,
     pub tdma_guard: Option<Spanned<Duration>>,
     pub tdma_max_packet: Option<Spanned<u32>>,
+    /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
+    pub edca: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -203,6 +205,8 @@ pub(crate) struct FlowSection {
     pub rate: Option<Spanned<DataRate>>,
     pub interval: Option<Spanned<Duration>>,
     pub jitter: Option<Spanned<Duration>>,
+    /// CBR: packets per burst (same mean rate).
+    pub burst: Option<Spanned<u32>>,
     pub start: Option<Spanned<Duration>>,
     pub stop: Option<Spanned<Duration>>,
     // TCP flows.

@@ -755,9 +755,9 @@ fn tcp_and_cbr_keys_do_not_mix() {
     let text = format!("{BASE}max_window = 8\n");
     let e = err(&text);
     assert_at(&e, ErrorKind::Inconsistent, pos(&text, "8\n", 0), &["flow.0.max_window", "cbr"]);
-    let text = TCP.replace("reno", "vegas");
+    let text = TCP.replace("reno", "bic");
     let e = err(&text);
-    assert_at(&e, ErrorKind::BadValue, pos(&text, "\"vegas\"", 0), &["unknown value", "newreno"]);
+    assert_at(&e, ErrorKind::BadValue, pos(&text, "\"bic\"", 0), &["unknown value", "newreno"]);
     let text = TCP.replace("mss = \"1460B\"", "mss = \"3000B\"");
     let e = err(&text);
     assert_at(&e, ErrorKind::OutOfRange, pos(&text, "\"3000B\"", 0), &["flow.0.mss"]);

@@ -8,6 +8,7 @@
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
+pub mod voip;
 
 use crate::metrics::Metrics;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet};
@@ -71,6 +72,10 @@ pub trait Endpoint: Send {
     }
     /// The TFRC sender (its counters and rate trace), for TFRC senders.
     fn tfrc_sender(&self) -> Option<&tfrc::TfrcSender> {
+        None
+    }
+    /// What a VoIP call end recorded, for VoIP endpoints.
+    fn voip_record(&self) -> Option<&crate::metrics::voip::VoipRecord> {
         None
     }
 }

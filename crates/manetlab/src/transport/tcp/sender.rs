@@ -534,9 +534,13 @@ impl TcpSender {
             self.leave_standby(now);
         }
         self.awnd = seg.wnd as u64;
+        let is_dup = ack == self.snd_una && seg.len == 0 && self.snd_max > self.snd_una;
+        if ack > self.snd_una || is_dup {
+            self.cc.on_ack_arrival(&mut self.cc_state, ack - self.snd_una, now);
+        }
         if ack > self.snd_una {
             self.on_new_ack(now, ack);
-        } else if seg.len == 0 && self.snd_max > self.snd_una {
+        } else if is_dup {
             self.on_dupack(now);
         }
     }

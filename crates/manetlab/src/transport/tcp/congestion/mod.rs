@@ -13,11 +13,19 @@
 //! Like ns-2 (`maxcwnd_` = 0) the congestion window is not capped by
 //! `max_window`; only sending is.
 
+mod compound;
+mod cubic;
 mod newreno;
 mod reno;
+mod vegas;
+mod westwood;
 
+pub use compound::Compound;
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use reno::{reno_increase, Reno};
+pub use vegas::Vegas;
+pub use westwood::WestwoodPlus;
 
 use crate::sim::Time;
 use std::fmt;
@@ -81,8 +89,18 @@ pub trait CongestionControl: fmt::Debug + Send {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample, now: Time);
 
     /// A valid RTT measurement was taken (delay-based variants). Called
-    /// before the `on_ack`/`on_partial_ack` of the same ACK.
+    /// before the `on_ack`/`on_partial_ack` of the same ACK. The sender
+    /// times one segment at a time (the next new segment sent after the
+    /// previous measurement completes), so samples arrive about once per
+    /// round trip: Vegas and Compound make their per-RTT decision here.
     fn on_rtt_sample(&mut self, _st: &mut CcState, _rtt: Time, _now: Time) {}
+
+    /// Any ACK reached the established sender (new or duplicate), before
+    /// every other hook of the same ACK. `newly_acked` is the number of
+    /// bytes it acknowledges for the first time (0 for a duplicate). For
+    /// ACK-rate estimators (Westwood+), which must also count duplicates
+    /// and ACKs during recovery, when `on_ack` is not called.
+    fn on_ack_arrival(&mut self, _st: &mut CcState, _newly_acked: u64, _now: Time) {}
 
     /// The new ssthresh after a loss: RFC 5681 eq. (4),
     /// max(FlightSize/2, 2) segments, rounded down to a whole segment as
