@@ -4,6 +4,7 @@
 //! this crate turns them into commands, tables, files and progress bars.
 
 mod output;
+mod sweep;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -27,7 +28,7 @@ struct Cli {
 }
 
 #[derive(clap::Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     /// The scenario (TOML), see docs/scenario.md.
     file: PathBuf,
     /// Seed of the first replication (overrides [run] seed).
@@ -54,6 +55,14 @@ struct RunArgs {
     /// each seed's traces go to <out>/seed-<seed>/.
     #[arg(long, value_name = "FORMATS")]
     trace: Option<String>,
+    /// Sweep a key over values: KEY=V1,V2,... or KEY=FROM..TO:STEP, e.g.
+    /// --sweep flow.0.interval=10ms..50ms:10ms (repeatable: the cartesian
+    /// product is run; adds to or replaces the file's [sweep] table).
+    #[arg(long = "sweep", value_name = "KEY=VALUES")]
+    sweep: Vec<String>,
+    /// Reuse the runs an interrupted sweep already finished (<out>/runs/).
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Subcommand)]
@@ -97,6 +106,9 @@ enum Cmd {
         /// Output directory (default: out/study-<name>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Reuse the runs an interrupted invocation already finished (<out>/runs/).
+        #[arg(long)]
+        resume: bool,
     },
 }
 
@@ -106,7 +118,7 @@ fn main() {
         Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
         Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
-        Cmd::Study { name, list, runs, quick, seed, out } => study(name, list, runs, quick, seed, out),
+        Cmd::Study { name, list, runs, quick, seed, out, resume } => study(name, list, runs, quick, seed, out, resume),
     };
     std::process::exit(code);
 }
@@ -143,6 +155,27 @@ fn run(args: RunArgs) -> i32 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut cli_axes = Vec::new();
+    for a in &args.sweep {
+        match manetlab::scenario::sweep::SweepAxis::parse(a) {
+            Ok(ax) => cli_axes.push(ax),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let axes = manetlab::scenario::sweep::merge(&scenario.sweep, &cli_axes);
+    if !axes.is_empty() || args.resume {
+        let dir = output_dir(&scenario, &args);
+        return match sweep::run_sweep(&args, &scenario, axes, &dir) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                1
+            }
+        };
+    }
     match run_loaded(&scenario, &args) {
         Ok(()) => 0,
         Err(e) => {
@@ -166,11 +199,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
             }
         }
     }
-    let dir = args
-        .out
-        .clone()
-        .or_else(|| scenario.output_dir.clone())
-        .unwrap_or_else(|| PathBuf::from("out").join(file.file_stem().unwrap_or_default()));
+    let dir = output_dir(scenario, args);
     let trace_opts = match &args.trace {
         Some(t) => parse_trace_flag(t)?,
         None => scenario.trace,
@@ -273,7 +302,15 @@ fn movement(file: PathBuf, seed: Option<u64>, set: Vec<String>, out: Option<Path
     }
 }
 
-fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed: u64, out: Option<PathBuf>) -> i32 {
+fn study(
+    name: Option<String>,
+    list: bool,
+    runs: Option<u32>,
+    quick: bool,
+    seed: u64,
+    out: Option<PathBuf>,
+    resume: bool,
+) -> i32 {
     use manetlab::study;
     let Some(name) = name.filter(|_| !list) else {
         println!("studies:");
@@ -283,18 +320,8 @@ fn study(name: Option<String>, list: bool, runs: Option<u32>, quick: bool, seed:
         return if list { 0 } else { 2 };
     };
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
-    let opts = study::StudyOptions { runs, quick, out: out.clone(), seed };
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}")
-                .unwrap()
-                .progress_chars("=> "),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let opts = study::StudyOptions { runs, quick, out: out.clone(), seed, resume };
+    let bar = runs_bar(false);
     let started = Instant::now();
     let res = study::run(&name, &opts, &|done, total| {
         bar.set_length(total as u64);
@@ -341,6 +368,28 @@ fn parse_trace_flag(s: &str) -> Result<manetlab::metrics::trace::TraceOptions> {
         }
     }
     Ok(o)
+}
+
+/// `--out`, else `[output] dir`, else `out/<scenario file stem>`.
+fn output_dir(scenario: &Scenario, args: &RunArgs) -> PathBuf {
+    args.out
+        .clone()
+        .or_else(|| scenario.output_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(args.file.file_stem().unwrap_or_default()))
+}
+
+/// A bar over runs (studies, sweeps), drawn only on a terminal.
+pub(crate) fn runs_bar(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
+    b.set_style(
+        ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}")
+            .unwrap()
+            .progress_chars("=> "),
+    );
+    b
 }
 
 /// A bar over simulated time, drawn only on a terminal and only once a run

@@ -7,7 +7,7 @@ use manetlab::study::{self, StudyOptions};
 fn chain_study_quick_meets_acceptance_band() {
     let out = std::env::temp_dir().join(format!("manetlab-chain-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = StudyOptions { runs: None, quick: true, out: out.clone(), seed: 1 };
+    let opts = StudyOptions { runs: None, quick: true, out: out.clone(), seed: 1, resume: false };
     let res = study::run("chain", &opts, &|_, _| {}).expect("study runs");
     println!("{}", res.markdown);
     for c in &res.checks {
@@ -32,7 +32,7 @@ fn chain_study_quick_meets_acceptance_band() {
 
 #[test]
 fn unknown_study_is_a_clear_error() {
-    let opts = StudyOptions { runs: None, quick: true, out: std::env::temp_dir(), seed: 1 };
+    let opts = StudyOptions { runs: None, quick: true, out: std::env::temp_dir(), seed: 1, resume: false };
     let e = study::run("nope", &opts, &|_, _| {}).unwrap_err().to_string();
     assert!(e.contains("unknown study 'nope'") && e.contains("chain"), "{e}");
 }

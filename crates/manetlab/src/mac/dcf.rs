@@ -56,7 +56,7 @@ pub enum MacAction {
 }
 
 /// Counters of one MAC.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MacStats {
     pub data_sent: u64,
     pub rts_sent: u64,

@@ -17,7 +17,7 @@ use crate::sim::Time;
 use std::collections::VecDeque;
 
 /// A span of constant hop count; `hops = None` while partitioned.
-#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     pub start_s: f64,
     pub end_s: f64,

@@ -5,10 +5,10 @@
 use crate::mac::dcf::MacStats;
 use crate::net::routing::RoutingStats;
 use crate::phy::radio::RadioStats;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Deserialize)]
 pub struct FlowReport {
     pub id: u32,
     pub name: String,
@@ -47,7 +47,7 @@ pub struct FlowReport {
     pub tcp: Option<crate::transport::tcp::TcpSummary>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Deserialize)]
 pub struct NodeReport {
     pub id: u32,
     pub x: f64,
@@ -68,7 +68,7 @@ pub struct NodeReport {
 }
 
 /// Where every packet created by an endpoint ended up.
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+#[derive(Clone, Debug, Serialize, PartialEq, Default, Deserialize)]
 pub struct Audit {
     pub created: u64,
     pub delivered: u64,
@@ -87,7 +87,7 @@ impl Audit {
     }
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Deserialize)]
 pub struct Report {
     pub seed: u64,
     pub duration_s: f64,

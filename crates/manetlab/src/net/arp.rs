@@ -88,7 +88,7 @@ struct Pending {
 }
 
 /// Counters.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ArpStats {
     pub requests_sent: u64,
     pub replies_sent: u64,

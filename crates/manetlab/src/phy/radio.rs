@@ -75,7 +75,7 @@ pub enum RxOutcome {
 }
 
 /// Receiver counters.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RadioStats {
     pub decoded: u64,
     /// Locked frames lost because another signal overlapped.

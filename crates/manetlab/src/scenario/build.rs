@@ -51,6 +51,8 @@ pub(crate) struct Plan {
     pub base: SimConfig,
     pub topology: Topology,
     pub mobility: MobilityPlan,
+    /// `[sweep]` axes, in key order.
+    pub sweep: Vec<super::sweep::SweepAxis>,
 }
 
 /// How nodes move, resolved per seed by `Scenario::config`.
@@ -271,6 +273,14 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         base: cfg,
         mobility: mobility(f, &topology, base_dir)?,
         topology,
+        sweep: f
+            .sweep
+            .iter()
+            .map(|(k, v)| {
+                super::sweep::SweepAxis::from_toml(k, v.get_ref())
+                    .map_err(|m| err(ErrorKind::BadValue, v, format!("sweep \"{k}\": {m}")))
+            })
+            .collect::<Result<_, _>>()?,
     })
 }
 

@@ -36,6 +36,9 @@ pub(crate) struct ScenarioFile {
     pub mobility: MobilitySection,
     #[serde(default, rename = "move")]
     pub moves: Vec<MoveSection>,
+    /// `[sweep]`: key -> values (see `scenario::sweep`).
+    #[serde(default)]
+    pub sweep: std::collections::BTreeMap<String, Spanned<toml::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

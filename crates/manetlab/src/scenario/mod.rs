@@ -21,6 +21,7 @@ mod build;
 mod error;
 mod file;
 mod source;
+pub mod sweep;
 pub mod units;
 
 pub use error::{ErrorKind, ScenarioError};
@@ -49,6 +50,8 @@ pub struct Scenario {
     /// `output.trace` and `output.pcap`: the trace files a run should write
     /// (give them to [`crate::metrics::trace::open`]). Off by default.
     pub trace: TraceOptions,
+    /// `[sweep]` axes (empty: a single point). See [`sweep`].
+    pub sweep: Vec<sweep::SweepAxis>,
     seed: u64,
     base: SimConfig,
     topology: Topology,
@@ -122,6 +125,7 @@ impl Scenario {
             replications: plan.replications,
             output_dir: plan.output_dir.map(PathBuf::from),
             trace: plan.trace,
+            sweep: plan.sweep,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,

@@ -1062,3 +1062,17 @@ fn events_are_checked() {
     let t = format!("{BASE}\n[[event]]\nnode = 1\nat = \"1s\"\naction = \"radio-off\"\nwhen = 2\n");
     assert_at(&err(&t), ErrorKind::UnknownKey, pos(&t, "when", 0), &["[[event]] #0", "node, at, action"]);
 }
+
+#[test]
+fn sweep_table_gives_axes_and_its_errors_point_at_the_value() {
+    let text = "[run]\nduration = \"10s\"\n[topology]\nkind = \"chain\"\nnodes = 3\nspacing = \"200m\"\n\
+                [sweep]\n\"mac.rts_threshold\" = [0, 3000]\n\"run.duration\" = { from = \"10s\", to = \"30s\", step = \"10s\" }\n";
+    let s = parse(text).unwrap();
+    assert_eq!(s.sweep.len(), 2);
+    assert_eq!(s.sweep[0].key, "mac.rts_threshold");
+    assert_eq!(s.sweep[0].values, ["0", "3000"]);
+    assert_eq!(s.sweep[1].values, ["10s", "20s", "30s"]);
+    let bad = text.replace("step = \"10s\"", "step = \"0s\"");
+    let e = err(&bad);
+    assert_at(&e, ErrorKind::BadValue, pos(&bad, "{ from", 0), &["run.duration", "positive"]);
+}

@@ -9,7 +9,7 @@
 //! 10 seeds per point (quick: 3 seeds, 10-100 s). Every point is run with
 //! both capture rules; the acceptance band applies to the default `ns2`.
 
-use super::{runner, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use super::{runner, sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
 use crate::config::{FlowConfig, SimConfig, Traffic};
 use crate::mac::frame::{ACK_BYTES, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
 use crate::metrics::analytic::DcfTimings;
@@ -130,15 +130,16 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let seeds = opts.runs.unwrap_or(if opts.quick { 3 } else { 10 }).max(1) as u64;
     let duration = Time::from_secs(if opts.quick { 100 } else { 200 });
     let rules = [CaptureRule::Ns2, CaptureRule::StrongerWins];
-    let mut configs = Vec::new();
+    let mut jobs = Vec::new();
     for rule in rules {
         for hops in 1..=HOPS {
             for k in 0..seeds {
-                configs.push(config(hops, opts.seed + k, duration, rule));
+                let key = format!("capture={rule:?}/hops={hops}/seed={}", opts.seed + k);
+                jobs.push(sweep::Job::new(key, config(hops, opts.seed + k, duration, rule)));
             }
         }
     }
-    let reports = runner::run_all(configs, progress).map_err(|e| StudyError::Other(e.to_string()))?;
+    let reports = sweep::run_reports(&jobs, &opts.sweep_options(progress))?;
     let pubd = published();
     let mut points: Vec<Point> = Vec::new();
     let mut sums: Vec<Summary> = Vec::new();

@@ -8,9 +8,11 @@
 //! plotted data) and `results.json` into the output directory.
 
 pub mod chain;
+pub mod holland;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod runner;
+pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +26,22 @@ pub struct StudyOptions {
     pub out: PathBuf,
     /// First seed.
     pub seed: u64,
+    /// Load runs finished by an earlier, interrupted invocation from
+    /// `<out>/runs/` instead of running them again (see [`sweep`]).
+    pub resume: bool,
+}
+
+impl StudyOptions {
+    /// Default options writing to `out`.
+    pub fn new(out: impl Into<PathBuf>) -> StudyOptions {
+        StudyOptions { runs: None, quick: false, out: out.into(), seed: 1, resume: false }
+    }
+
+    /// How this study's sweeps store and resume runs: one file per run in
+    /// `<out>/runs/`.
+    pub fn sweep_options<'a>(&self, progress: Progress<'a>) -> sweep::SweepOptions<'a> {
+        sweep::SweepOptions { dir: Some(self.out.join("runs")), resume: self.resume, progress }
+    }
 }
 
 /// A check of a published claim or acceptance criterion.
@@ -60,6 +78,11 @@ pub const STUDIES: &[StudyInfo] = &[StudyInfo {
     name: "chain",
     paper: "tcp-manet-elfn.txt, figure 1",
     about: "TCP-Reno goodput over a static chain of 1..10 hops (calibration of expected throughput)",
+},
+StudyInfo {
+    name: "holland",
+    paper: "tcp-manet-elfn.txt, figures 3-16",
+    about: "TCP-Reno over mobile DSR: measured vs expected throughput, cache replies, background traffic, ELFN variants",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +100,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
     std::fs::create_dir_all(&opts.out)?;
     match name {
         "chain" => chain::run(opts, progress),
+        "holland" => holland::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

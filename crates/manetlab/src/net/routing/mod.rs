@@ -19,7 +19,7 @@ pub mod static_routes;
 use crate::metrics::{DropReason, FateTable};
 use crate::net::{Body, NodeId, Packet, FLOW_NONE};
 use crate::sim::{RngStream, Time};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
@@ -113,7 +113,7 @@ impl RouteCtx<'_> {
 }
 
 /// Packets and bytes (IP datagram size) of one kind of control message.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MsgCount {
     pub packets: u64,
     pub bytes: u64,
@@ -129,7 +129,7 @@ impl MsgCount {
 /// Control-plane counters of one node's routing protocol. Generic: message
 /// kinds and event names are chosen by each protocol (AODV: "RREQ", "RREP",
 /// "RERR", "HELLO"; events are listed in `docs/aodv.md`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoutingStats {
     /// Control messages handed to the interface queue by this node
     /// (originated or forwarded), by kind.

@@ -11,7 +11,7 @@ use crate::transport::{Endpoint, EndpointCtx};
 const START: u64 = 0;
 
 /// Summary of a TCP connection for reports.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TcpSummary {
     pub variant: String,
     pub segments_sent: u64,
