@@ -81,22 +81,26 @@ impl FlowView {
         at / span
     }
 
-    /// Longest interval in [from, to) without a reception on `from_node ->
-    /// to_node`, seconds.
+    /// Longest interval in [from, to) without a reception on `link`, seconds.
     pub fn longest_gap(&self, link: (NodeId, NodeId), from: Time, to: Time) -> f64 {
-        let times: Vec<Time> = self
-            .links
-            .get(&link)
-            .map(|l| l.times.iter().copied().filter(|t| *t >= from && *t < to).collect())
-            .unwrap_or_default();
-        let mut prev = from;
-        let mut gap = Time::ZERO;
-        for t in times.iter().copied().chain(std::iter::once(to)) {
-            gap = gap.max(t.saturating_sub(prev));
-            prev = t;
-        }
-        gap.as_secs_f64()
+        self.links.get(&link).map_or((to.saturating_sub(from)).as_secs_f64(), |l| longest_gap(&l.times, from, to))
     }
+
+    /// Delivery times of the flow's packets at its destination.
+    pub fn delivery_times(&self) -> Vec<Time> {
+        self.hops.iter().map(|h| h.0).collect()
+    }
+}
+
+/// Longest interval in [from, to) without an entry of `times` (sorted), seconds.
+pub fn longest_gap(times: &[Time], from: Time, to: Time) -> f64 {
+    let mut prev = from;
+    let mut gap = Time::ZERO;
+    for t in times.iter().copied().filter(|t| *t >= from && *t < to).chain(std::iter::once(to)) {
+        gap = gap.max(t.saturating_sub(prev));
+        prev = t;
+    }
+    gap.as_secs_f64()
 }
 
 /// The views of every chosen flow.

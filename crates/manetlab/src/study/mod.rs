@@ -13,6 +13,7 @@ pub mod holland;
 pub mod plot;
 pub mod runner;
 pub mod sweep;
+pub mod testbed;
 
 use std::path::{Path, PathBuf};
 
@@ -83,6 +84,11 @@ StudyInfo {
     name: "holland",
     paper: "tcp-manet-elfn.txt, figures 3-16",
     about: "TCP-Reno over mobile DSR: measured vs expected throughput, cache replies, background traffic, ELFN variants",
+},
+StudyInfo {
+    name: "testbed",
+    paper: "testbed-tcp-udp-interaction.txt, table 1 and figures 2, 3, 5, 7",
+    about: "TCP/UDP interaction in the APE testbed scenarios S1-S3, threshold and SINR reception",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +107,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
     match name {
         "chain" => chain::run(opts, progress),
         "holland" => holland::run(opts, progress),
+        "testbed" => testbed::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

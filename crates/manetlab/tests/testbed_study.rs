@@ -1,0 +1,38 @@
+//! The testbed study in quick mode (issue 10): UDP delivery ratio
+//! S1 > S2 > S3 under both reception models, and every artefact written.
+
+use manetlab::study::{self, StudyOptions};
+
+#[test]
+fn testbed_study_quick_orders_the_scenarios() {
+    let out = std::env::temp_dir().join(format!("manetlab-testbed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = StudyOptions { runs: None, quick: true, out: out.clone(), seed: 1, resume: false };
+    let t0 = std::time::Instant::now();
+    let res = study::run("testbed", &opts, &|_, _| {}).expect("study runs");
+    println!("{}\n(quick study: {:.1} s)", res.markdown, t0.elapsed().as_secs_f64());
+    let order: Vec<_> = res.checks.iter().filter(|c| c.what.starts_with("UDP delivery ratio S1 > S2 > S3")).collect();
+    assert_eq!(order.len(), 2, "one ordering check per reception model");
+    for c in order {
+        assert!(c.passed, "{}: {}", c.what, c.detail);
+    }
+    for f in [
+        "report.md",
+        "results.json",
+        "testbed_fig2_rate.csv",
+        "testbed_s1_threshold_udp_interpacket.csv",
+        "testbed_s2_sinr_tcp_timeseq.csv",
+        "testbed_s3_threshold_tcp_hops.csv",
+        "testbed_s3_sinr_udp_interpacket.csv",
+    ] {
+        let p = out.join(f);
+        let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 100, "{} missing or empty", p.display());
+    }
+    assert!(res.markdown.contains("| 99.2 % |"), "the paper's table 1 is beside ours");
+    // The S3 route really grows to 3 hops and comes back (hop-count view).
+    let hops = std::fs::read_to_string(out.join("testbed_s3_threshold_tcp_hops.csv")).unwrap();
+    let values: Vec<f64> = hops.lines().skip(1).filter_map(|l| l.split(',').nth(2)?.parse().ok()).collect();
+    assert!(values.contains(&3.0) && values.last() == Some(&1.0), "{values:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
