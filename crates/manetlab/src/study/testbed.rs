@@ -9,14 +9,15 @@
 //! * **S1** static 2 -> 1 -> 0, CBR UDP 1470-byte packets, static routes:
 //!   a rate sweep 0.5-5 Mbit/s (figure 2) and 192 kbit/s for 60 s (delivery
 //!   ratio, per-link inter-packet delivery time, figure 3).
-//! * **S2** adds node 3 at 200 m on the far side of node 0 (in range of 0,
-//!   outside node 1's range); it walks to node 0 (10 m away) between t = 10
-//!   and 38 s. TCP 3 -> 0 (one hop, bulk) beside the UDP flow; static routes.
-//! * **S3** AODV (HELLO link sensing, as AODV-UU): node 3 starts beside node
-//!   0 and walks along the line at 10 m/s, so its route to 0 grows to 2 hops
-//!   at t = 25 s and 3 hops at 45 s; it turns at 62 s (620 m) and walks back
-//!   at 12.3 m/s, back in direct range at 92 s. TCP 3 -> 0 and UDP 2 -> 0
-//!   start together at 0.5 s.
+//! * **S2** adds node 3 at (50, 215) m: in range of node 0, outside node
+//!   1's range, within carrier sense of node 2; it walks to (0, 10) m between
+//!   t = 10 and 38 s. TCP 3 -> 0 (one hop, bulk) beside the UDP flow; static
+//!   routes.
+//! * **S3** AODV (HELLO link sensing, as AODV-UU): node 3 starts 30 m from
+//!   node 0 on the far side (hidden from node 2) and walks along the line at
+//!   10.5 m/s, so its route to 0 grows to 2 hops at t = 27 s and 3 hops at
+//!   46 s; it turns at 62 s (620 m) and walks back at 12.3 m/s, back in
+//!   direct range at 92 s. TCP 3 -> 0 and UDP 2 -> 0 start together at 0.5 s.
 //!
 //! 802.11b at 11 Mbit/s for data, 2 Mbit/s for ACKs (basic rate), long
 //! preamble, no RTS/CTS (the cards' default), 15 dBm at 2.4 GHz, drop-tail
@@ -47,6 +48,15 @@ const SPACING: f64 = 200.0;
 /// decode nor sense each other (the paper's hidden terminals).
 pub const RX_RANGE: f64 = 250.0;
 pub const CS_RANGE: f64 = 420.0;
+/// S2: node 3 starts in range of node 0 (221 m), outside node 1's range
+/// (262 m) and within carrier sense of node 2 (411 m): the paper has it
+/// contend with nodes 1 and 2 ("potentially more affected by channel
+/// contention from both node 1 and node 2").
+pub const S2_START: Position = Position { x: 50.0, y: 215.0, z: 0.0 };
+/// S3: node 3 starts 30 m from node 0 on the far side, 430 m from node 2:
+/// hidden from it, as the paper concludes ("node 2 was previously a hidden
+/// terminal for node 3, causing massive collisions at node 1").
+pub const S3_START: Position = Position { x: -30.0, y: 0.0, z: 0.0 };
 /// Shadowing deviation of the `sinr` model, dB.
 pub const SIGMA_DB: f64 = 4.0;
 
@@ -159,23 +169,25 @@ pub fn config(scn: Scenario, model: Model, seed: u64, udp_bps: f64, duration: Ti
         }
         Scenario::S2 => {
             let mut nodes = line();
-            nodes.push(Position::new(-SPACING, 0.0));
+            nodes.push(S2_START);
             let mut cfg = base(model, seed, duration, nodes.clone());
             let mut t: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
-            // From 200 m beyond node 0 to 10 m from it between 10 s and 38 s.
-            t[3].set_dest(Time::from_secs(10), Position::new(-10.0, 0.0), (SPACING - 10.0) / 28.0);
+            // To 10 m from node 0 between 10 s and 38 s.
+            let end = Position::new(0.0, 10.0);
+            let d = ((S2_START.x - end.x).powi(2) + (S2_START.y - end.y).powi(2)).sqrt();
+            t[3].set_dest(Time::from_secs(10), end, d / 28.0);
             cfg.mobility = MobilityConfig::Trajectories(t);
             cfg.flows = vec![udp(Time::from_secs(1), udp_bps), tcp(Time::from_secs(1), trace)];
             cfg
         }
         Scenario::S3 => {
             let mut nodes = line();
-            nodes.push(Position::new(0.0, 10.0));
+            nodes.push(S3_START);
             let mut cfg = base(model, seed, duration, nodes.clone());
             let mut t: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
-            t[3].set_dest(Time::ZERO, Position::new(620.0, 10.0), 10.0);
+            t[3].set_dest(Time::ZERO, Position::new(620.0, 0.0), (620.0 - S3_START.x) / 62.0);
             // Back in direct range of node 0 (250 m) at 92 s: 370 m in 30 s.
-            t[3].set_dest(Time::from_secs(62), Position::new(0.0, 10.0), 370.0 / 30.0);
+            t[3].set_dest(Time::from_secs(62), S3_START, 370.0 / 30.0);
             cfg.mobility = MobilityConfig::Trajectories(t);
             cfg.routing =
                 RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Hello, ..AodvConfig::default() });
