@@ -53,3 +53,47 @@ fn testbed_study_quick_orders_the_scenarios() {
     assert!(values.contains(&3.0) && values.last() == Some(&1.0), "{values:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn scenario_files_are_the_study_runs() {
+    use manetlab::config::Traffic;
+    use manetlab::scenario::Scenario as File;
+    use manetlab::study::testbed::{config, Model, Scenario, UDP_BPS};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    for (scn, name) in
+        [(Scenario::S1, "testbed-s1.toml"), (Scenario::S2, "testbed-s2.toml"), (Scenario::S3, "testbed-s3.toml")]
+    {
+        let f = File::load::<&str>(&dir.join(name), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let mut from_file = f.config(1);
+        let study = config(scn, Model::Threshold, 1, UDP_BPS, scn.duration(), false);
+        // Recording switches of TCP do not change the run.
+        for fl in &mut from_file.flows {
+            if let Traffic::Tcp { tcp, .. } = &mut fl.traffic {
+                tcp.record_series = false;
+                tcp.record_seq_log = false;
+            }
+        }
+        for (a, b) in from_file.flows.iter().zip(&study.flows) {
+            assert_eq!((a.src, a.dst, a.start), (b.src, b.dst, b.start), "{name}");
+            assert_eq!(a.traffic, b.traffic, "{name}");
+        }
+        assert_eq!(from_file.nodes, study.nodes, "{name}");
+        assert_eq!(from_file.mac, study.mac, "{name}");
+        assert_eq!(from_file.routing, study.routing, "{name}");
+        let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-6;
+        assert!(close(from_file.radio.rx_threshold_w, study.radio.rx_threshold_w), "{name}");
+        assert!(close(from_file.radio.cs_threshold_w, study.radio.cs_threshold_w), "{name}");
+        let (ta, tb) = (from_file.mobility.trajectories(&from_file.nodes), study.mobility.trajectories(&study.nodes));
+        for s in 0..=120 {
+            let t = manetlab::sim::Time::from_secs(s);
+            for (a, b) in ta.iter().zip(&tb) {
+                let (pa, pb) = (a.position(t), b.position(t));
+                assert!(pa.distance(&pb) < 1e-3, "{name} at {s} s: {pa:?} vs {pb:?}");
+            }
+        }
+        // Same run: same UDP deliveries.
+        let ra = manetlab::Simulation::new(from_file).unwrap().run();
+        let rb = manetlab::Simulation::new(study).unwrap().run();
+        assert_eq!(ra.flows[0].received_packets, rb.flows[0].received_packets, "{name}");
+    }
+}

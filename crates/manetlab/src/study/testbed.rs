@@ -109,7 +109,7 @@ fn base(model: Model, seed: u64, duration: Time, nodes: Vec<Position>) -> SimCon
     cfg.mac.rts_threshold = None;
     let r = &mut cfg.radio;
     r.frequency_hz = 2.4e9;
-    r.tx_power_w = 0.0316;
+    r.tx_power_w = 10f64.powf(1.5) * 1e-3; // 15 dBm
     if model == Model::Sinr {
         r.reception = Reception::Sinr { noise_figure_db: 7.0 };
         let h = r.antenna_height_m;
