@@ -28,11 +28,16 @@ pub struct LinkSeries {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowView {
     pub flow: u32,
+    /// When set, only packets towards this node (the flow's data direction,
+    /// not TCP's ACKs) are recorded.
+    pub dst: Option<NodeId>,
     /// Per link (transmitter, receiver).
     pub links: BTreeMap<(NodeId, NodeId), LinkSeries>,
     /// (delivery time at the destination, hops the packet took).
     pub hops: Vec<(Time, u32)>,
-    /// Hops so far of packets not yet delivered, by uid.
+    /// Hops so far of packets not yet delivered, by uid. Drops do not clear
+    /// an entry: a sender's MAC may give up on a frame whose ACK was lost
+    /// while the receiver forwards the packet on.
     in_transit: HashMap<u64, u32>,
 }
 
@@ -117,6 +122,9 @@ impl LinkViews {
     fn record(&mut self, ev: &PacketEvent) {
         let pkt = ev.pkt;
         let Some(v) = self.flows.iter_mut().find(|f| f.flow == pkt.flow) else { return };
+        if v.dst.is_some_and(|d| d != pkt.dst) {
+            return;
+        }
         match (ev.layer, ev.action) {
             (Layer::Mac, Action::Recv) => {
                 let Some(frame) = ev.frame else { return };
@@ -135,9 +143,6 @@ impl LinkViews {
                 if let Some(h) = v.in_transit.remove(&pkt.uid) {
                     v.hops.push((ev.time, h));
                 }
-            }
-            (_, Action::Drop(_)) => {
-                v.in_transit.remove(&pkt.uid);
             }
             _ => {}
         }
@@ -158,6 +163,17 @@ impl LinkViewSink {
             flows: flows.iter().map(|&flow| FlowView { flow, ..FlowView::default() }).collect(),
         }));
         (LinkViewSink { views: views.clone(), next: None }, views)
+    }
+
+    /// A sink recording the data direction of flows `flows` of `cfg`.
+    pub fn for_flows(cfg: &crate::config::SimConfig, flows: &[u32]) -> (LinkViewSink, Arc<Mutex<LinkViews>>) {
+        let (sink, views) = Self::new(flows);
+        if let Ok(mut v) = views.lock() {
+            for f in v.flows.iter_mut() {
+                f.dst = cfg.flows.get(f.flow as usize).map(|c| c.dst);
+            }
+        }
+        (sink, views)
     }
 
     /// Also hands every event to `next` (e.g. a file trace).

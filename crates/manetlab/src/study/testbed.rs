@@ -251,7 +251,7 @@ fn std_dev(g: &[(f64, f64)]) -> f64 {
 /// Runs one config with link views on both flows.
 pub fn run_one(cfg: &SimConfig, keep_series: bool) -> Result<RunOut, crate::simulation::BuildError> {
     let flows: Vec<u32> = (0..cfg.flows.len() as u32).collect();
-    let (sink, views) = LinkViewSink::new(&flows);
+    let (sink, views) = LinkViewSink::for_flows(cfg, &flows);
     let duration = cfg.duration;
     let udp_start = cfg.flows[0].start;
     let mut sim = Simulation::new(cfg.clone())?;
