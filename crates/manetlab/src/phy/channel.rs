@@ -434,8 +434,10 @@ mod shadowing_tests {
 
     #[test]
     fn shadowing_draws_are_log_normal_per_frame() {
-        let mut radio = RadioConfig::default();
-        radio.propagation = Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: 6.0 };
+        let radio = RadioConfig {
+            propagation: Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: 6.0 },
+            ..RadioConfig::default()
+        };
         let pos = vec![Position::new(0.0, 0.0), Position::new(10.0, 0.0)];
         let mut ch = Channel::build(&radio, &PhyMode::default(), 3, pos, Vec::new());
         let mean = ch.power_between(0, 1, Time::ZERO);

@@ -116,8 +116,10 @@ mod tests {
 
     #[test]
     fn shadowing_inverts_and_is_monotone() {
-        let mut c = RadioConfig::default();
-        c.propagation = Propagation::Shadowing { exponent: 2.7, ref_distance_m: 1.0, sigma_db: 4.0 };
+        let c = RadioConfig {
+            propagation: Propagation::Shadowing { exponent: 2.7, ref_distance_m: 1.0, sigma_db: 4.0 },
+            ..RadioConfig::default()
+        };
         let mut last = f64::INFINITY;
         for d in [0.2, 0.9, 1.0, 1.5, 10.0, 100.0, 400.0, 2000.0] {
             let p = c.propagation.rx_power(&c, d, 1.5, 1.5);
