@@ -188,7 +188,13 @@ impl Simulation {
             return Err(BuildError::BadWiredNode(w));
         }
         let wired = crate::net::wired::Wired::new(&cfg.wired, n);
-        let channel = Channel::with_mobility(&cfg.radio, cfg.nodes.clone(), cfg.mobility.trajectories(&cfg.nodes));
+        let channel = Channel::build(
+            &cfg.radio,
+            &cfg.mac.phy,
+            cfg.seed,
+            cfg.nodes.clone(),
+            cfg.mobility.trajectories(&cfg.nodes),
+        );
         let mut tables = match &cfg.routing {
             RoutingConfig::Static { paths } => {
                 if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
@@ -219,7 +225,11 @@ impl Simulation {
             routing.set_proxied(wired.proxied(id));
             nodes.push(Node {
                 id,
-                radio: Radio::new(cfg.radio.capture_rule, cfg.radio.rx_threshold_w, cfg.radio.capture_ratio),
+                radio: Radio::from_config(
+                    &cfg.radio,
+                    &cfg.mac.phy,
+                    RngStream::new(cfg.seed, id as u64, Purpose::Phy, 0),
+                ),
                 mac: match cfg.mac.kind {
                     MacKind::Dcf => Mac::Dcf(Dcf::new(
                         id,
@@ -431,8 +441,9 @@ impl Simulation {
                 // duration after its first bit arrives.
                 let t = self.channel.get(tx);
                 let end = now + (t.end - t.start);
+                let rate = t.frame.rate;
                 let n = &mut self.nodes[node as usize];
-                let o = n.radio.signal_start(tx, power, end);
+                let o = n.radio.begin_signal(now, tx, power, end, rate);
                 if o.became_busy {
                     n.mac.on_sense_busy(now);
                 }
@@ -442,7 +453,7 @@ impl Simulation {
             }
             Event::SignalEnd { node, tx } => {
                 let n = &mut self.nodes[node as usize];
-                let (outcome, idle) = n.radio.signal_end(tx);
+                let (outcome, idle) = n.radio.finish_signal(now, tx);
                 match outcome {
                     RxOutcome::Decoded(id) => {
                         n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out);

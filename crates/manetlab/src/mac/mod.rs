@@ -126,7 +126,13 @@ impl Mac {
         }
     }
     #[inline]
-    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: crate::mac::edca::AccessCategory, out: &mut Vec<MacAction>) {
+    pub fn enqueue_ac(
+        &mut self,
+        now: Time,
+        pkt: Packet,
+        ac: crate::mac::edca::AccessCategory,
+        out: &mut Vec<MacAction>,
+    ) {
         match self {
             Mac::Dcf(m) => m.enqueue_ac(now, pkt, ac, out),
             Mac::Tdma(m) => m.enqueue(now, pkt, out),

@@ -5,6 +5,7 @@ pub mod analytic;
 pub mod drop;
 pub mod fate;
 pub mod flow;
+pub mod linkview;
 pub mod path;
 pub mod report;
 pub mod stats;

@@ -14,13 +14,25 @@
 //! positions at that time, with cells enlarged by 2 · vmax · period: a radio
 //! within reach of the sender now was within reach + vmax · Δt of where the
 //! grid recorded it, so the 3 x 3 search stays exact.
+//!
+//! Under the SINR reception model the cull level is a tenth of the noise
+//! floor instead (weaker signals still add interference, but less than 10 %
+//! of the noise). Under log-normal shadowing the power of every frame at
+//! every receiver is the mean of the propagation model times a draw from
+//! that receiver's `Shadowing` stream; the grid then covers the distance at
+//! which the *mean* power falls `SHADOWING_CULL_SIGMAS` (4) standard
+//! deviations below the cull level, and a drawn power below the cull level
+//! is discarded. A receiver beyond that distance would reach the cull level
+//! with probability below 3.2e-5 per frame: the only approximation, and
+//! only under shadowing.
 
-use super::{RadioConfig, SPEED_OF_LIGHT};
+use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
 use crate::config::Position;
 use crate::mac::Frame;
 use crate::mobility::Trajectory;
 use crate::net::NodeId;
 use crate::sim::Time;
+use crate::sim::{Purpose, RngStream};
 
 /// Index of a transmission in flight.
 pub type TxId = u32;
@@ -103,6 +115,11 @@ pub struct Channel {
     hearer_cache: Vec<Option<Box<[Hearer]>>>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
+    /// Per-frame shadowing: sigma in dB and one stream per receiver.
+    shadowing: Option<(f64, Vec<RngStream>)>,
+    /// Under shadowing: drawn powers below this are discarded (`cull_power`
+    /// is then the lower level that candidates' mean power must reach).
+    shadow_cull: f64,
     grid: Grid,
     txs: Vec<Option<Transmission>>,
     free: Vec<TxId>,
@@ -125,12 +142,31 @@ impl Channel {
     /// A channel whose nodes follow `trajectories` (empty or all static =
     /// static nodes at `positions`).
     pub fn with_mobility(radio: &RadioConfig, positions: Vec<Position>, trajectories: Vec<Trajectory>) -> Channel {
-        let cull_power = radio.cs_threshold_w.min(radio.rx_threshold_w);
+        Self::build(radio, &PhyMode::default(), 0, positions, trajectories)
+    }
+
+    /// The channel of a run: the reception model in `radio` (with the PHY
+    /// mode `phy`) sets the cull level; `seed` keys the shadowing streams.
+    pub fn build(
+        radio: &RadioConfig,
+        phy: &PhyMode,
+        seed: u64,
+        positions: Vec<Position>,
+        trajectories: Vec<Trajectory>,
+    ) -> Channel {
+        let cull_power = radio.cull_power(phy);
+        let sigma = radio.propagation.sigma_db();
+        let shadowing = (sigma > 0.0).then(|| {
+            let rngs = (0..positions.len()).map(|n| RngStream::new(seed, n as u64, Purpose::Shadowing, 0)).collect();
+            (sigma, rngs)
+        });
+        // Candidates: mean power within SHADOWING_CULL_SIGMAS deviations of the cull level.
+        let mean_cull = cull_power * 10f64.powf(-SHADOWING_CULL_SIGMAS * sigma / 10.0);
         // Heights differ per node (z); use the largest antenna height for the
         // cull distance so the grid never misses a radio above the threshold.
         let max_z = positions.iter().map(|p| p.z).fold(0.0f64, f64::max);
         let h = radio.antenna_height_m + max_z;
-        let reach = radio.propagation.distance_for_power(radio, cull_power, h, h) * 1.000_001 + 1e-6;
+        let reach = radio.propagation.distance_for_power(radio, mean_cull, h, h) * 1.000_001 + 1e-6;
         let vmax = trajectories.iter().map(|t| t.max_speed()).fold(0.0, f64::max);
         let mobility = (vmax > 0.0).then(|| {
             // Rebuild when nodes may have moved a quarter of the reach.
@@ -144,7 +180,9 @@ impl Channel {
             hearer_cache: vec![None; positions.len()],
             positions,
             mobility,
-            cull_power,
+            cull_power: mean_cull,
+            shadowing,
+            shadow_cull: cull_power,
             grid,
             txs: Vec::with_capacity(64),
             free: Vec::new(),
@@ -200,9 +238,17 @@ impl Channel {
             }
             out.clear();
             out.extend_from_slice(self.hearer_cache[sender as usize].as_deref().unwrap());
-            return;
+        } else {
+            self.scan(sender, now, out);
         }
-        self.scan(sender, now, out);
+        if let Some((sigma, rngs)) = self.shadowing.as_mut() {
+            // One draw per frame per receiver, from the receiver's stream.
+            let cull = self.shadow_cull;
+            out.retain_mut(|h| {
+                h.power *= 10f64.powf(*sigma * standard_normal(&mut rngs[h.node as usize]) / 10.0);
+                h.power >= cull
+            });
+        }
     }
 
     /// The grid search behind `hearers`.
@@ -266,6 +312,13 @@ impl Channel {
     pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
         self.txs.iter().flatten()
     }
+}
+
+/// A standard normal deviate (Box-Muller, one of the pair).
+fn standard_normal(rng: &mut RngStream) -> f64 {
+    let u1 = 1.0 - rng.unit(); // (0, 1]
+    let u2 = rng.unit();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 /// Neighbour lists for links of at most `range` metres (build-time helper
@@ -348,5 +401,88 @@ mod tests {
     fn connectivity_of_a_chain() {
         let adj = connectivity(&SimConfig::chain_positions(4, 200.0), 250.0);
         assert_eq!(adj, vec![vec![1], vec![0, 2], vec![1, 3], vec![2]]);
+    }
+}
+
+#[cfg(test)]
+mod shadowing_tests {
+    use super::*;
+    use crate::phy::Propagation;
+
+    #[test]
+    fn sigma_zero_equals_the_deterministic_log_distance_model() {
+        let mut radio = RadioConfig::default();
+        let two_ray = Channel::new(&radio, SimConfig::chain_positions(8, 90.0));
+        radio.propagation = Propagation::two_ray_equivalent(&radio, radio.antenna_height_m);
+        let shadow = Channel::build(&radio, &PhyMode::default(), 7, SimConfig::chain_positions(8, 90.0), Vec::new());
+        let (mut a, mut b) = (two_ray, shadow);
+        let (mut ha, mut hb) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            for s in 0..8 {
+                a.hearers(s, Time::ZERO, &mut ha);
+                b.hearers(s, Time::ZERO, &mut hb);
+                assert_eq!(ha.len(), hb.len());
+                for (x, y) in ha.iter().zip(&hb) {
+                    assert_eq!(x.node, y.node);
+                    assert!((x.power / y.power - 1.0).abs() < 1e-9);
+                }
+            }
+        }
+    }
+
+    use crate::config::SimConfig;
+
+    #[test]
+    fn shadowing_draws_are_log_normal_per_frame() {
+        let radio = RadioConfig {
+            propagation: Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: 6.0 },
+            ..RadioConfig::default()
+        };
+        let pos = vec![Position::new(0.0, 0.0), Position::new(10.0, 0.0)];
+        let mut ch = Channel::build(&radio, &PhyMode::default(), 3, pos, Vec::new());
+        let mean = ch.power_between(0, 1, Time::ZERO);
+        let mut out = Vec::new();
+        let mut db = Vec::new();
+        for _ in 0..20_000 {
+            ch.hearers(0, Time::ZERO, &mut out);
+            assert_eq!(out.len(), 1, "10 m is 7 sigma above the cull level");
+            db.push(10.0 * (out[0].power / mean).log10());
+        }
+        let m = db.iter().sum::<f64>() / db.len() as f64;
+        let sd = (db.iter().map(|x| (x - m).powi(2)).sum::<f64>() / db.len() as f64).sqrt();
+        assert!(m.abs() < 0.15, "mean deviation {m} dB");
+        assert!((sd - 6.0).abs() < 0.15, "deviation {sd} dB");
+        // Successive frames differ (a per-frame draw, not a per-link one).
+        assert!(db.windows(2).filter(|w| w[0] == w[1]).count() == 0);
+    }
+
+    #[test]
+    fn shadowing_cull_reaches_four_sigma_beyond_the_mean_cut() {
+        // A receiver whose mean power is 2 sigma under the carrier-sense
+        // threshold is still a candidate and hears about 2.3 % of frames;
+        // one 5 sigma under it is never delivered.
+        let mut radio = RadioConfig::default();
+        let sigma = 4.0;
+        radio.propagation = Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: sigma };
+        let d_cs = radio.cs_range();
+        let at = |k: f64| d_cs * 10f64.powf(k * sigma / 30.0);
+        let pos = vec![Position::new(0.0, 0.0), Position::new(at(2.0), 0.0), Position::new(at(5.0), 0.0)];
+        let mut ch = Channel::build(&radio, &PhyMode::default(), 5, pos, Vec::new());
+        let mut out = Vec::new();
+        let (mut near, mut far) = (0, 0);
+        for _ in 0..20_000 {
+            ch.hearers(0, Time::ZERO, &mut out);
+            for h in &out {
+                assert!(h.power >= radio.cs_threshold_w);
+                if h.node == 1 {
+                    near += 1;
+                } else {
+                    far += 1;
+                }
+            }
+        }
+        let frac = near as f64 / 20_000.0;
+        assert!((frac - 0.0228).abs() < 0.005, "{frac}");
+        assert_eq!(far, 0);
     }
 }

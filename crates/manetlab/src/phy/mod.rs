@@ -6,17 +6,50 @@
 //! `mode` holds the 802.11 PHY timings and frame durations.
 
 pub mod channel;
+pub mod error_rate;
 pub mod mode;
 pub mod propagation;
 pub mod radio;
+pub mod sinr;
 
 pub use channel::{Channel, TxId};
 pub use mode::{PhyMode, PhyStandard, Preamble};
 pub use propagation::Propagation;
 pub use radio::{CaptureRule, Radio, RxOutcome};
+pub use sinr::noise_floor_w;
 
 /// Speed of light used for wavelength and propagation delay (as ns-2).
 pub const SPEED_OF_LIGHT: f64 = 3.0e8;
+
+/// How a radio decides whether a frame decodes.
+#[derive(Copy, Clone, Debug, PartialEq, Default)]
+pub enum Reception {
+    /// ns-2's threshold model with a capture rule (`radio.rs`).
+    #[default]
+    Threshold,
+    /// Cumulative interference plus thermal noise and error-rate curves
+    /// (`sinr.rs`, `docs/sinr.md`); `noise_figure_db` is the receiver's.
+    Sinr { noise_figure_db: f64 },
+}
+
+impl Reception {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reception::Threshold => "threshold",
+            Reception::Sinr { .. } => "sinr",
+        }
+    }
+}
+
+/// Signals this far below the noise floor are not delivered to SINR
+/// receivers (they would add under 10 % to the noise): the channel's cull
+/// level for the SINR model.
+pub const SINR_CULL_BELOW_NOISE: f64 = 0.1;
+
+/// Shadowing: receivers whose mean power is more than this many standard
+/// deviations below the cull level are not considered (a draw reaching the
+/// cull level from there has probability < 3.2e-5).
+pub const SHADOWING_CULL_SIGMAS: f64 = 4.0;
 
 /// Radio parameters shared by every node (ns-2 WaveLAN defaults).
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +70,7 @@ pub struct RadioConfig {
     /// Capture ratio (linear; 10.0 = 10 dB).
     pub capture_ratio: f64,
     pub capture_rule: CaptureRule,
+    pub reception: Reception,
 }
 
 impl Default for RadioConfig {
@@ -53,6 +87,7 @@ impl Default for RadioConfig {
             cs_threshold_w: 1.559e-11,
             capture_ratio: 10.0,
             capture_rule: CaptureRule::Ns2,
+            reception: Reception::Threshold,
         }
     }
 }
@@ -86,6 +121,18 @@ impl RadioConfig {
     }
     pub fn cs_range(&self) -> f64 {
         self.range_for_power(self.cs_threshold_w)
+    }
+    /// The weakest signal the channel delivers to a radio: the lower of the
+    /// two thresholds (threshold model: weaker signals have no effect), and
+    /// under the SINR model a tenth of the noise floor of `phy`.
+    pub fn cull_power(&self, phy: &PhyMode) -> f64 {
+        let t = self.cs_threshold_w.min(self.rx_threshold_w);
+        match self.reception {
+            Reception::Threshold => t,
+            Reception::Sinr { noise_figure_db } => {
+                t.min(SINR_CULL_BELOW_NOISE * sinr::noise_floor_w(phy.standard, noise_figure_db))
+            }
+        }
     }
 }
 

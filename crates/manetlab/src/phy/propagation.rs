@@ -3,13 +3,19 @@
 use super::RadioConfig;
 use std::f64::consts::PI;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Propagation {
     /// Friis free space: Pr = Pt Gt Gr λ² / ((4π)² d² L).
     FreeSpace,
     /// Friis below the crossover distance 4π ht hr / λ, and the two-ray
     /// ground reflection Pt Gt Gr ht² hr² / (d⁴ L) beyond it (as ns-2).
     TwoRayGround,
+    /// Log-distance path loss with log-normal shadowing (ns-2's Shadowing):
+    /// Friis up to `ref_distance_m`, then the mean falls off as
+    /// (d0/d)^`exponent`; every frame at every receiver draws a Gaussian
+    /// deviation of `sigma_db` dB around that mean (see `docs/sinr.md`).
+    /// `rx_power` returns the mean; the draw is made by the channel.
+    Shadowing { exponent: f64, ref_distance_m: f64, sigma_db: f64 },
 }
 
 impl Propagation {
@@ -17,7 +23,24 @@ impl Propagation {
         match self {
             Propagation::FreeSpace => "free-space",
             Propagation::TwoRayGround => "two-ray-ground",
+            Propagation::Shadowing { .. } => "shadowing",
         }
+    }
+
+    /// Standard deviation of the per-frame shadowing draw, dB (0 for the
+    /// deterministic models).
+    pub fn sigma_db(self) -> f64 {
+        match self {
+            Propagation::Shadowing { sigma_db, .. } => sigma_db,
+            _ => 0.0,
+        }
+    }
+
+    /// The shadowing model with `sigma_db` = 0 that equals two-ray ground
+    /// beyond its crossover distance (antenna heights `h` metres): path-loss
+    /// exponent 4 from the crossover distance 4π h² / λ on, Friis below it.
+    pub fn two_ray_equivalent(c: &RadioConfig, h: f64) -> Propagation {
+        Propagation::Shadowing { exponent: 4.0, ref_distance_m: 4.0 * PI * h * h / c.wavelength(), sigma_db: 0.0 }
     }
 
     fn friis(c: &RadioConfig, d: f64) -> f64 {
@@ -38,6 +61,13 @@ impl Propagation {
                     c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr / (d.powi(4) * c.system_loss)
                 }
             }
+            Propagation::Shadowing { exponent, ref_distance_m: d0, .. } => {
+                if d <= d0 {
+                    Self::friis(c, d)
+                } else {
+                    Self::friis(c, d0) * (d0 / d).powf(exponent)
+                }
+            }
         }
     }
 
@@ -54,6 +84,13 @@ impl Propagation {
                     friis_d
                 } else {
                     (c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr / (pw * c.system_loss)).powf(0.25)
+                }
+            }
+            Propagation::Shadowing { exponent, ref_distance_m: d0, .. } => {
+                if friis_d <= d0 {
+                    friis_d
+                } else {
+                    d0 * (Self::friis(c, d0) / pw).powf(1.0 / exponent)
                 }
             }
         }
@@ -75,5 +112,35 @@ mod tests {
         // ns-2 value at 250 m (the RXThresh_ of its WaveLAN setup).
         let p250 = c.propagation.rx_power(&c, 250.0, 1.5, 1.5);
         assert!((p250 / 3.652e-10 - 1.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn shadowing_inverts_and_is_monotone() {
+        let c = RadioConfig {
+            propagation: Propagation::Shadowing { exponent: 2.7, ref_distance_m: 1.0, sigma_db: 4.0 },
+            ..RadioConfig::default()
+        };
+        let mut last = f64::INFINITY;
+        for d in [0.2, 0.9, 1.0, 1.5, 10.0, 100.0, 400.0, 2000.0] {
+            let p = c.propagation.rx_power(&c, d, 1.5, 1.5);
+            assert!(p < last);
+            last = p;
+            let back = c.propagation.distance_for_power(&c, p, 1.5, 1.5);
+            assert!((back / d - 1.0).abs() < 1e-9, "{d} -> {back}");
+        }
+        // Exponent 2.7 beyond 1 m: 10x the distance costs 27 dB.
+        let r = c.propagation.rx_power(&c, 10.0, 1.5, 1.5) / c.propagation.rx_power(&c, 100.0, 1.5, 1.5);
+        assert!((10.0 * r.log10() - 27.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn shadowing_with_exponent_4_from_the_crossover_is_two_ray_ground() {
+        let c = RadioConfig::default();
+        let s = Propagation::two_ray_equivalent(&c, 1.5);
+        for d in [1.0, 10.0, 50.0, 86.0, 87.0, 100.0, 250.0, 550.0, 1000.0] {
+            let a = Propagation::TwoRayGround.rx_power(&c, d, 1.5, 1.5);
+            let b = s.rx_power(&c, d, 1.5, 1.5);
+            assert!((a / b - 1.0).abs() < 1e-9, "{d} m: two-ray {a:e} shadowing {b:e}");
+        }
     }
 }

@@ -6,9 +6,13 @@
 //! above the receive threshold, the radio did not transmit meanwhile, and no
 //! overlapping signal came within the capture ratio of it. What happens when
 //! a second frame arrives during a reception is the [`CaptureRule`].
+//!
+//! With `Reception::Sinr` the radio delegates to the SINR receiver
+//! ([`super::sinr`]); the capture rule then plays no part.
 
-use super::TxId;
-use crate::sim::Time;
+use super::sinr::{noise_floor_w, SinrRx};
+use super::{PhyMode, RadioConfig, Reception, TxId};
+use crate::sim::{RngStream, Time};
 
 /// What happens when a second frame arrives during a reception.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -92,6 +96,8 @@ pub struct Radio {
     lock: Option<Lock>,
     transmitting: bool,
     pub stats: RadioStats,
+    /// Present under the SINR reception model.
+    sinr: Option<Box<SinrRx>>,
 }
 
 impl Radio {
@@ -104,11 +110,43 @@ impl Radio {
             lock: None,
             transmitting: false,
             stats: RadioStats::default(),
+            sinr: None,
+        }
+    }
+
+    /// The radio of `cfg`'s reception model; `rng` decides frame errors
+    /// under the SINR model (unused by the threshold model).
+    pub fn from_config(cfg: &RadioConfig, phy: &PhyMode, rng: RngStream) -> Radio {
+        let mut r = Radio::new(cfg.capture_rule, cfg.rx_threshold_w, cfg.capture_ratio);
+        if let Reception::Sinr { noise_figure_db } = cfg.reception {
+            let noise = noise_floor_w(phy.standard, noise_figure_db);
+            r.sinr = Some(Box::new(SinrRx::new(*phy, noise, cfg.rx_threshold_w, cfg.cs_threshold_w, rng)));
+        }
+        r
+    }
+
+    /// A signal starts arriving at `now` (either reception model); `rate`
+    /// is the PHY rate of the frame it carries.
+    pub fn begin_signal(&mut self, now: Time, tx: TxId, power: f64, end: Time, rate: u64) -> StartOutcome {
+        match self.sinr.as_mut() {
+            Some(s) => s.signal_start(now, tx, power, end, rate),
+            None => self.signal_start(tx, power, end),
+        }
+    }
+
+    /// A signal ends at `now` (either reception model).
+    pub fn finish_signal(&mut self, now: Time, tx: TxId) -> (RxOutcome, bool) {
+        match self.sinr.as_mut() {
+            Some(s) => s.signal_end(now, tx, &mut self.stats),
+            None => self.signal_end(tx),
         }
     }
 
     /// Physical carrier sense (energy from others; own transmission excluded).
     pub fn sensing(&self) -> bool {
+        if let Some(s) = &self.sinr {
+            return s.sensing();
+        }
         !self.active.is_empty()
     }
 
@@ -190,6 +228,9 @@ impl Radio {
 
     /// The radio starts transmitting: half duplex, any reception is lost.
     pub fn start_tx(&mut self) {
+        if let Some(s) = self.sinr.as_mut() {
+            s.start_tx();
+        }
         self.transmitting = true;
         if let Some(lock) = self.lock.as_mut() {
             lock.ok = false;
@@ -197,6 +238,9 @@ impl Radio {
     }
 
     pub fn end_tx(&mut self) {
+        if let Some(s) = self.sinr.as_mut() {
+            s.end_tx();
+        }
         self.transmitting = false;
     }
 }

@@ -11,7 +11,7 @@ use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traf
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
-use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation};
+use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
 use std::collections::HashMap;
@@ -571,8 +571,74 @@ fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Result<(), Diag>
                 ("free-space", Propagation::FreeSpace),
                 ("freespace", Propagation::FreeSpace),
                 ("friis", Propagation::FreeSpace),
+                ("shadowing", Propagation::Shadowing { exponent: 2.0, ref_distance_m: 1.0, sigma_db: 4.0 }),
+                ("log-normal", Propagation::Shadowing { exponent: 2.0, ref_distance_m: 1.0, sigma_db: 4.0 }),
             ],
         )?;
+    }
+    let off = |s: &Option<Spanned<_>>| s.as_ref().map(|v: &Spanned<_>| v.span().start);
+    match &mut radio.propagation {
+        Propagation::Shadowing { exponent, ref_distance_m, sigma_db } => {
+            if let Some(e) = &r.path_loss_exponent {
+                let v = *e.get_ref();
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(err(ErrorKind::OutOfRange, e, "'radio.path_loss_exponent' must be greater than zero"));
+                }
+                *exponent = v;
+            }
+            if let Some(d) = &r.reference_distance {
+                if d.get_ref().0 <= 0.0 {
+                    return Err(err(ErrorKind::OutOfRange, d, "'radio.reference_distance' must be greater than zero"));
+                }
+                *ref_distance_m = d.get_ref().0;
+            }
+            if let Some(s) = &r.shadowing_deviation {
+                let db = 10.0 * s.get_ref().0.log10();
+                if db < 0.0 {
+                    return Err(err(
+                        ErrorKind::OutOfRange,
+                        s,
+                        "'radio.shadowing_deviation' is a deviation in dB and cannot be negative (\"0dB\" = none)",
+                    ));
+                }
+                *sigma_db = db;
+            }
+        }
+        p => {
+            let name = p.name();
+            refuse_unused_keys(
+                "radio",
+                "propagation",
+                name,
+                &[],
+                [
+                    ("path_loss_exponent", off(&r.path_loss_exponent)),
+                    ("reference_distance", r.reference_distance.as_ref().map(|v| v.span().start)),
+                    ("shadowing_deviation", r.shadowing_deviation.as_ref().map(|v| v.span().start)),
+                ],
+            )?;
+        }
+    }
+    if let Some(m) = &r.reception {
+        radio.reception = choice(
+            m,
+            "radio.reception",
+            &[("threshold", Reception::Threshold), ("sinr", Reception::Sinr { noise_figure_db: 7.0 })],
+        )?;
+    }
+    match &mut radio.reception {
+        Reception::Sinr { noise_figure_db } => {
+            if let Some(n) = &r.noise_figure {
+                *noise_figure_db = 10.0 * n.get_ref().0.log10();
+            }
+        }
+        Reception::Threshold => refuse_unused_keys(
+            "radio",
+            "reception",
+            "threshold",
+            &[],
+            [("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start))],
+        )?,
     }
     if let Some(p) = r.tx_power {
         radio.tx_power_w = p.0;
@@ -1320,7 +1386,13 @@ fn flow(i: usize, fl: &FlowSection, n: u64, duration: Time) -> Result<FlowConfig
     let kind = choice(
         &fl.kind,
         &key("type"),
-        &[("cbr", FlowType::Cbr), ("tcp", FlowType::Tcp), ("ftp", FlowType::Tcp), ("tfrc", FlowType::Tfrc), ("voip", FlowType::Voip)],
+        &[
+            ("cbr", FlowType::Cbr),
+            ("tcp", FlowType::Tcp),
+            ("ftp", FlowType::Tcp),
+            ("tfrc", FlowType::Tfrc),
+            ("voip", FlowType::Voip),
+        ],
     )?;
     flow_keys_used(i, fl, kind)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);

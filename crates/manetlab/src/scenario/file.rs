@@ -102,6 +102,11 @@ pub(crate) struct RadioSection {
     pub cs_threshold: Option<Spanned<Power>>,
     pub capture_threshold: Option<Ratio>,
     pub capture_rule: Option<Spanned<String>>,
+    pub path_loss_exponent: Option<Spanned<f64>>,
+    pub reference_distance: Option<Spanned<Distance>>,
+    pub shadowing_deviation: Option<Spanned<Ratio>>,
+    pub reception: Option<Spanned<String>>,
+    pub noise_figure: Option<Spanned<Ratio>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

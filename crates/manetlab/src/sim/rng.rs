@@ -19,6 +19,7 @@ pub enum Purpose {
     Transport = 5,
     Placement = 6,
     Phy = 7,
+    Shadowing = 8,
 }
 
 /// SplitMix64 finaliser: a fixed, well-distributed 64-bit mix.

@@ -14,6 +14,7 @@ pub mod holland;
 pub mod plot;
 pub mod runner;
 pub mod sweep;
+pub mod testbed;
 pub mod zaini;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +96,11 @@ StudyInfo {
     name: "zaini",
     paper: "tfrc-tcp-aodv-dsr.txt, tables 2-7",
     about: "TFRC and TCP over AODV vs DSR with random waypoint mobility: throughput, jitter, delay",
+},
+StudyInfo {
+    name: "testbed",
+    paper: "testbed-tcp-udp-interaction.txt, table 1 and figures 2, 3, 5, 7",
+    about: "TCP/UDP interaction in the APE testbed scenarios S1-S3, threshold and SINR reception",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +121,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
         "holland" => holland::run(opts, progress),
         "gupta" => gupta::run(opts, progress),
         "zaini" => zaini::run(opts, progress),
+        "testbed" => testbed::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

@@ -1,0 +1,703 @@
+//! The `testbed` study (testbed-tcp-udp-interaction.txt): the three APE
+//! testbed scenarios in simulation, with both reception models.
+//!
+//! Geometry (nodes 0, 1, 2 on a line 200 m apart; 250 m receive and 350 m
+//! carrier-sense range, so only neighbours decode or sense each other:
+//! nodes two hops apart are hidden terminals, as the paper found node 2 and
+//! a node beside node 0 to be):
+//!
+//! * **S1** static 2 -> 1 -> 0, CBR UDP 1470-byte packets, static routes:
+//!   a rate sweep 0.5-5 Mbit/s (figure 2) and 192 kbit/s for 60 s (delivery
+//!   ratio, per-link inter-packet delivery time, figure 3).
+//! * **S2** adds node 3 at (50, 215) m: in range of node 0, outside node
+//!   1's range, within carrier sense of node 2; it walks to (0, 10) m between
+//!   t = 10 and 38 s. TCP 3 -> 0 (one hop, bulk) beside the UDP flow; static
+//!   routes.
+//! * **S3** AODV (HELLO link sensing, as AODV-UU): node 3 starts 30 m from
+//!   node 0 on the far side (hidden from node 2) and walks along the line at
+//!   10.5 m/s, so its route to 0 grows to 2 hops at t = 27 s and 3 hops at
+//!   46 s; it turns at 62 s (620 m) and walks back at 12.3 m/s, back in
+//!   direct range at 92 s. TCP 3 -> 0 and UDP 2 -> 0 start together at 0.5 s.
+//!
+//! 802.11b at 11 Mbit/s for data, 2 Mbit/s for ACKs (basic rate), long
+//! preamble, no RTS/CTS (the cards' default), 15 dBm at 2.4 GHz, drop-tail
+//! 50, TCP NewReno with 1460-byte segments. Models: `threshold` (ns-2's
+//! threshold reception, two-ray ground) and `sinr` (SINR reception, noise
+//! figure 7 dB, two-ray ground with 4 dB log-normal shadowing per frame:
+//! links near the range edge become intermittent).
+
+use super::sweep::{self, Aggregate, Job};
+use super::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use crate::config::{FlowConfig, Position, SimConfig, Traffic};
+use crate::metrics::linkview::{longest_gap, FlowView, LinkViewSink};
+use crate::metrics::Report;
+use crate::mobility::{MobilityConfig, Trajectory};
+use crate::net::routing::aodv::{AodvConfig, LinkDetection};
+use crate::net::routing::RoutingConfig;
+use crate::phy::{PhyMode, PhyStandard, Preamble, Propagation, Reception};
+use crate::sim::Time;
+use crate::transport::tcp::{DataSource, SeqEvent, TcpConfig, TcpVariant};
+use crate::Simulation;
+use serde::{Deserialize, Serialize};
+
+pub const UDP_BYTES: u32 = 1470;
+pub const UDP_BPS: f64 = 192_000.0;
+pub const MSS: u32 = 1460;
+const SPACING: f64 = 200.0;
+/// Receive and carrier-sense ranges: nodes two hops apart (400 m) neither
+/// decode nor sense each other (the paper's hidden terminals).
+pub const RX_RANGE: f64 = 250.0;
+pub const CS_RANGE: f64 = 420.0;
+/// S2: node 3 starts in range of node 0 (221 m), outside node 1's range
+/// (262 m) and within carrier sense of node 2 (411 m): the paper has it
+/// contend with nodes 1 and 2 ("potentially more affected by channel
+/// contention from both node 1 and node 2").
+pub const S2_START: Position = Position { x: 50.0, y: 215.0, z: 0.0 };
+/// S3: node 3 starts 30 m from node 0 on the far side, 430 m from node 2:
+/// hidden from it, as the paper concludes ("node 2 was previously a hidden
+/// terminal for node 3, causing massive collisions at node 1").
+pub const S3_START: Position = Position { x: -30.0, y: 0.0, z: 0.0 };
+/// Shadowing deviation of the `sinr` model, dB.
+pub const SIGMA_DB: f64 = 4.0;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    S1,
+    S2,
+    S3,
+}
+
+impl Scenario {
+    pub const ALL: [Scenario; 3] = [Scenario::S1, Scenario::S2, Scenario::S3];
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::S1 => "S1",
+            Scenario::S2 => "S2",
+            Scenario::S3 => "S3",
+        }
+    }
+    /// Run length of the scenario (the paper's figures: 60 s, 60 s, ~120 s).
+    pub fn duration(self) -> Time {
+        Time::from_secs(match self {
+            Scenario::S1 | Scenario::S2 => 60,
+            Scenario::S3 => 120,
+        })
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Model {
+    Threshold,
+    Sinr,
+}
+
+impl Model {
+    pub const ALL: [Model; 2] = [Model::Threshold, Model::Sinr];
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Threshold => "threshold",
+            Model::Sinr => "sinr",
+        }
+    }
+}
+
+/// The radio, MAC and queue shared by all scenarios.
+fn base(model: Model, seed: u64, duration: Time, nodes: Vec<Position>) -> SimConfig {
+    let mut cfg = SimConfig { seed, duration, nodes, ..SimConfig::default() };
+    cfg.mac.phy =
+        PhyMode { standard: PhyStandard::Dsss, preamble: Preamble::Long, data_rate: 11_000_000, basic_rate: 2_000_000 };
+    cfg.mac.rts_threshold = None;
+    let r = &mut cfg.radio;
+    r.frequency_hz = 2.4e9;
+    r.tx_power_w = 10f64.powf(1.5) * 1e-3; // 15 dBm
+    if model == Model::Sinr {
+        r.reception = Reception::Sinr { noise_figure_db: 7.0 };
+        let h = r.antenna_height_m;
+        if let Propagation::Shadowing { exponent, ref_distance_m, .. } = Propagation::two_ray_equivalent(r, h) {
+            r.propagation = Propagation::Shadowing { exponent, ref_distance_m, sigma_db: SIGMA_DB };
+        }
+    }
+    r.set_ranges(Some(RX_RANGE), Some(CS_RANGE));
+    cfg
+}
+
+fn udp(start: Time, rate_bps: f64) -> FlowConfig {
+    FlowConfig {
+        name: "udp 2->0".into(),
+        src: 2,
+        dst: 0,
+        traffic: Traffic::Cbr {
+            size: UDP_BYTES,
+            interval: Time::from_secs_f64(UDP_BYTES as f64 * 8.0 / rate_bps),
+            jitter: Time::ZERO,
+        },
+        start,
+        stop: None,
+    }
+}
+
+fn tcp(start: Time, trace: bool) -> FlowConfig {
+    let tcp = TcpConfig {
+        mss: MSS,
+        variant: TcpVariant::NewReno,
+        record_series: false,
+        record_seq_log: trace,
+        ..TcpConfig::default()
+    };
+    FlowConfig {
+        name: "tcp 3->0".into(),
+        src: 3,
+        dst: 0,
+        traffic: Traffic::Tcp { tcp, data: DataSource::Bulk },
+        start,
+        stop: None,
+    }
+}
+
+fn line() -> Vec<Position> {
+    (0..3).map(|i| Position::new(i as f64 * SPACING, 0.0)).collect()
+}
+
+/// The config of one run. `udp_bps` is the CBR rate (S1's sweep varies it;
+/// the scenarios use 192 kbit/s). `trace` records the TCP time-sequence log.
+pub fn config(scn: Scenario, model: Model, seed: u64, udp_bps: f64, duration: Time, trace: bool) -> SimConfig {
+    match scn {
+        Scenario::S1 => {
+            let mut cfg = base(model, seed, duration, line());
+            cfg.flows = vec![udp(Time::from_secs(1), udp_bps)];
+            cfg
+        }
+        Scenario::S2 => {
+            let mut nodes = line();
+            nodes.push(S2_START);
+            let mut cfg = base(model, seed, duration, nodes.clone());
+            let mut t: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
+            // To 10 m from node 0 between 10 s and 38 s.
+            let end = Position::new(0.0, 10.0);
+            let d = ((S2_START.x - end.x).powi(2) + (S2_START.y - end.y).powi(2)).sqrt();
+            t[3].set_dest(Time::from_secs(10), end, d / 28.0);
+            cfg.mobility = MobilityConfig::Trajectories(t);
+            cfg.flows = vec![udp(Time::from_secs(1), udp_bps), tcp(Time::from_secs(1), trace)];
+            cfg
+        }
+        Scenario::S3 => {
+            let mut nodes = line();
+            nodes.push(S3_START);
+            let mut cfg = base(model, seed, duration, nodes.clone());
+            let mut t: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
+            t[3].set_dest(Time::ZERO, Position::new(620.0, 0.0), (620.0 - S3_START.x) / 62.0);
+            // Back in direct range of node 0 (250 m) at 92 s: 370 m in 30 s.
+            t[3].set_dest(Time::from_secs(62), S3_START, 370.0 / 30.0);
+            cfg.mobility = MobilityConfig::Trajectories(t);
+            cfg.routing =
+                RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Hello, ..AodvConfig::default() });
+            let start = Time::from_ms(500);
+            cfg.flows = vec![udp(start, udp_bps), tcp(start, trace)];
+            cfg
+        }
+    }
+}
+
+/// Per-link statistics of the UDP flow in one run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct LinkStats {
+    /// Packets received at node 1 from node 2, at node 0 from node 1.
+    pub rx_21: u64,
+    pub rx_10: u64,
+    /// Standard deviation of the inter-packet delivery time, seconds.
+    pub jitter_21: f64,
+    pub jitter_10: f64,
+}
+
+/// What one run of the study keeps.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOut {
+    pub report: Report,
+    /// Packets node 2 put on the air (sent minus its queue drops).
+    pub udp_transmitted: u64,
+    pub links: LinkStats,
+    /// TCP: share of [5 s, end) the delivered segments took 1, 2, 3 hops.
+    pub tcp_hop_share: [f64; 3],
+    /// TCP: first delivery time at 2 hops, at 3 hops, and back at 1 hop after 62 s.
+    pub tcp_hop_times: [Option<f64>; 3],
+    /// Longest gap in TCP deliveries around the 1->2 and 2->3 hop changes
+    /// (20-35 s, 40-55 s) and in steady periods (5-20 s, 100-115 s), S3.
+    pub tcp_gap_change: [f64; 2],
+    pub tcp_gap_steady: [f64; 2],
+    /// UDP packets delivered in the first 10 s of the flow, and the rest (per second).
+    pub udp_rate_first10: f64,
+    pub udp_rate_after: f64,
+    /// Series of the representative run (first seed) only.
+    pub series: Option<RunSeries>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RunSeries {
+    pub gaps_21: Vec<(f64, f64)>,
+    pub gaps_10: Vec<(f64, f64)>,
+    pub tcp_sent: Vec<(f64, f64)>,
+    pub tcp_acked: Vec<(f64, f64)>,
+    pub tcp_hops: Vec<(f64, u32)>,
+}
+
+fn std_dev(g: &[(f64, f64)]) -> f64 {
+    if g.len() < 2 {
+        return 0.0;
+    }
+    let m = g.iter().map(|x| x.1).sum::<f64>() / g.len() as f64;
+    (g.iter().map(|x| (x.1 - m).powi(2)).sum::<f64>() / (g.len() - 1) as f64).sqrt()
+}
+
+/// Runs one config with link views on both flows.
+pub fn run_one(cfg: &SimConfig, keep_series: bool) -> Result<RunOut, crate::simulation::BuildError> {
+    let flows: Vec<u32> = (0..cfg.flows.len() as u32).collect();
+    let (sink, views) = LinkViewSink::for_flows(cfg, &flows);
+    let duration = cfg.duration;
+    let udp_start = cfg.flows[0].start;
+    let mut sim = Simulation::new(cfg.clone())?;
+    sim.set_tracer(Box::new(sink));
+    sim.run_until(duration);
+    let trace = if cfg.flows.len() > 1 { sim.tcp_trace(1) } else { None };
+    let report = sim.finish();
+    let views = views.lock().map(|v| v.clone()).unwrap_or_default();
+    let u: &FlowView = views.flow(0).expect("udp view");
+    let (g21, g10) = (u.inter_delivery(2, 1), u.inter_delivery(1, 0));
+    let links = LinkStats {
+        rx_21: u.received(2, 1) as u64,
+        rx_10: u.received(1, 0) as u64,
+        jitter_21: std_dev(&g21),
+        jitter_10: std_dev(&g10),
+    };
+    let ifq2 = report.nodes[2].drops.get("IFQ").copied().unwrap_or(0);
+    let udp_transmitted = report.flows[0].sent_packets.saturating_sub(ifq2);
+    let secs = |s: u64| Time::from_secs(s);
+    let (mut share, mut times, mut gc, mut gs) = ([0.0; 3], [None; 3], [0.0; 2], [0.0; 2]);
+    let mut hops = Vec::new();
+    if let Some(t) = views.flow(1) {
+        for (i, s) in share.iter_mut().enumerate() {
+            *s = t.share_of_time_at(i as u32 + 1, secs(5), duration);
+        }
+        hops = t.hop_changes();
+        times[0] = t.hops.iter().find(|h| h.1 == 2).map(|h| h.0.as_secs_f64());
+        times[1] = t.hops.iter().find(|h| h.1 == 3).map(|h| h.0.as_secs_f64());
+        times[2] = t.hops.iter().find(|h| h.0 >= secs(62) && h.1 == 1).map(|h| h.0.as_secs_f64());
+        // Gaps between TCP deliveries at the destination, any link.
+        let delivered = t.delivery_times();
+        let gap = |a, b| longest_gap(&delivered, secs(a), secs(b).min(duration));
+        if duration >= secs(115) {
+            gc = [gap(20, 35), gap(40, 55)];
+            gs = [gap(5, 20), gap(100, 115)];
+        }
+    }
+    let first10 =
+        u.links.get(&(1, 0)).map_or(0, |l| l.times.iter().filter(|&&x| x < udp_start + secs(10)).count()) as f64 / 10.0;
+    let span_after = duration.saturating_sub(udp_start + secs(10)).as_secs_f64().max(1e-9);
+    let after = (links.rx_10 as f64 - first10 * 10.0) / span_after;
+    let series = keep_series.then(|| {
+        let pick = |ev: SeqEvent| -> Vec<(f64, f64)> {
+            trace
+                .as_ref()
+                .map(|t| {
+                    t.seq
+                        .iter()
+                        .filter(|r| r.event == ev)
+                        .map(|r| (r.time.as_secs_f64(), (r.seq / MSS as u64) as f64))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        RunSeries {
+            gaps_21: g21.clone(),
+            gaps_10: g10.clone(),
+            tcp_sent: pick(SeqEvent::Sent),
+            tcp_acked: pick(SeqEvent::Acked),
+            tcp_hops: hops,
+        }
+    });
+    Ok(RunOut {
+        report,
+        udp_transmitted,
+        links,
+        tcp_hop_share: share,
+        tcp_hop_times: times,
+        tcp_gap_change: gc,
+        tcp_gap_steady: gs,
+        udp_rate_first10: first10,
+        udp_rate_after: after,
+        series,
+    })
+}
+
+#[derive(Deserialize)]
+struct PubScenario {
+    udp_delivery_pct: f64,
+    #[serde(default)]
+    tcp_mbps: Option<f64>,
+    #[serde(default)]
+    best_transmitted_mbps: Option<f64>,
+    #[serde(default)]
+    max_transmitted_mbps: Option<f64>,
+    #[serde(default)]
+    hop_change_s: Option<Vec<f64>>,
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Published {
+    source: String,
+    s1: PubScenario,
+    s2: PubScenario,
+    s3: PubScenario,
+}
+
+fn published() -> Published {
+    toml::from_str(include_str!("../../data/published/testbed.toml")).expect("data/published/testbed.toml is valid")
+}
+
+/// Aggregates of one (scenario, model) cell of table 1.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    pub scenario: String,
+    pub model: String,
+    pub udp_delivery_pct: Aggregate,
+    pub tcp_mbps: Option<Aggregate>,
+    /// UDP packets lost on hop 2->1 and on hop 1->0, % of those sent.
+    pub udp_loss_21_pct: Aggregate,
+    pub udp_loss_10_pct: Aggregate,
+    pub jitter_21_ms: Aggregate,
+    pub jitter_10_ms: Aggregate,
+    pub tcp_hop_share: [f64; 3],
+    pub tcp_gap_change_s: Aggregate,
+    pub tcp_gap_steady_s: Aggregate,
+    pub udp_rate_first10: Aggregate,
+    pub udp_rate_after: Aggregate,
+    pub neighbours_lost: f64,
+    pub route_discoveries: f64,
+}
+
+fn cell(scn: Scenario, model: Model, runs: &[&RunOut]) -> Cell {
+    let pct = |num: u64, den: u64| if den > 0 { num as f64 / den as f64 * 100.0 } else { 0.0 };
+    let has_tcp = scn != Scenario::S1;
+    let ev = |r: &RunOut, k: &str| r.report.routing.events.get(k).copied().unwrap_or(0) as f64;
+    let n = runs.len().max(1) as f64;
+    Cell {
+        scenario: scn.name().into(),
+        model: model.name().into(),
+        udp_delivery_pct: Aggregate::of(runs.iter().map(|r| r.report.flows[0].delivery_ratio * 100.0)),
+        tcp_mbps: has_tcp.then(|| Aggregate::of(runs.iter().map(|r| r.report.flows[1].goodput_bps / 1e6))),
+        udp_loss_21_pct: Aggregate::of(
+            runs.iter().map(|r| pct(r.udp_transmitted.saturating_sub(r.links.rx_21), r.report.flows[0].sent_packets)),
+        ),
+        udp_loss_10_pct: Aggregate::of(
+            runs.iter().map(|r| pct(r.links.rx_21.saturating_sub(r.links.rx_10), r.report.flows[0].sent_packets)),
+        ),
+        jitter_21_ms: Aggregate::of(runs.iter().map(|r| r.links.jitter_21 * 1e3)),
+        jitter_10_ms: Aggregate::of(runs.iter().map(|r| r.links.jitter_10 * 1e3)),
+        tcp_hop_share: [0, 1, 2].map(|i| runs.iter().map(|r| r.tcp_hop_share[i]).sum::<f64>() / n),
+        tcp_gap_change_s: Aggregate::of(runs.iter().map(|r| r.tcp_gap_change[0].max(r.tcp_gap_change[1]))),
+        tcp_gap_steady_s: Aggregate::of(runs.iter().map(|r| r.tcp_gap_steady[0].max(r.tcp_gap_steady[1]))),
+        udp_rate_first10: Aggregate::of(runs.iter().map(|r| r.udp_rate_first10)),
+        udp_rate_after: Aggregate::of(runs.iter().map(|r| r.udp_rate_after)),
+        neighbours_lost: runs.iter().map(|r| ev(r, "neighbours_lost")).sum::<f64>() / n,
+        route_discoveries: runs.iter().map(|r| ev(r, "route_discoveries")).sum::<f64>() / n,
+    }
+}
+
+pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+    let seeds = opts.runs.unwrap_or(if opts.quick { 3 } else { 5 }).max(1) as u64;
+    let dur = |s: Scenario| s.duration();
+    let sweep_rates: Vec<f64> =
+        if opts.quick { vec![1.0, 2.0, 3.0, 4.0, 5.0] } else { (1..=10).map(|i| i as f64 * 0.5).collect() };
+    let sweep_dur = Time::from_secs(if opts.quick { 8 } else { 30 });
+    let mut jobs = Vec::new();
+    for model in Model::ALL {
+        for scn in Scenario::ALL {
+            for k in 0..seeds {
+                let seed = opts.seed + k;
+                let cfg = config(scn, model, seed, UDP_BPS, dur(scn), k == 0);
+                jobs.push(Job::new(format!("{}/{}/seed={seed}", model.name(), scn.name()), cfg));
+            }
+        }
+        for &r in &sweep_rates {
+            for k in 0..seeds.min(3) {
+                let seed = opts.seed + k;
+                let cfg = config(Scenario::S1, model, seed, r * 1e6, sweep_dur, false);
+                jobs.push(Job::new(format!("{}/S1-sweep/rate={r}/seed={seed}", model.name()), cfg));
+            }
+        }
+    }
+    let first = opts.seed;
+    let outs: Vec<RunOut> = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| {
+        run_one(cfg, cfg.seed == first && cfg.duration != sweep_dur)
+    })?;
+    let find = |key: &str| -> &RunOut { &outs[jobs.iter().position(|j| j.key == key).expect("job")] };
+    let pubd = published();
+    let mut cells = Vec::new();
+    for model in Model::ALL {
+        for scn in Scenario::ALL {
+            let rs: Vec<&RunOut> =
+                (0..seeds).map(|k| find(&format!("{}/{}/seed={}", model.name(), scn.name(), opts.seed + k))).collect();
+            cells.push(cell(scn, model, &rs));
+        }
+    }
+    let c = |m: Model, s: Scenario| &cells[Model::ALL.iter().position(|x| *x == m).unwrap() * 3 + s as usize];
+    // Figure 2: received vs transmitted rate.
+    let mut sweep_pts: Vec<(Model, Vec<(f64, f64)>)> = Vec::new();
+    for model in Model::ALL {
+        let mut pts = Vec::new();
+        for &r in &sweep_rates {
+            let rs: Vec<&RunOut> = (0..seeds.min(3))
+                .map(|k| find(&format!("{}/S1-sweep/rate={r}/seed={}", model.name(), opts.seed + k)))
+                .collect();
+            let span = sweep_dur.as_secs_f64() - 1.0;
+            let tx = rs.iter().map(|o| o.udp_transmitted as f64 * UDP_BYTES as f64 * 8.0 / span / 1e6).sum::<f64>()
+                / rs.len() as f64;
+            let rx = rs.iter().map(|o| o.report.flows[0].goodput_bps / 1e6).sum::<f64>() / rs.len() as f64;
+            pts.push((tx, rx));
+        }
+        sweep_pts.push((model, pts));
+    }
+
+    // Checks: the issue's acceptance criterion, then the paper's observations.
+    let mut checks = Vec::new();
+    for model in Model::ALL {
+        let d = |s| c(model, s).udp_delivery_pct.mean;
+        checks.push(Check {
+            what: format!("UDP delivery ratio S1 > S2 > S3 ({})", model.name()),
+            passed: d(Scenario::S1) > d(Scenario::S2) && d(Scenario::S2) > d(Scenario::S3),
+            detail: format!("{:.1} % > {:.1} % > {:.1} %", d(Scenario::S1), d(Scenario::S2), d(Scenario::S3)),
+        });
+    }
+    let mut observations: Vec<(String, String)> = Vec::new();
+    for model in Model::ALL {
+        let m = model.name();
+        for scn in [Scenario::S1, Scenario::S2] {
+            let x = c(model, scn);
+            observations.push((
+                format!("{}: UDP losses concentrated on hop 1 -> 0 ({m})", scn.name()),
+                format!(
+                    "{}: loss 2->1 {:.2} %, 1->0 {:.2} %; jitter (sd of inter-packet time) 2->1 {:.1} ms, 1->0 {:.1} ms",
+                    if x.udp_loss_10_pct.mean > x.udp_loss_21_pct.mean { "yes" } else { "no" },
+                    x.udp_loss_21_pct.mean,
+                    x.udp_loss_10_pct.mean,
+                    x.jitter_21_ms.mean,
+                    x.jitter_10_ms.mean
+                ),
+            ));
+        }
+        let (_, pts) = &sweep_pts[Model::ALL.iter().position(|x| *x == model).unwrap()];
+        let best = pts.iter().copied().fold((0.0, 0.0), |a, p| if p.1 > a.1 { p } else { a });
+        let max_tx = pts.iter().map(|p| p.0).fold(0.0, f64::max);
+        observations.push((
+            format!(
+                "S1 sweep: received rate peaks near {:.1} Mbit/s transmitted; transmitted never above {:.1} Mbit/s ({m})",
+                pubd.s1.best_transmitted_mbps.unwrap_or(f64::NAN),
+                pubd.s1.max_transmitted_mbps.unwrap_or(f64::NAN)
+            ),
+            format!(
+                "best received {:.2} Mbit/s at {:.2} Mbit/s transmitted; highest transmitted {:.2} Mbit/s",
+                best.1, best.0, max_tx
+            ),
+        ));
+        let s3 = c(model, Scenario::S3);
+        observations.push((
+            format!("S3: TCP stalls at route changes ({m})"),
+            format!(
+                "{}: longest TCP delivery gap around the 1->2 and 2->3 hop changes {:.2} s, in steady 1-hop periods {:.2} s",
+                if s3.tcp_gap_change_s.mean > 2.0 * s3.tcp_gap_steady_s.mean { "yes" } else { "no" },
+                s3.tcp_gap_change_s.mean,
+                s3.tcp_gap_steady_s.mean
+            ),
+        ));
+        observations.push((
+            format!("S3: UDP path broken at flow start, HELLO losses breaking routes ({m})"),
+            format!(
+                "{}: UDP delivered {:.1} pkt/s in its first 10 s vs {:.1} pkt/s afterwards (16.3 offered); HELLO neighbour losses {:.1} per run, route discoveries {:.1}",
+                if s3.udp_rate_first10.mean < 0.8 * s3.udp_rate_after.mean { "yes" } else { "no" },
+                s3.udp_rate_first10.mean,
+                s3.udp_rate_after.mean,
+                s3.neighbours_lost,
+                s3.route_discoveries
+            ),
+        ));
+        observations.push((
+            format!(
+                "S3: route 1 -> 2 -> 3 hops at about {:?} s, back to 1 hop at the last ({m})",
+                pubd.s3.hop_change_s.clone().unwrap_or_default()
+            ),
+            {
+                let r = find(&format!("{m}/S3/seed={}", opts.seed));
+                let f = |o: Option<f64>| o.map_or("-".to_string(), |v| format!("{v:.1} s"));
+                format!(
+                    "first seed: 2 hops from {}, 3 hops from {}, 1 hop again from {}; share of time at 1/2/3 hops (mean) {:.0}/{:.0}/{:.0} %",
+                    f(r.tcp_hop_times[0]),
+                    f(r.tcp_hop_times[1]),
+                    f(r.tcp_hop_times[2]),
+                    s3.tcp_hop_share[0] * 100.0,
+                    s3.tcp_hop_share[1] * 100.0,
+                    s3.tcp_hop_share[2] * 100.0
+                )
+            },
+        ));
+    }
+
+    // Report.
+    let mut md = String::new();
+    md += "# Testbed study: TCP/UDP interaction (testbed-tcp-udp-interaction.txt)\n\n";
+    md += &format!(
+        "Nodes 0, 1, 2 on a line {SPACING} m apart ({RX_RANGE} m receive, {CS_RANGE} m carrier-sense range: two hops apart = hidden), 802.11b 11 Mbit/s data / 2 Mbit/s ACKs, \
+         no RTS/CTS, drop-tail 50, CBR UDP 2 -> 0 of {UDP_BYTES}-byte packets at 192 kbit/s, TCP NewReno 3 -> 0 (bulk, 1460-byte segments). \
+         S1/S2 static routes, S3 AODV with HELLOs. {seeds} run(s) per cell{}; S1/S2 last {:.0} s, S3 {:.0} s. \
+         Models: `threshold` = ns-2 threshold reception, two-ray ground; `sinr` = SINR reception (noise figure 7 dB) with two-ray ground plus {SIGMA_DB} dB log-normal shadowing per frame (`docs/sinr.md`).\n\n",
+        if opts.quick { " (quick mode)" } else { "" },
+        dur(Scenario::S1).as_secs_f64(),
+        dur(Scenario::S3).as_secs_f64()
+    );
+    md += &format!("Published numbers: {}.\n\n", pubd.source);
+    md += "## Table 1\n\n| scenario | paper UDP delivery | threshold | sinr | paper TCP | threshold | sinr |\n|---|---:|---:|---:|---:|---:|---:|\n";
+    for (scn, p) in Scenario::ALL.iter().zip([&pubd.s1, &pubd.s2, &pubd.s3]) {
+        let (a, b) = (c(Model::Threshold, *scn), c(Model::Sinr, *scn));
+        let tcp = |x: &Cell| x.tcp_mbps.map_or("-".to_string(), |t| format!("{t:.2} Mbit/s"));
+        md += &format!(
+            "| {} {} | {:.1} % | {:.1} % | {:.1} % | {} | {} | {} |\n",
+            scn.name(),
+            p.name,
+            p.udp_delivery_pct,
+            a.udp_delivery_pct,
+            b.udp_delivery_pct,
+            p.tcp_mbps.map_or("-".to_string(), |t| format!("{t:.2} Mbit/s")),
+            tcp(a),
+            tcp(b)
+        );
+    }
+    md += "\nmanetlab values are mean ± 95 % CI over the runs.\n\n";
+    md += "## Per-link detail\n\n| scenario | model | UDP loss 2->1 | UDP loss 1->0 | jitter 2->1 (ms) | jitter 1->0 (ms) | TCP hops 1/2/3 (% of time) | HELLO neighbour losses | route discoveries |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n";
+    for x in &cells {
+        md += &format!(
+            "| {} | {} | {:.2} % | {:.2} % | {:.1} | {:.1} | {:.0}/{:.0}/{:.0} | {:.1} | {:.1} |\n",
+            x.scenario,
+            x.model,
+            x.udp_loss_21_pct.mean,
+            x.udp_loss_10_pct.mean,
+            x.jitter_21_ms.mean,
+            x.jitter_10_ms.mean,
+            x.tcp_hop_share[0] * 100.0,
+            x.tcp_hop_share[1] * 100.0,
+            x.tcp_hop_share[2] * 100.0,
+            x.neighbours_lost,
+            x.route_discoveries
+        );
+    }
+    md += "\nLoss on a hop = packets that left the sender of the hop (after its queue) but never reached its receiver, in % of the packets the source sent; queue drops at node 1 count towards hop 1 -> 0.\n\n";
+    md += "## The paper's observations\n\n| observation | seen? |\n|---|---|\n";
+    for (o, d) in &observations {
+        md += &format!("| {o} | {d} |\n");
+    }
+    md += "\n## Checks\n\n| check | result | detail |\n|---|---|---|\n";
+    for ch in &checks {
+        md += &format!("| {} | {} | {} |\n", ch.what, if ch.passed { "pass" } else { "FAIL" }, ch.detail);
+    }
+
+    // Figures.
+    let mut files = Vec::new();
+    md += "\n## Figures\n\n";
+    let mut s2 = vec![Series {
+        name: "no loss (received = transmitted)".into(),
+        points: vec![(0.0, 0.0, None), (5.5, 5.5, None)],
+        scatter: false,
+    }];
+    for (model, pts) in &sweep_pts {
+        s2.push(Series {
+            name: format!("manetlab {}", model.name()),
+            points: pts.iter().map(|&(x, y)| (x, y, None)).collect(),
+            scatter: false,
+        });
+    }
+    let fig2 = Figure {
+        file_stem: "testbed_fig2_rate".into(),
+        title: "S1: received vs transmitted rate (paper figure 2)".into(),
+        x_label: "transmitted (Mbit/s)".into(),
+        y_label: "received (Mbit/s)".into(),
+        series: s2,
+        steps: false,
+    };
+    md += &fig2.write(&opts.out, &mut files)?;
+    for model in Model::ALL {
+        for scn in Scenario::ALL {
+            let r = find(&format!("{}/{}/seed={}", model.name(), scn.name(), opts.seed));
+            let Some(s) = &r.series else { continue };
+            let stem = format!("testbed_{}_{}", scn.name().to_lowercase(), model.name());
+            let fig = Figure {
+                file_stem: format!("{stem}_udp_interpacket"),
+                title: format!("{} ({}): UDP inter-packet delivery time per link", scn.name(), model.name()),
+                x_label: "time (s)".into(),
+                y_label: "packet interspacing (s)".into(),
+                series: vec![
+                    Series {
+                        name: "UDP 2->1".into(),
+                        points: s.gaps_21.iter().map(|&(t, g)| (t, g, None)).collect(),
+                        scatter: true,
+                    },
+                    Series {
+                        name: "UDP 1->0".into(),
+                        points: s.gaps_10.iter().map(|&(t, g)| (t, g, None)).collect(),
+                        scatter: true,
+                    },
+                ],
+                steps: false,
+            };
+            md += "\n";
+            md += &fig.write(&opts.out, &mut files)?;
+            if scn != Scenario::S1 {
+                let ts = Figure {
+                    file_stem: format!("{stem}_tcp_timeseq"),
+                    title: format!("{} ({}): TCP time-sequence graph", scn.name(), model.name()),
+                    x_label: "time (s)".into(),
+                    y_label: "segment number".into(),
+                    series: vec![
+                        Series {
+                            name: "sent".into(),
+                            points: s.tcp_sent.iter().map(|&(t, q)| (t, q, None)).collect(),
+                            scatter: true,
+                        },
+                        Series {
+                            name: "acked".into(),
+                            points: s.tcp_acked.iter().map(|&(t, q)| (t, q, None)).collect(),
+                            scatter: true,
+                        },
+                    ],
+                    steps: false,
+                };
+                md += "\n";
+                md += &ts.write(&opts.out, &mut files)?;
+                let hops = Figure {
+                    file_stem: format!("{stem}_tcp_hops"),
+                    title: format!("{} ({}): hop count of the TCP route in use", scn.name(), model.name()),
+                    x_label: "time (s)".into(),
+                    y_label: "hops".into(),
+                    series: vec![Series {
+                        name: "hops of delivered segments".into(),
+                        points: s.tcp_hops.iter().map(|&(t, h)| (t, h as f64, None)).collect(),
+                        scatter: false,
+                    }],
+                    steps: true,
+                };
+                md += "\n";
+                md += &hops.write(&opts.out, &mut files)?;
+            }
+        }
+    }
+
+    let json = serde_json::json!({
+        "study": "testbed",
+        "seeds": seeds,
+        "quick": opts.quick,
+        "cells": cells,
+        "sweep": sweep_pts.iter().map(|(m, p)| serde_json::json!({"model": m.name(), "points": p})).collect::<Vec<_>>(),
+        "checks": checks,
+        "observations": observations,
+    });
+    write_file(&opts.out, "results.json", &(serde_json::to_string_pretty(&json).unwrap() + "\n"), &mut files)?;
+    write_file(&opts.out, "report.md", &md, &mut files)?;
+    Ok(StudyOutput { markdown: md, files, checks, runs: jobs.len() })
+}
