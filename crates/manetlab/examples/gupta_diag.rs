@@ -90,7 +90,49 @@ fn main() {
     };
     let dur: f64 = a.get(2).and_then(|s| s.parse().ok()).unwrap_or(40.0);
     let seed: u64 = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let cfg = gupta::config(scheme, Case::Encircle, true, seed, Time::from_secs_f64(dur));
+    let fixed = std::env::var("STATIC").is_ok();
+    let make = |udp: bool, seed: u64| {
+        let mut cfg = gupta::config(scheme, Case::Encircle, udp, seed, Time::from_secs_f64(dur));
+        if fixed {
+            // Diagnostic: fixed shortest-path routes, UDP on the straight 8-hop lines through the server.
+            let row: Vec<u32> = (80..=88).collect();
+            let col: Vec<u32> = (0..9).map(|i| 32 + 13 * i).collect();
+            cfg.routing = manetlab::net::routing::RoutingConfig::Static { paths: vec![row, col] };
+        }
+        cfg
+    };
+    if let Ok(n) = std::env::var("SEEDS") {
+        let n: u64 = n.parse().unwrap();
+        let tcp = |r: &manetlab::metrics::Report| {
+            r.flows.iter().filter(|f| f.kind != "cbr").map(|f| f.goodput_bps).sum::<f64>() / 1e3
+        };
+        let (mut a, mut b, mut u) = (0.0, 0.0, 0.0);
+        for sd in 1..=n {
+            let ri = Simulation::new(make(false, sd)).unwrap().run();
+            let r = Simulation::new(make(true, sd)).unwrap().run();
+            let udp: f64 = r.flows.iter().filter(|f| f.kind == "cbr").map(|f| f.goodput_bps).sum::<f64>() / 1e3;
+            println!(
+                "seed {sd}: initial {:.1} with UDP {:.1} kbit/s ({:.0}%), UDP {:.1} kbit/s",
+                tcp(&ri),
+                tcp(&r),
+                100.0 * tcp(&r) / tcp(&ri),
+                udp
+            );
+            a += tcp(&ri);
+            b += tcp(&r);
+            u += udp;
+        }
+        println!(
+            "{} static={fixed}: mean initial {:.1}, with UDP {:.1} ({:.0}%), UDP {:.1}",
+            scheme.id(),
+            a / n as f64,
+            b / n as f64,
+            100.0 * b / a,
+            u / n as f64
+        );
+        return;
+    }
+    let cfg = make(true, seed);
     let stats = Arc::new(Mutex::new(Stats::default()));
     let mut sim = Simulation::new(cfg).unwrap();
     sim.set_tracer(Box::new(Sink(stats.clone(), Time::from_secs_f64(gupta::UDP_START_S))));
@@ -105,7 +147,10 @@ fn main() {
     println!("audit {:?}", r.audit);
     for n in [80u32, 81, 82, 83, 67, 93, 32, 45, 58, 71] {
         let nr = &r.nodes[n as usize];
-        println!("node {n} fwd {} orig {} drops {:?} mac {:?}", nr.forwarded, nr.originated, nr.drops, nr.mac);
+        println!(
+            "node {n} fwd {} orig {} drops {:?} routing events {:?}",
+            nr.forwarded, nr.originated, nr.drops, nr.routing.events
+        );
     }
     println!("scheme {} seed {seed} {dur} s", scheme.id());
     for f in &r.flows {
@@ -140,6 +185,22 @@ fn main() {
                 println!("    drop {} {why}: {c}", KINDS[*k]);
             }
         }
+    }
+    println!("UDP packets sent (MAC) per node after UDP start, grid rows:");
+    for row in 0..13u32 {
+        let line: Vec<String> = (0..13u32)
+            .map(|col| s.mac_first.get(&(row * 13 + col)).map_or(0, |m| m[2]))
+            .map(|v| format!("{v:5}"))
+            .collect();
+        println!("  {}", line.join(""));
+    }
+    println!("ACK packets sent (MAC) per node:");
+    for row in 0..13u32 {
+        let line: Vec<String> = (0..13u32)
+            .map(|col| s.mac_first.get(&(row * 13 + col)).map_or(0, |m| m[0]))
+            .map(|v| format!("{v:5}"))
+            .collect();
+        println!("  {}", line.join(""));
     }
     let mut tot: BTreeMap<(usize, String), u64> = BTreeMap::new();
     for ((_, k, why), c) in &s.drops {
