@@ -799,13 +799,25 @@ impl Simulation {
     /// Puts a packet on the interface queue (IFQ drop when full).
     fn enqueue(&mut self, node: NodeId, pkt: Packet) {
         let n = &mut self.nodes[node as usize];
-        if let Err(p) = n.ifq.enqueue(pkt) {
-            self.drop_packet(node, p, DropReason::Ifq);
-        } else {
-            if let Some(bp) = self.bp.as_mut() {
-                bp.entered(node, &pkt);
+        match n.ifq.enqueue(pkt) {
+            Err(p) if p.uid == pkt.uid => self.drop_packet(node, p, DropReason::Ifq),
+            r => {
+                // Accepted; possibly another packet pushed out (fair queueing).
+                let mut wake = false;
+                if let Some(bp) = self.bp.as_mut() {
+                    bp.entered(node, &pkt);
+                    if let Err(v) = &r {
+                        wake = bp.left(node, v);
+                    }
+                }
+                if let Err(v) = r {
+                    self.drop_packet(node, v, DropReason::Ifq);
+                }
+                if wake {
+                    self.bp_wake_all();
+                }
+                self.feed_mac(node);
             }
-            self.feed_mac(node);
         }
     }
 

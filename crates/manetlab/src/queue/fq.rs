@@ -103,27 +103,53 @@ impl FairQueue {
 
 impl QueueDisc for FairQueue {
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet> {
+        let control = self.control_first && pkt.is_control();
+        let c = if control { None } else { Some(self.class_of(self.key.of(&pkt))) };
+        if let Some(c) = c {
+            if self.classes[c].q.len() >= self.class_limit {
+                return Err(pkt);
+            }
+        }
+        // Fair queueing's buffer rule (Demers, Keshav and Shenker 1989; DRR):
+        // when the shared buffer is full, the class holding the most packets
+        // loses its last one, so a heavy class cannot lock the others (or
+        // routing control) out of the buffer. The arrival is refused only
+        // when its own class is (one of) the longest.
+        let mut victim = None;
         if self.len >= self.limit {
-            return Err(pkt);
+            let mine = c.map_or(0, |c| self.classes[c].q.len());
+            let longest = (0..self.classes.len()).max_by_key(|&i| self.classes[i].q.len());
+            match longest {
+                Some(l) if self.classes[l].q.len() > mine => {
+                    let class = &mut self.classes[l];
+                    victim = class.q.pop_back();
+                    if class.q.is_empty() {
+                        class.active = false;
+                        class.credit = 0;
+                        self.ring.retain(|&x| x != l);
+                    }
+                    self.len -= 1;
+                }
+                _ => return Err(pkt),
+            }
         }
-        if self.control_first && pkt.is_control() {
-            self.control.push_back(pkt);
-            self.len += 1;
-            return Ok(());
-        }
-        let c = self.class_of(self.key.of(&pkt));
-        let class = &mut self.classes[c];
-        if class.q.len() >= self.class_limit {
-            return Err(pkt);
-        }
-        class.q.push_back(pkt);
-        if !class.active {
-            class.active = true;
-            class.credit = 0;
-            self.ring.push_back(c);
+        match c {
+            None => self.control.push_back(pkt),
+            Some(c) => {
+                let class = &mut self.classes[c];
+                class.q.push_back(pkt);
+                if !class.active {
+                    class.active = true;
+                    class.credit = 0;
+                    self.ring.push_back(c);
+                }
+            }
         }
         self.len += 1;
-        Ok(())
+        match victim {
+            Some(v) => Err(v),
+            None => Ok(()),
+        }
     }
 
     fn dequeue(&mut self) -> Option<Packet> {
@@ -308,8 +334,36 @@ mod tests {
         c.flow = FLOW_NONE;
         q.enqueue(c).unwrap();
         q.enqueue(pkt(6, 3, 100)).unwrap();
-        assert_eq!(q.enqueue(pkt(7, 4, 100)).unwrap_err().uid, 7, "total limit");
-        assert_eq!(drain(&mut q), vec![5, 1, 4, 6, 2]);
+        // Full: a new class pushes out the last packet of the longest class.
+        assert_eq!(q.enqueue(pkt(7, 4, 100)).unwrap_err().uid, 2, "total limit: push-out");
+        assert_eq!(q.len(), 5);
+        assert_eq!(drain(&mut q), vec![5, 1, 4, 6, 7]);
+    }
+
+    #[test]
+    fn full_buffer_drops_from_the_longest_class() {
+        let mut q = FairQueue::new(ClassKey::Src, None, 4, 100, true);
+        for uid in 1..=3 {
+            q.enqueue(pkt(uid, 1, 100)).unwrap();
+        }
+        q.enqueue(pkt(11, 2, 100)).unwrap();
+        // The heavy class's own arrival is refused...
+        assert_eq!(q.enqueue(pkt(4, 1, 100)).unwrap_err().uid, 4);
+        // ...control and a lighter class displace its last packets.
+        let mut c = pkt(50, 3, 100);
+        c.flow = FLOW_NONE;
+        assert_eq!(q.enqueue(c).unwrap_err().uid, 3);
+        assert_eq!(q.enqueue(pkt(12, 2, 100)).unwrap_err().uid, 2);
+        assert_eq!(q.len(), 4);
+        // A class emptied by push-out leaves the ring.
+        let mut q2 = FairQueue::new(ClassKey::Src, None, 2, 100, true);
+        q2.enqueue(pkt(1, 1, 100)).unwrap();
+        q2.enqueue(pkt(2, 1, 100)).unwrap();
+        assert_eq!(q2.enqueue(pkt(21, 2, 100)).unwrap_err().uid, 2);
+        // Classes 1 and 2 hold one each: the later-created longest (2) loses its only packet.
+        assert_eq!(q2.enqueue(pkt(31, 3, 100)).unwrap_err().uid, 21);
+        assert_eq!(drain(&mut q2), vec![1, 31]);
+        assert_eq!(drain(&mut q), vec![50, 1, 11, 12]);
     }
 
     #[test]

@@ -81,6 +81,9 @@ impl Default for QueueConfig {
 /// An interface queue discipline.
 pub trait QueueDisc: Send {
     /// Offers a packet; on refusal the packet is handed back for accounting.
+    /// A discipline may instead accept it and push out another packet
+    /// (fair queueing: the longest class's last), returned as the `Err`;
+    /// callers tell the two apart by `uid`.
     /// (`Packet` is a deliberately unboxed `Copy` value; with DSR's source
     /// route it is 152 bytes, above clippy's 128-byte `Err` threshold.)
     #[allow(clippy::result_large_err)]
