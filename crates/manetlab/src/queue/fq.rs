@@ -206,27 +206,9 @@ impl QueueDisc for FairQueue {
     }
 
     fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>) {
-        let mut removed = 0;
-        let mut i = 0;
-        while i < self.control.len() {
-            if self.control[i].next_hop == next_hop {
-                out.push(self.control.remove(i).unwrap());
-                removed += 1;
-            } else {
-                i += 1;
-            }
-        }
+        let mut removed = super::drain_to(&mut self.control, next_hop, out);
         for (ci, class) in self.classes.iter_mut().enumerate() {
-            let before = class.q.len();
-            let mut i = 0;
-            while i < class.q.len() {
-                if class.q[i].next_hop == next_hop {
-                    out.push(class.q.remove(i).unwrap());
-                } else {
-                    i += 1;
-                }
-            }
-            removed += before - class.q.len();
+            removed += super::drain_to(&mut class.q, next_hop, out);
             if class.active && class.q.is_empty() {
                 class.active = false;
                 class.credit = 0;

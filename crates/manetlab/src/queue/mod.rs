@@ -113,6 +113,22 @@ pub trait QueueDisc: Send {
     fn for_each(&self, f: &mut dyn FnMut(&Packet));
 }
 
+/// Moves every packet for `next_hop` from `q` to `out`, keeping the order
+/// of both; returns how many moved. (Shared by the disciplines'
+/// `drain_next_hop`.)
+pub(crate) fn drain_to(q: &mut std::collections::VecDeque<Packet>, next_hop: u32, out: &mut Vec<Packet>) -> usize {
+    let before = out.len();
+    let mut i = 0;
+    while i < q.len() {
+        if q[i].next_hop == next_hop {
+            out.push(q.remove(i).expect("index in range"));
+        } else {
+            i += 1;
+        }
+    }
+    out.len() - before
+}
+
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
     match cfg.kind {
         QueueKind::DropTail => Box::new(DropTail::new(cfg.limit, cfg.control_first)),

@@ -67,14 +67,7 @@ impl QueueDisc for Priority {
     }
     fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>) {
         for q in &mut self.classes {
-            let mut i = 0;
-            while i < q.len() {
-                if q[i].next_hop == next_hop {
-                    out.push(q.remove(i).unwrap());
-                } else {
-                    i += 1;
-                }
-            }
+            super::drain_to(q, next_hop, out);
         }
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
