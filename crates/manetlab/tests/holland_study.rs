@@ -1,5 +1,5 @@
 //! `manetlab study holland --quick`: the acceptance criteria on the
-//! quick study (6 patterns, 100 s runs), every figure present, and resuming
+//! quick study (8 patterns, 100 s runs), every figure present, and resuming
 //! from the stored runs reproducing the report exactly.
 
 use manetlab::study::{self, StudyOptions};

@@ -173,7 +173,7 @@ struct Plan {
 fn plan(opts: &StudyOptions) -> Plan {
     // Quick mode: fewer patterns, shorter runs, and the extreme probe
     // intervals and the middle CBR rate only (every figure still drawn).
-    let (duration_s, patterns, minor) = if opts.quick { (100, 6, 2) } else { (200, 50, 10) };
+    let (duration_s, patterns, minor) = if opts.quick { (100, 8, 2) } else { (200, 50, 10) };
     let patterns = opts.runs.map_or(patterns, |r| r as usize).max(1);
     let minor = minor.min(patterns);
     let probes: Vec<&'static str> = if opts.quick { vec!["0.5s", "2s", "30s"] } else { PROBES.to_vec() };
