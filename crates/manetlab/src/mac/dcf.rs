@@ -422,14 +422,9 @@ impl Dcf {
         self.enqueue_ac(now, pkt, AccessCategory::BestEffort, out)
     }
 
-    /// Hands the entity of access category `ac` a packet (only when
-    /// `can_accept_ac(ac)`).
-    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
-        let i = self.ac_index(ac);
-        debug_assert!(self.acs[i].current.is_none());
-        if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {
-            return;
-        }
+    /// Makes `pkt` the current frame of entity `i`: next sequence number,
+    /// retry counters cleared.
+    fn load(&mut self, i: usize, pkt: Packet) {
         let seq = self.seq_counter;
         self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
         let a = &mut self.acs[i];
@@ -438,6 +433,17 @@ impl Dcf {
         a.current_retry = false;
         a.ssrc = 0;
         a.slrc = 0;
+    }
+
+    /// Hands the entity of access category `ac` a packet (only when
+    /// `can_accept_ac(ac)`).
+    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
+        let i = self.ac_index(ac);
+        debug_assert!(self.acs[i].current.is_none());
+        if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {
+            return;
+        }
+        self.load(i, pkt);
         if self.state == State::Idle {
             self.state = State::Contend;
         }
@@ -760,14 +766,7 @@ impl Dcf {
             return false;
         }
         self.freeze(now);
-        let seq = self.seq_counter;
-        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
-        let a = &mut self.acs[i];
-        a.current = Some(pkt);
-        a.current_seq = seq;
-        a.current_retry = false;
-        a.ssrc = 0;
-        a.slrc = 0;
+        self.load(i, pkt);
         self.active = i;
         self.state = State::DataPending;
         self.stats.txop_continuations += 1;

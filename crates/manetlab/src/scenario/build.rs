@@ -81,6 +81,19 @@ fn err<T>(kind: ErrorKind, s: &Spanned<T>, msg: impl Into<String>) -> Diag {
     Diag::new(kind, at(s), msg)
 }
 
+/// An optional `routing.<key>` integer, checked to lie in `lo..=hi`.
+fn routing_int(s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32) -> Result<Option<u32>, Diag> {
+    match s {
+        Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
+            ErrorKind::OutOfRange,
+            s,
+            format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
+        )),
+        Some(s) => Ok(Some(*s.get_ref())),
+        None => Ok(None),
+    }
+}
+
 /// Matches a name against `options` (case-insensitive), listing them on failure.
 fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Result<T, Diag> {
     let name = v.get_ref().trim();
@@ -1041,17 +1054,7 @@ fn aodv(r: &RoutingSection) -> Result<AodvConfig, Diag> {
     if let Some(j) = &r.jitter {
         c.jitter = j.get_ref().0;
     }
-    let int = |s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32| -> Result<Option<u32>, Diag> {
-        match s {
-            Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
-                ErrorKind::OutOfRange,
-                s,
-                format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
-            )),
-            Some(s) => Ok(Some(*s.get_ref())),
-            None => Ok(None),
-        }
-    };
+    let int = routing_int;
     if let Some(v) = int(&r.allowed_hello_loss, "allowed_hello_loss", 1, 1000)? {
         c.allowed_hello_loss = v;
     }
@@ -1140,17 +1143,7 @@ fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
             ),
         ));
     }
-    let int = |s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32| -> Result<Option<u32>, Diag> {
-        match s {
-            Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
-                ErrorKind::OutOfRange,
-                s,
-                format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
-            )),
-            Some(s) => Ok(Some(*s.get_ref())),
-            None => Ok(None),
-        }
-    };
+    let int = routing_int;
     if let Some(v) = int(&r.max_salvage, "max_salvage", 0, 255)? {
         c.max_salvage = v as u8;
     }
