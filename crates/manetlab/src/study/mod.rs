@@ -10,6 +10,7 @@
 pub mod chain;
 pub mod gupta;
 pub mod holland;
+pub mod kim;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod runner;
@@ -101,6 +102,11 @@ StudyInfo {
     name: "testbed",
     paper: "testbed-tcp-udp-interaction.txt, table 1 and figures 2, 3, 5, 7",
     about: "TCP/UDP interaction in the APE testbed scenarios S1-S3, threshold and SINR reception",
+},
+StudyInfo {
+    name: "kim",
+    paper: "voip-tcp-coexistence.txt, table 1 and figures 4-5",
+    about: "VoIP calls and TCP on a 4-hop 802.11a string behind a gateway: burstiness, TCP variants, priority, gateway control",
 }];
 
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +128,7 @@ pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyO
         "gupta" => gupta::run(opts, progress),
         "zaini" => zaini::run(opts, progress),
         "testbed" => testbed::run(opts, progress),
+        "kim" => kim::run(opts, progress),
         _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
     }
 }

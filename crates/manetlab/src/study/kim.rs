@@ -1,0 +1,925 @@
+//! The `kim` study (voip-tcp-coexistence.txt): VoIP calls and downstream
+//! TCP sharing a 4-hop 802.11a string behind an Internet gateway.
+//!
+//! Topology: an Internet server (a wired-only node) -- wired link (100
+//! Mbit/s, one-way delay half the "Internet delay", which the paper counts
+//! as a round trip) -- gateway G (node 0, also the first radio node) --
+//! `hops` radio hops 200 m apart, 802.11a at 12 Mbit/s (basic rate 6) --
+//! client (node `hops`). TCP flows go server -> client with 1460-byte
+//! segments. A VoIP call is two-way between the gateway and the client: the
+//! paper's calls go "to/from an IP-PBX through the gateway" (figure 1), i.e.
+//! the PBX sits at the gateway's end of the string and the voice never
+//! crosses the Internet link (table 1's 13 ms VoIP delay has no room for
+//! 30 ms of Internet delay). Static routes. See `docs/kim.md`.
+//!
+//! Parts: (a) table 1, bursty CBR data and the calls it leaves room for;
+//! (b) capacity: calls alone, TCP alone, 5 calls + 3 TCP; (c) figure 4, the
+//! TCP variants vs the number of calls; (d) priority queue / 802.11e EDCA /
+//! RTS-CTS vs the number of hops.
+
+use super::{sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use crate::config::{FlowConfig, Position, SimConfig, Traffic};
+use crate::metrics::Report;
+use crate::net::wired::LinkConfig;
+use crate::phy::{PhyMode, PhyStandard, Preamble};
+use crate::queue::QueueKind;
+use crate::sim::Time;
+use crate::transport::tcp::{DataSource, TcpConfig, TcpVariant};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// TCP payload per segment (1500-byte IP packets).
+pub const MSS: u32 = 1460;
+/// A call is supported at this MOS (both directions).
+pub const SUPPORTED_MOS: f64 = 3.6;
+/// "Unrestricted" TCP: the largest window the sender may use, segments.
+pub const TCP_WINDOW: u32 = 64;
+/// Table 1's data: 550 kb/s of 1500-byte IP packets.
+pub const DATA_BPS: u64 = 550_000;
+pub const DATA_IP_BYTES: u32 = 1500;
+
+/// What protects the voice inside the string.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Drop-tail FIFO, plain DCF, no RTS/CTS.
+    Fifo,
+    /// Strict-priority queue (voice first) at every node.
+    Priority,
+    /// Priority queue and 802.11e EDCA (AC_VO / AC_BE).
+    Edca,
+    /// Priority queue, EDCA and RTS/CTS on every unicast frame.
+    EdcaRts,
+}
+
+impl Scheme {
+    pub const ALL: [Scheme; 4] = [Scheme::Fifo, Scheme::Priority, Scheme::Edca, Scheme::EdcaRts];
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Fifo => "fifo",
+            Scheme::Priority => "priority",
+            Scheme::Edca => "priority+edca",
+            Scheme::EdcaRts => "priority+edca+rts",
+        }
+    }
+}
+
+/// The data competing with the calls.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Data {
+    None,
+    /// `flows` bulk TCP connections server -> client.
+    Tcp { flows: u32, variant: TcpVariant },
+    /// Table 1: 550 kb/s of 1500-byte UDP packets in bursts of `burst`,
+    /// gateway -> client.
+    Bursty { burst: u32 },
+}
+
+/// One point of the study (without the seed).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Setup {
+    pub hops: u32,
+    pub calls: u32,
+    pub data: Data,
+    pub scheme: Scheme,
+    /// Round-trip delay of the wired part.
+    pub internet_delay: Time,
+    pub duration: Time,
+}
+
+impl Setup {
+    /// The 4-hop string with `calls` calls and `data`, FIFO, 30 ms.
+    pub fn string(calls: u32, data: Data, duration: Time) -> Setup {
+        Setup { hops: 4, calls, data, scheme: Scheme::Fifo, internet_delay: Time::from_ms(30), duration }
+    }
+
+    /// Unique, readable key of the point (the sweep adds the seed).
+    pub fn key(&self) -> String {
+        let data = match self.data {
+            Data::None => "none".to_string(),
+            Data::Tcp { flows, variant } => format!("tcp{flows}-{}", variant.name()),
+            Data::Bursty { burst } => format!("cbr-burst{burst}"),
+        };
+        format!(
+            "hops={}/calls={}/data={}/scheme={}/inet={}ms/dur={}s",
+            self.hops,
+            self.calls,
+            data,
+            self.scheme.name(),
+            self.internet_delay.as_ns() / 1_000_000,
+            self.duration.as_secs_f64()
+        )
+    }
+
+    /// The run config for `seed`.
+    pub fn config(&self, seed: u64) -> SimConfig {
+        let radios = self.hops as usize + 1;
+        let server = radios as u32;
+        let client = self.hops;
+        let mut nodes = SimConfig::chain_positions(radios, 200.0);
+        nodes.push(Position::new(-1000.0, 0.0));
+        let mut cfg = SimConfig { seed, duration: self.duration, warmup: Time::from_secs(3), nodes, ..SimConfig::default() };
+        cfg.mac.phy =
+            PhyMode { standard: PhyStandard::Ofdm, preamble: Preamble::Long, data_rate: 12_000_000, basic_rate: 6_000_000 };
+        cfg.mac.rts_threshold = None;
+        match self.scheme {
+            Scheme::Fifo => {}
+            Scheme::Priority => cfg.queue.kind = QueueKind::Priority,
+            Scheme::Edca => {
+                cfg.queue.kind = QueueKind::Priority;
+                cfg.mac.edca = true;
+            }
+            Scheme::EdcaRts => {
+                cfg.queue.kind = QueueKind::Priority;
+                cfg.mac.edca = true;
+                cfg.mac.rts_threshold = Some(0);
+            }
+        }
+        cfg.wired.links.push(LinkConfig {
+            a: server,
+            b: 0,
+            bandwidth_bps: 100_000_000,
+            delay: Time::from_ns(self.internet_delay.as_ns() / 2),
+            queue: 100,
+        });
+        cfg.wired.wired_only.push(server);
+        for i in 0..self.calls {
+            cfg.flows.push(FlowConfig {
+                name: format!("call{}", i + 1),
+                src: 0,
+                dst: client,
+                traffic: Traffic::Voip(crate::app::voip::VoipConfig::default()),
+                start: Time::ZERO,
+                stop: None,
+            });
+        }
+        match self.data {
+            Data::None => {}
+            Data::Tcp { flows, variant } => {
+                for i in 0..flows {
+                    let tcp = TcpConfig {
+                        mss: MSS,
+                        max_window: TCP_WINDOW,
+                        variant,
+                        record_series: false,
+                        record_seq_log: false,
+                        ..TcpConfig::default()
+                    };
+                    cfg.flows.push(FlowConfig {
+                        name: format!("tcp{}", i + 1),
+                        src: server,
+                        dst: client,
+                        traffic: Traffic::Tcp { tcp, data: DataSource::Bulk },
+                        start: Time::from_ms(500 + 200 * i as u64),
+                        stop: None,
+                    });
+                }
+            }
+            Data::Bursty { burst } => {
+                let size = DATA_IP_BYTES - crate::net::IP_HEADER_BYTES - crate::net::packet::UDP_HEADER_BYTES;
+                let interval = Time::from_ns(DATA_IP_BYTES as u64 * 8 * 1_000_000_000 / DATA_BPS);
+                let traffic = if burst <= 1 {
+                    Traffic::Cbr { size, interval, jitter: Time::ZERO }
+                } else {
+                    Traffic::BurstyCbr { size, interval, burst }
+                };
+                cfg.flows.push(FlowConfig {
+                    name: "data".into(),
+                    src: 0,
+                    dst: client,
+                    traffic,
+                    start: Time::from_ms(500),
+                    stop: None,
+                });
+            }
+        }
+        cfg
+    }
+}
+
+/// What the study keeps of one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Each call's MOS (its worse direction).
+    pub mos: Vec<f64>,
+    /// Calls with MOS >= 3.6 in both directions.
+    pub supported: u32,
+    /// Mean over calls and directions of the total loss (network + late), %.
+    pub voip_loss_pct: f64,
+    /// Mean over calls and directions of the mean one-way network delay, ms.
+    pub voip_delay_ms: f64,
+    /// Goodput of the data (TCP or CBR) flows, summed, kbit/s.
+    pub data_kbps: f64,
+    /// Mean one-way delay of the data flows' packets, ms.
+    pub data_delay_ms: f64,
+    /// TCP: bytes acknowledged / bytes sent (retransmissions included).
+    pub goodput_ratio: Option<f64>,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    /// The run's packet audit balanced.
+    pub audit_ok: bool,
+}
+
+impl RunSummary {
+    pub fn of(r: &Report) -> RunSummary {
+        let mut mos = Vec::new();
+        let (mut loss, mut delay, mut nd) = (0.0, 0.0, 0usize);
+        let (mut data_bps, mut data_delay, mut ndata) = (0.0, 0.0, 0usize);
+        let (mut acked, mut sent, mut retx, mut tos) = (0u64, 0u64, 0u64, 0u64);
+        let mut supported = 0;
+        for f in &r.flows {
+            if let Some(v) = &f.voip {
+                mos.push(v.mos);
+                supported += v.supported as u32;
+                for d in [&v.forward, &v.backward] {
+                    loss += d.total_loss * 100.0;
+                    if d.delay_mean_ms.is_finite() {
+                        delay += d.delay_mean_ms;
+                    }
+                    nd += 1;
+                }
+            } else {
+                data_bps += f.goodput_bps;
+                if f.delay_mean_s.is_finite() {
+                    data_delay += f.delay_mean_s * 1e3;
+                    ndata += 1;
+                }
+                if let Some(t) = &f.tcp {
+                    acked += t.bytes_acked;
+                    sent += t.segments_sent * MSS as u64;
+                    retx += t.retransmissions;
+                    tos += t.timeouts;
+                }
+            }
+        }
+        let avg = |s: f64, n: usize| if n == 0 { f64::NAN } else { s / n as f64 };
+        RunSummary {
+            mos,
+            supported,
+            voip_loss_pct: avg(loss, nd),
+            voip_delay_ms: avg(delay, nd),
+            data_kbps: data_bps / 1e3,
+            data_delay_ms: avg(data_delay, ndata),
+            goodput_ratio: (sent > 0).then(|| acked as f64 / sent as f64),
+            retransmissions: retx,
+            timeouts: tos,
+            audit_ok: r.audit.balances(),
+        }
+    }
+
+    /// The worst call's MOS (infinite without calls: nothing to protect).
+    pub fn worst_mos(&self) -> f64 {
+        self.mos.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    pub fn mean_mos(&self) -> f64 {
+        self.mos.iter().sum::<f64>() / self.mos.len() as f64
+    }
+}
+
+/// The runs of a study, keyed by point, each point run with every seed.
+pub struct Plan {
+    seeds: Vec<u64>,
+    jobs: Vec<sweep::Job>,
+    index: HashMap<String, usize>,
+    results: Vec<RunSummary>,
+}
+
+impl Plan {
+    pub fn new(seeds: Vec<u64>) -> Plan {
+        Plan { seeds, jobs: Vec::new(), index: HashMap::new(), results: Vec::new() }
+    }
+
+    /// Adds a point (once, however often it is asked for).
+    pub fn add(&mut self, s: &Setup) {
+        let key = s.key();
+        if self.index.contains_key(&key) {
+            return;
+        }
+        self.index.insert(key.clone(), self.jobs.len());
+        for &seed in &self.seeds {
+            self.jobs.push(sweep::Job::new(format!("{key}/seed={seed}"), s.config(seed)));
+        }
+    }
+
+    pub fn runs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Runs every job (in parallel, resumable).
+    pub fn run(&mut self, opts: &StudyOptions, progress: Progress) -> Result<(), StudyError> {
+        self.results = sweep::run(&self.jobs, &opts.sweep_options(progress), |cfg| {
+            Ok(RunSummary::of(&crate::Simulation::new(cfg.clone())?.run()))
+        })?;
+        Ok(())
+    }
+
+    /// The runs of a point, one per seed.
+    pub fn get(&self, s: &Setup) -> &[RunSummary] {
+        let i = *self.index.get(&s.key()).unwrap_or_else(|| panic!("point {} not planned", s.key()));
+        &self.results[i..i + self.seeds.len()]
+    }
+
+    /// Mean over seeds of `f`.
+    pub fn mean(&self, s: &Setup, f: impl Fn(&RunSummary) -> f64) -> f64 {
+        let r = self.get(s);
+        r.iter().map(f).sum::<f64>() / r.len() as f64
+    }
+
+    /// Every call acceptable: the mean over seeds of the worst call's MOS is
+    /// at least 3.6.
+    pub fn acceptable(&self, s: &Setup) -> bool {
+        self.mean(s, |r| r.worst_mos().min(5.0)) >= SUPPORTED_MOS
+    }
+
+    pub fn all_audits_balance(&self) -> (usize, usize) {
+        (self.results.iter().filter(|r| r.audit_ok).count(), self.results.len())
+    }
+}
+
+/// The number of calls supported: the largest count of `counts` (ascending)
+/// such that it and every smaller count in the list are acceptable.
+pub fn capacity(counts: &[u32], ok: impl Fn(u32) -> bool) -> u32 {
+    let mut best = 0;
+    for &n in counts {
+        if !ok(n) {
+            break;
+        }
+        best = n;
+    }
+    best
+}
+
+#[derive(Deserialize)]
+struct Table1 {
+    source: String,
+    burst: Vec<u32>,
+    calls: Vec<u32>,
+    voip_loss_pct: Vec<f64>,
+    voip_delay_ms: Vec<f64>,
+    data_kbps: Vec<f64>,
+    data_delay_ms: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct Capacity {
+    source: String,
+    calls_alone: u32,
+    tcp_alone_mbps: f64,
+    mixed_calls: u32,
+    mixed_tcp_flows: u32,
+    mixed_mos_below: f64,
+    mixed_tcp_mbps: f64,
+}
+
+#[derive(Deserialize)]
+struct Variants {
+    source: String,
+    mos_below_at_10_calls: f64,
+    westwood_goodput_ratio: f64,
+}
+
+#[derive(Deserialize)]
+struct Priority {
+    source: String,
+    capacity_fraction: f64,
+    max_hops_with_calls: u32,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Window {
+    source: String,
+    calls: u32,
+    max_flows_30ms: u32,
+    max_flows_150ms: u32,
+    example_calls: u32,
+    example_window: u32,
+    example_tcp_kbps: f64,
+    example_window_100ms: u32,
+    improvement_without_voip: f64,
+}
+
+#[derive(Deserialize)]
+struct Published {
+    table1: Table1,
+    capacity: Capacity,
+    variants: Variants,
+    priority: Priority,
+    window: Window,
+}
+
+fn published() -> Published {
+    toml::from_str(include_str!("../../data/published/kim.toml")).expect("data/published/kim.toml is valid")
+}
+
+/// The five variants of figure 4.
+pub const VARIANTS: [TcpVariant; 5] =
+    [TcpVariant::Reno, TcpVariant::Vegas, TcpVariant::WestwoodPlus, TcpVariant::Cubic, TcpVariant::Compound];
+
+fn variant_label(v: TcpVariant) -> &'static str {
+    match v {
+        TcpVariant::Reno => "Reno",
+        TcpVariant::NewReno => "NewReno",
+        TcpVariant::Vegas => "Vegas",
+        TcpVariant::WestwoodPlus => "Westwood+",
+        TcpVariant::Cubic => "CUBIC",
+        TcpVariant::Compound => "Compound",
+    }
+}
+
+/// How much of the study to run.
+struct Sizes {
+    duration: Time,
+    /// Call counts searched for table 1 (with data) and calls alone.
+    table1_calls: Vec<u32>,
+    alone_calls: Vec<u32>,
+    /// Call counts of figure 4.
+    fig4_calls: Vec<u32>,
+    /// Hop counts and call counts of the priority part.
+    prio_hops: Vec<u32>,
+    prio_calls: Vec<u32>,
+    prio_schemes: Vec<Scheme>,
+}
+
+impl Sizes {
+    fn new(quick: bool) -> Sizes {
+        if quick {
+            Sizes {
+                duration: Time::from_secs(13),
+                table1_calls: (1..=7).collect(),
+                alone_calls: (1..=14).collect(),
+                fig4_calls: vec![2, 6, 10],
+                prio_hops: vec![1, 4],
+                prio_calls: vec![1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+                prio_schemes: vec![Scheme::Fifo, Scheme::Edca],
+            }
+        } else {
+            Sizes {
+                duration: Time::from_secs(40),
+                table1_calls: (1..=10).collect(),
+                alone_calls: (1..=16).collect(),
+                fig4_calls: (1..=12).collect(),
+                prio_hops: vec![1, 2, 3, 4],
+                prio_calls: vec![1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56],
+                prio_schemes: Scheme::ALL.to_vec(),
+            }
+        }
+    }
+}
+
+fn reno(flows: u32) -> Data {
+    Data::Tcp { flows, variant: TcpVariant::Reno }
+}
+
+pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+    let n_seeds = opts.runs.unwrap_or(if opts.quick { 1 } else { 3 }).max(1) as u64;
+    let seeds: Vec<u64> = (0..n_seeds).map(|k| opts.seed + k).collect();
+    let z = Sizes::new(opts.quick);
+    let dur = z.duration;
+    let pubd = published();
+    let mut plan = Plan::new(seeds.clone());
+
+    // (a) table 1.
+    for burst in 1..=5 {
+        for &n in &z.table1_calls {
+            plan.add(&Setup::string(n, Data::Bursty { burst }, dur));
+        }
+        plan.add(&Setup::string(5, Data::Bursty { burst }, dur));
+    }
+    // (b) capacity.
+    for &n in &z.alone_calls {
+        plan.add(&Setup::string(n, Data::None, dur));
+    }
+    plan.add(&Setup::string(0, reno(1), dur));
+    plan.add(&Setup::string(pubd.capacity.mixed_calls, reno(pubd.capacity.mixed_tcp_flows), dur));
+    for &n in &z.table1_calls {
+        plan.add(&Setup::string(n, reno(1), dur));
+    }
+    // (c) figure 4.
+    for v in VARIANTS {
+        plan.add(&Setup::string(0, Data::Tcp { flows: 1, variant: v }, dur));
+        for &n in &z.fig4_calls {
+            plan.add(&Setup::string(n, Data::Tcp { flows: 1, variant: v }, dur));
+        }
+    }
+    // (d) priority vs hops.
+    for &h in &z.prio_hops {
+        for &n in &z.prio_calls {
+            plan.add(&Setup { hops: h, ..Setup::string(n, Data::None, dur) });
+            for &s in &z.prio_schemes {
+                plan.add(&Setup { hops: h, scheme: s, ..Setup::string(n, reno(1), dur) });
+            }
+        }
+    }
+
+    plan.run(opts, progress)?;
+
+    let mut md = String::new();
+    let mut checks = Vec::new();
+    let mut files = Vec::new();
+    let mut json = serde_json::Map::new();
+    md += "# Kim study: VoIP and TCP coexistence in a wireless multihop string (voip-tcp-coexistence.txt)\n\n";
+    md += &format!(
+        "Server -- wired link (100 Mbit/s, Internet delay 30 ms round trip) -- gateway -- 4 hops of 802.11a at 12 Mbit/s, \
+         200 m apart -- client; static routes; drop-tail 50 unless stated. Calls are two-way G.729a (50 packets/s, 20-byte \
+         voice) between the gateway (the IP-PBX side) and the client; a call is supported at MOS >= 3.6 in both directions. \
+         TCP: bulk, server -> client, 1460-byte segments, window up to {TCP_WINDOW} segments (\"unrestricted\"). \
+         {} s runs (first 3 s not measured), {} seed(s) per point{}. A number of calls is *acceptable* when the mean over \
+         seeds of the worst call's MOS is >= 3.6; *calls supported* is the largest count such that it and every smaller \
+         count tried are acceptable.\n\n",
+        dur.as_secs_f64(),
+        seeds.len(),
+        if opts.quick { " (quick mode: fewer points, shorter runs)" } else { "" }
+    );
+
+    // ---- (a) table 1 ----
+    let t1 = &pubd.table1;
+    md += "## Table 1: data burstiness\n\n";
+    md += &format!("Source: {}.\n\n", t1.source);
+    md += "550 kb/s of 1500-byte UDP data from the gateway to the client in bursts of k packets (same mean rate). \
+           Loss and delays are at 5 calls, as in the paper's caption.\n\n";
+    md += "| burst | calls (paper) | calls (ours) | VoIP loss % (paper) | ours | VoIP delay ms (paper) | ours | data kb/s (paper) | ours | data delay ms (paper) | ours |\n";
+    md += "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    let mut t1_calls = Vec::new();
+    let mut t1_rows = Vec::new();
+    for (i, &b) in t1.burst.iter().enumerate() {
+        let cap = capacity(&z.table1_calls, |n| plan.acceptable(&Setup::string(n, Data::Bursty { burst: b }, dur)));
+        let s5 = Setup::string(5, Data::Bursty { burst: b }, dur);
+        let row = (
+            plan.mean(&s5, |r| r.voip_loss_pct),
+            plan.mean(&s5, |r| r.voip_delay_ms),
+            plan.mean(&s5, |r| r.data_kbps),
+            plan.mean(&s5, |r| r.data_delay_ms),
+        );
+        md += &format!(
+            "| {b} | {} | {cap} | {:.2} | {:.2} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} |\n",
+            t1.calls[i], t1.voip_loss_pct[i], row.0, t1.voip_delay_ms[i], row.1, t1.data_kbps[i], row.2, t1.data_delay_ms[i], row.3
+        );
+        t1_calls.push(cap);
+        t1_rows.push(row);
+    }
+    json.insert(
+        "table1".into(),
+        serde_json::json!({ "calls": t1_calls, "at5": t1_rows.iter().map(|r| serde_json::json!({"voip_loss_pct": r.0, "voip_delay_ms": r.1, "data_kbps": r.2, "data_delay_ms": r.3})).collect::<Vec<_>>() }),
+    );
+    md += "\n";
+    md += &Figure {
+        file_stem: "kim_table1".into(),
+        title: "Calls supported beside 550 kb/s of bursty data".into(),
+        x_label: "burst length (packets)".into(),
+        y_label: "calls supported".into(),
+        series: vec![
+            Series {
+                name: "paper".into(),
+                points: t1.burst.iter().zip(&t1.calls).map(|(&b, &c)| (b as f64, c as f64, None)).collect(),
+                scatter: false,
+            },
+            Series {
+                name: "manetlab".into(),
+                points: t1.burst.iter().zip(&t1_calls).map(|(&b, &c)| (b as f64, c as f64, None)).collect(),
+                scatter: false,
+            },
+        ],
+        steps: false,
+    }
+    .write(&opts.out, &mut files)?;
+    md += "\n";
+    checks.push(Check {
+        what: "table 1: calls supported do not increase with the burst length".into(),
+        passed: t1_calls.windows(2).all(|w| w[1] <= w[0]),
+        detail: format!("{t1_calls:?} (paper {:?})", t1.calls),
+    });
+    checks.push(Check {
+        what: "table 1: at 5 calls, bursts of 5 give the calls a higher delay than bursts of 1".into(),
+        passed: t1_rows[4].1 > t1_rows[0].1,
+        detail: format!("{:.1} vs {:.1} ms (paper 21 vs 13)", t1_rows[4].1, t1_rows[0].1),
+    });
+    checks.push(Check {
+        what: "table 1: at 5 calls, bursts of 5 give the data a higher delay than bursts of 1".into(),
+        passed: t1_rows[4].3 > t1_rows[0].3,
+        detail: format!("{:.1} vs {:.1} ms (paper 31 vs 15)", t1_rows[4].3, t1_rows[0].3),
+    });
+
+    // ---- (b) capacity ----
+    let c = &pubd.capacity;
+    let alone = capacity(&z.alone_calls, |n| plan.acceptable(&Setup::string(n, Data::None, dur)));
+    let with_tcp = capacity(&z.table1_calls, |n| plan.acceptable(&Setup::string(n, reno(1), dur)));
+    let tcp_alone = plan.mean(&Setup::string(0, reno(1), dur), |r| r.data_kbps) / 1e3;
+    let mixed = Setup::string(c.mixed_calls, reno(c.mixed_tcp_flows), dur);
+    let mixed_worst = plan.mean(&mixed, |r| r.worst_mos());
+    let mixed_mean = plan.mean(&mixed, |r| r.mean_mos());
+    let mixed_tcp = plan.mean(&mixed, |r| r.data_kbps) / 1e3;
+    md += "## Capacity of the string\n\n";
+    md += &format!("Source: {}.\n\n", c.source);
+    md += "| case | paper | manetlab |\n|---|---:|---:|\n";
+    md += &format!(
+        "| calls supported, VoIP alone (searched up to {}) | {} | {alone} |\n",
+        z.alone_calls.last().unwrap(),
+        c.calls_alone
+    );
+    md += &format!("| TCP-Reno goodput, TCP alone (1 flow) | {:.2} Mb/s | {tcp_alone:.2} Mb/s |\n", c.tcp_alone_mbps);
+    md += &format!(
+        "| {} calls + {} TCP-Reno flows: MOS (worst call / mean) | < {:.0} | {mixed_worst:.2} / {mixed_mean:.2} |\n",
+        c.mixed_calls, c.mixed_tcp_flows, c.mixed_mos_below
+    );
+    md += &format!(
+        "| {} calls + {} TCP-Reno flows: TCP goodput | {:.2} Mb/s | {mixed_tcp:.2} Mb/s |\n",
+        c.mixed_calls, c.mixed_tcp_flows, c.mixed_tcp_mbps
+    );
+    md += &format!("| calls supported beside 1 unrestricted TCP-Reno flow | (not given) | {with_tcp} |\n\n");
+    json.insert(
+        "capacity".into(),
+        serde_json::json!({"calls_alone": alone, "calls_with_tcp": with_tcp, "tcp_alone_mbps": tcp_alone, "mixed_worst_mos": mixed_worst, "mixed_mean_mos": mixed_mean, "mixed_tcp_mbps": mixed_tcp}),
+    );
+    checks.push(Check {
+        what: "acceptance: VoIP alone supports more calls than beside unrestricted TCP".into(),
+        passed: alone > with_tcp,
+        detail: format!("{alone} alone vs {with_tcp} with 1 TCP-Reno flow"),
+    });
+    checks.push(Check {
+        what: "calls alone within 30% of the paper's 11".into(),
+        passed: (alone as f64 - c.calls_alone as f64).abs() <= 0.3 * c.calls_alone as f64,
+        detail: format!("{alone}"),
+    });
+    checks.push(Check {
+        what: "TCP alone within 25% of the paper's 1.35 Mb/s".into(),
+        passed: (tcp_alone - c.tcp_alone_mbps).abs() <= 0.25 * c.tcp_alone_mbps,
+        detail: format!("{tcp_alone:.2} Mb/s"),
+    });
+    checks.push(Check {
+        what: "5 calls + 3 TCP flows: the calls are not supported (paper: MOS < 2)".into(),
+        passed: mixed_worst < SUPPORTED_MOS,
+        detail: format!("worst MOS {mixed_worst:.2}, mean {mixed_mean:.2}"),
+    });
+    checks.push(Check {
+        what: "5 calls + 3 TCP flows: TCP gets less than TCP alone (paper 0.84 vs 1.35 Mb/s)".into(),
+        passed: mixed_tcp < tcp_alone,
+        detail: format!("{mixed_tcp:.2} vs {tcp_alone:.2} Mb/s"),
+    });
+
+    // ---- (c) figure 4 ----
+    let v = &pubd.variants;
+    md += "## Figure 4: TCP variants\n\n";
+    md += &format!("Source: {}.\n\n", v.source);
+    md += "One TCP flow of each variant beside 1..N calls. Left: mean MOS of the calls; right: TCP goodput; \
+           also goodput / sent (bytes acknowledged over bytes sent, retransmissions included).\n\n";
+    let mut s_mos = Vec::new();
+    let mut s_gp = Vec::new();
+    let mut s_ratio = Vec::new();
+    md += "| variant | calls supported | mean MOS over the call counts | TCP alone Mb/s | mean goodput with calls Mb/s | goodput / sent | timeouts / run |\n|---|---:|---:|---:|---:|---:|---:|\n";
+    let mut var_rows = Vec::new();
+    for vt in VARIANTS {
+        let d = Data::Tcp { flows: 1, variant: vt };
+        let pts = |f: &dyn Fn(&RunSummary) -> f64| -> Vec<(f64, f64, Option<f64>)> {
+            z.fig4_calls.iter().map(|&n| (n as f64, plan.mean(&Setup::string(n, d, dur), f), None)).collect()
+        };
+        let mos = pts(&|r| r.mean_mos());
+        let gp = pts(&|r| r.data_kbps / 1e3);
+        let ratio = pts(&|r| r.goodput_ratio.unwrap_or(f64::NAN));
+        let cap = capacity(&z.fig4_calls, |n| plan.acceptable(&Setup::string(n, d, dur)));
+        let alone = plan.mean(&Setup::string(0, d, dur), |r| r.data_kbps / 1e3);
+        let avg = |p: &[(f64, f64, Option<f64>)]| p.iter().map(|x| x.1).sum::<f64>() / p.len() as f64;
+        let tos = z.fig4_calls.iter().map(|&n| plan.mean(&Setup::string(n, d, dur), |r| r.timeouts as f64)).sum::<f64>()
+            / z.fig4_calls.len() as f64;
+        let row = (vt, cap, avg(&mos), alone, avg(&gp), avg(&ratio));
+        md += &format!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
+            variant_label(vt),
+            row.1,
+            row.2,
+            row.3,
+            row.4,
+            row.5,
+            tos
+        );
+        var_rows.push(row);
+        let name = variant_label(vt).to_string();
+        s_mos.push(Series { name: name.clone(), points: mos, scatter: false });
+        s_gp.push(Series { name: name.clone(), points: gp, scatter: false });
+        s_ratio.push(Series { name, points: ratio, scatter: false });
+    }
+    md += "\n";
+    s_mos.push(Series {
+        name: "MOS 3.6".into(),
+        points: vec![
+            (*z.fig4_calls.first().unwrap() as f64, SUPPORTED_MOS, None),
+            (*z.fig4_calls.last().unwrap() as f64, SUPPORTED_MOS, None),
+        ],
+        scatter: false,
+    });
+    for (stem, title, y, series) in [
+        ("kim_fig4_mos", "VoIP quality beside one TCP flow", "mean MOS of the calls", s_mos),
+        ("kim_fig4_goodput", "TCP goodput beside the calls", "TCP goodput (Mb/s)", s_gp),
+        ("kim_fig4_ratio", "TCP goodput / sent", "bytes acknowledged / bytes sent", s_ratio),
+    ] {
+        md += &Figure {
+            file_stem: stem.into(),
+            title: title.into(),
+            x_label: "VoIP calls".into(),
+            y_label: y.into(),
+            series,
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+        md += "\n";
+    }
+    json.insert(
+        "variants".into(),
+        serde_json::Value::Array(
+            var_rows
+                .iter()
+                .map(|r| serde_json::json!({"variant": r.0.name(), "calls_supported": r.1, "mean_mos": r.2, "tcp_alone_mbps": r.3, "mean_goodput_mbps": r.4, "goodput_ratio": r.5}))
+                .collect(),
+        ),
+    );
+    let max_cap = var_rows.iter().map(|r| r.1).max().unwrap_or(0);
+    checks.push(Check {
+        what: "figure 4: no TCP variant protects VoIP (each supports fewer calls than VoIP alone)".into(),
+        passed: max_cap < alone,
+        detail: var_rows.iter().map(|r| format!("{} {}", variant_label(r.0), r.1)).collect::<Vec<_>>().join(", ")
+            + &format!(" vs {alone} alone"),
+    });
+    if z.fig4_calls.contains(&10) {
+        let at10: Vec<f64> = VARIANTS
+            .iter()
+            .map(|&vt| plan.mean(&Setup::string(10, Data::Tcp { flows: 1, variant: vt }, dur), |r| r.mean_mos()))
+            .collect();
+        checks.push(Check {
+            what: format!("figure 4: mean MOS < {} with 10 calls for every variant", v.mos_below_at_10_calls),
+            passed: at10.iter().all(|&m| m < v.mos_below_at_10_calls),
+            detail: at10.iter().map(|m| format!("{m:.2}")).collect::<Vec<_>>().join(", "),
+        });
+    }
+    let best_mos = var_rows.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+    checks.push(Check {
+        what: "figure 4: Vegas protects VoIP best (highest mean MOS)".into(),
+        passed: best_mos.0 == TcpVariant::Vegas,
+        detail: format!("best: {} ({:.2})", variant_label(best_mos.0), best_mos.2),
+    });
+    let ww = var_rows.iter().find(|r| r.0 == TcpVariant::WestwoodPlus).unwrap();
+    let worst_ratio = var_rows.iter().min_by(|a, b| a.5.total_cmp(&b.5)).unwrap();
+    checks.push(Check {
+        what: format!("figure 4: Westwood+ wastes most (lowest goodput / sent; paper ~{})", v.westwood_goodput_ratio),
+        passed: worst_ratio.0 == TcpVariant::WestwoodPlus,
+        detail: format!("Westwood+ {:.2}; lowest {} {:.2}", ww.5, variant_label(worst_ratio.0), worst_ratio.5),
+    });
+
+    // ---- (d) priority vs hops ----
+    let p = &pubd.priority;
+    md += "## Priority queues, 802.11e and RTS/CTS vs the number of hops\n\n";
+    md += &format!("Source: {}.\n\n", p.source);
+    md += &format!(
+        "Calls supported beside one unrestricted TCP-Reno flow, on strings of 1..4 hops, call counts tried: {:?}.\n\n",
+        z.prio_calls
+    );
+    md += "| hops | VoIP alone |";
+    for s in &z.prio_schemes {
+        md += &format!(" {} |", s.name());
+    }
+    md += "\n|---:|---:|";
+    for _ in &z.prio_schemes {
+        md += "---:|";
+    }
+    md += "\n";
+    let mut prio_series: Vec<Series> = std::iter::once("VoIP alone")
+        .chain(z.prio_schemes.iter().map(|s| s.name()))
+        .map(|n| Series { name: n.into(), points: Vec::new(), scatter: false })
+        .collect();
+    let mut prio_tab = Vec::new();
+    for &h in &z.prio_hops {
+        let a = capacity(&z.prio_calls, |n| plan.acceptable(&Setup { hops: h, ..Setup::string(n, Data::None, dur) }));
+        md += &format!("| {h} | {a} |");
+        prio_series[0].points.push((h as f64, a as f64, None));
+        let mut row = vec![a];
+        for (k, &s) in z.prio_schemes.iter().enumerate() {
+            let cap = capacity(&z.prio_calls, |n| {
+                plan.acceptable(&Setup { hops: h, scheme: s, ..Setup::string(n, reno(1), dur) })
+            });
+            md += &format!(" {cap} |");
+            prio_series[k + 1].points.push((h as f64, cap as f64, None));
+            row.push(cap);
+        }
+        md += "\n";
+        prio_tab.push((h, row));
+    }
+    md += "\n";
+    md += &Figure {
+        file_stem: "kim_priority_hops".into(),
+        title: "Calls supported beside one TCP flow".into(),
+        x_label: "wireless hops".into(),
+        y_label: "calls supported".into(),
+        series: prio_series,
+        steps: false,
+    }
+    .write(&opts.out, &mut files)?;
+    md += "\n";
+    json.insert(
+        "priority".into(),
+        serde_json::Value::Array(prio_tab.iter().map(|(h, row)| serde_json::json!({"hops": h, "alone_then_schemes": row})).collect()),
+    );
+    let prio_idx = z.prio_schemes.iter().position(|&s| s == Scheme::Edca).map(|i| i + 1);
+    if let Some(k) = prio_idx {
+        let far: Vec<(u32, u32)> = prio_tab.iter().filter(|(h, _)| *h > p.max_hops_with_calls).map(|(h, r)| (*h, r[k])).collect();
+        checks.push(Check {
+            what: format!(
+                "priority + EDCA supports no call beyond {} hops (paper: none at 3+ hops)",
+                p.max_hops_with_calls
+            ),
+            passed: far.iter().all(|x| x.1 == 0),
+            detail: far.iter().map(|(h, c)| format!("{h} hops: {c}")).collect::<Vec<_>>().join(", "),
+        });
+        let near: Vec<String> = prio_tab
+            .iter()
+            .filter(|(h, _)| *h <= p.max_hops_with_calls)
+            .map(|(h, r)| format!("{h} hops: {} of {} ({:.0}%)", r[k], r[0], 100.0 * r[k] as f64 / r[0].max(1) as f64))
+            .collect();
+        checks.push(Check {
+            what: format!(
+                "priority + EDCA keeps at most about {:.0}% of the voice capacity at 1-2 hops (paper: 20%; we allow up to 40%)",
+                p.capacity_fraction * 100.0
+            ),
+            passed: prio_tab
+                .iter()
+                .filter(|(h, _)| *h <= p.max_hops_with_calls)
+                .all(|(_, r)| (r[k] as f64) <= 2.0 * p.capacity_fraction * r[0] as f64),
+            detail: near.join(", "),
+        });
+    }
+
+    // ---- checks ----
+    let (ok, total) = plan.all_audits_balance();
+    checks.push(Check {
+        what: "every run's packet audit balances".into(),
+        passed: ok == total,
+        detail: format!("{ok} of {total}"),
+    });
+    md += "## Checks\n\n| check | result | detail |\n|---|---|---|\n";
+    for c in &checks {
+        md += &format!("| {} | {} | {} |\n", c.what, if c.passed { "pass" } else { "FAIL" }, c.detail);
+    }
+    json.insert("checks".into(), serde_json::to_value(&checks).unwrap());
+    json.insert("seeds".into(), serde_json::json!(seeds));
+    json.insert("duration_s".into(), serde_json::json!(dur.as_secs_f64()));
+    write_file(
+        &opts.out,
+        "results.json",
+        &(serde_json::to_string_pretty(&serde_json::Value::Object(json)).unwrap() + "\n"),
+        &mut files,
+    )?;
+    write_file(&opts.out, "report.md", &md, &mut files)?;
+    Ok(StudyOutput { markdown: md, files, checks, runs: plan.runs() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topology_is_server_link_gateway_string_client() {
+        let s = Setup::string(2, reno(3), Time::from_secs(10));
+        let c = s.config(7);
+        assert_eq!(c.nodes.len(), 6);
+        assert_eq!(c.wired.wired_only, vec![5]);
+        let l = &c.wired.links[0];
+        assert_eq!((l.a, l.b, l.delay), (5, 0, Time::from_ms(15)));
+        let calls: Vec<_> = c.flows.iter().filter(|f| matches!(f.traffic, Traffic::Voip(_))).collect();
+        assert_eq!(calls.len(), 2);
+        assert!(calls.iter().all(|f| f.src == 0 && f.dst == 4));
+        let tcp: Vec<_> = c.flows.iter().filter(|f| matches!(f.traffic, Traffic::Tcp { .. })).collect();
+        assert_eq!(tcp.len(), 3);
+        assert!(tcp.iter().all(|f| f.src == 5 && f.dst == 4));
+        assert_eq!(c.mac.phy.data_rate, 12_000_000);
+    }
+
+    #[test]
+    fn bursty_data_has_the_table_1_mean_rate() {
+        let c = Setup::string(0, Data::Bursty { burst: 3 }, Time::from_secs(10)).config(1);
+        let Traffic::BurstyCbr { size, interval, burst } = c.flows[0].traffic else { panic!() };
+        assert_eq!((size, burst), (1472, 3));
+        let ip_bps = DATA_IP_BYTES as f64 * 8.0 / interval.as_secs_f64();
+        assert!((ip_bps - 550_000.0).abs() < 1.0, "{ip_bps}");
+    }
+
+    #[test]
+    fn capacity_stops_at_the_first_unacceptable_count() {
+        assert_eq!(capacity(&[1, 2, 3, 4], |n| n != 3), 2);
+        assert_eq!(capacity(&[1, 2, 3], |_| true), 3);
+        assert_eq!(capacity(&[1, 2, 3], |_| false), 0);
+    }
+
+    #[test]
+    fn keys_differ_by_every_setting() {
+        let a = Setup::string(3, reno(1), Time::from_secs(10));
+        let others = [
+            Setup { hops: 3, ..a },
+            Setup { calls: 4, ..a },
+            Setup { data: Data::Tcp { flows: 1, variant: TcpVariant::Vegas }, ..a },
+            Setup { scheme: Scheme::Edca, ..a },
+            Setup { internet_delay: Time::from_ms(100), ..a },
+            Setup { duration: Time::from_secs(11), ..a },
+        ];
+        for o in others {
+            assert_ne!(a.key(), o.key());
+        }
+    }
+}
