@@ -15,11 +15,15 @@
 //! Parts: (a) table 1, bursty CBR data and the calls it leaves room for;
 //! (b) capacity: calls alone, TCP alone, 5 calls + 3 TCP; (c) figure 4, the
 //! TCP variants vs the number of calls; (d) priority queue / 802.11e EDCA /
-//! RTS-CTS vs the number of hops.
+//! RTS-CTS vs the number of hops; (e) figure 5, the largest TCP goodput
+//! that keeps every call acceptable under window control, data pacing and
+//! ACK pacing at the gateway (`net/gateway.rs`), found by searching W or R;
+//! (f) scalability with the number of TCP flows and the Internet delay.
 
 use super::{sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
 use crate::config::{FlowConfig, Position, SimConfig, Traffic};
 use crate::metrics::Report;
+use crate::net::gateway::GatewayConfig;
 use crate::net::wired::LinkConfig;
 use crate::phy::{PhyMode, PhyStandard, Preamble};
 use crate::queue::QueueKind;
@@ -81,6 +85,29 @@ pub enum Data {
     Bursty { burst: u32 },
 }
 
+/// TCP control at the gateway (`net/gateway.rs`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Gw {
+    None,
+    /// Advertised window of forwarded ACKs clamped to W segments.
+    Window(u32),
+    /// TCP data entering the radio shaped to R bit/s.
+    Pacing(u64),
+    /// ACKs spaced so that the data they release arrives at R bit/s.
+    AckPacing(u64),
+}
+
+impl Gw {
+    fn key(self) -> String {
+        match self {
+            Gw::None => "none".into(),
+            Gw::Window(w) => format!("window{w}"),
+            Gw::Pacing(r) => format!("pacing{}k", r / 1000),
+            Gw::AckPacing(r) => format!("ackpacing{}k", r / 1000),
+        }
+    }
+}
+
 /// One point of the study (without the seed).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Setup {
@@ -90,13 +117,14 @@ pub struct Setup {
     pub scheme: Scheme,
     /// Round-trip delay of the wired part.
     pub internet_delay: Time,
+    pub gw: Gw,
     pub duration: Time,
 }
 
 impl Setup {
     /// The 4-hop string with `calls` calls and `data`, FIFO, 30 ms.
     pub fn string(calls: u32, data: Data, duration: Time) -> Setup {
-        Setup { hops: 4, calls, data, scheme: Scheme::Fifo, internet_delay: Time::from_ms(30), duration }
+        Setup { hops: 4, calls, data, scheme: Scheme::Fifo, internet_delay: Time::from_ms(30), gw: Gw::None, duration }
     }
 
     /// Unique, readable key of the point (the sweep adds the seed).
@@ -107,12 +135,13 @@ impl Setup {
             Data::Bursty { burst } => format!("cbr-burst{burst}"),
         };
         format!(
-            "hops={}/calls={}/data={}/scheme={}/inet={}ms/dur={}s",
+            "hops={}/calls={}/data={}/scheme={}/inet={}ms/gw={}/dur={}s",
             self.hops,
             self.calls,
             data,
             self.scheme.name(),
             self.internet_delay.as_ns() / 1_000_000,
+            self.gw.key(),
             self.duration.as_secs_f64()
         )
     }
@@ -149,6 +178,16 @@ impl Setup {
             queue: 100,
         });
         cfg.wired.wired_only.push(server);
+        if self.gw != Gw::None {
+            let mut g = GatewayConfig { node: 0, ..GatewayConfig::default() };
+            match self.gw {
+                Gw::None => {}
+                Gw::Window(w) => g.window = Some(w),
+                Gw::Pacing(r) => g.pacing = Some(r as f64),
+                Gw::AckPacing(r) => g.ack_pacing = Some(r as f64),
+            }
+            cfg.gateway = Some(g);
+        }
         for i in 0..self.calls {
             cfg.flows.push(FlowConfig {
                 name: format!("call{}", i + 1),
@@ -222,6 +261,8 @@ pub struct RunSummary {
     pub goodput_ratio: Option<f64>,
     pub retransmissions: u64,
     pub timeouts: u64,
+    /// Packets the gateway's shapers dropped (FIFO full).
+    pub pacing_drops: u64,
     /// The run's packet audit balanced.
     pub audit_ok: bool,
 }
@@ -269,6 +310,7 @@ impl RunSummary {
             goodput_ratio: (sent > 0).then(|| acked as f64 / sent as f64),
             retransmissions: retx,
             timeouts: tos,
+            pacing_drops: r.gateway.map_or(0, |g| g.pacing_drops),
             audit_ok: r.audit.balances(),
         }
     }
@@ -393,7 +435,6 @@ struct Priority {
 }
 
 #[derive(Deserialize)]
-#[allow(dead_code)]
 struct Window {
     source: String,
     calls: u32,
@@ -446,6 +487,15 @@ struct Sizes {
     prio_hops: Vec<u32>,
     prio_calls: Vec<u32>,
     prio_schemes: Vec<Scheme>,
+    /// Figure 5: call counts, windows (segments) and rates (bit/s) tried.
+    fig5_calls: Vec<u32>,
+    fig5_windows: Vec<u32>,
+    fig5_rates: Vec<u64>,
+    /// Scalability: TCP flow counts, Internet delays (ms), windows, rates.
+    scal_flows: Vec<u32>,
+    scal_delays: Vec<u64>,
+    scal_windows: Vec<u32>,
+    scal_rates: Vec<u64>,
 }
 
 impl Sizes {
@@ -459,19 +509,47 @@ impl Sizes {
                 prio_hops: vec![1, 4],
                 prio_calls: vec![1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
                 prio_schemes: vec![Scheme::Fifo, Scheme::Edca],
+                fig5_calls: vec![0, 1, 3, 6, 9],
+                fig5_windows: vec![1, 2, 4, 8],
+                fig5_rates: vec![300_000, 600_000, 900_000],
+                scal_flows: vec![2, 16],
+                scal_delays: vec![30],
+                scal_windows: vec![1, 2, 4],
+                scal_rates: vec![300_000, 600_000],
             }
         } else {
             Sizes {
-                duration: Time::from_secs(40),
+                duration: Time::from_secs(30),
                 table1_calls: (1..=10).collect(),
                 alone_calls: (1..=16).collect(),
                 fig4_calls: (1..=12).collect(),
                 prio_hops: vec![1, 2, 3, 4],
-                prio_calls: vec![1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56],
+                prio_calls: vec![1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64],
                 prio_schemes: Scheme::ALL.to_vec(),
+                fig5_calls: (0..=11).collect(),
+                fig5_windows: vec![1, 2, 3, 4, 5, 6, 8, 10, 12, 16],
+                fig5_rates: (1..=10).map(|k| k * 150_000).collect(),
+                scal_flows: vec![1, 2, 4, 6, 8, 10, 12, 14, 16, 20],
+                scal_delays: vec![30, 100, 150],
+                scal_windows: vec![1, 2, 3, 4, 6, 8, 12, 16],
+                scal_rates: vec![150_000, 300_000, 450_000, 600_000, 900_000, 1_200_000],
             }
         }
     }
+}
+
+/// The best control setting: the largest mean TCP goodput (kbit/s) among
+/// the settings that keep every call acceptable, with the setting.
+fn best<P: Copy>(plan: &Plan, params: &[P], setup: impl Fn(P) -> Setup) -> Option<(P, f64)> {
+    params
+        .iter()
+        .map(|&p| (p, setup(p)))
+        .filter(|(_, s)| plan.acceptable(s))
+        .map(|(p, s)| (p, plan.mean(&s, |r| r.data_kbps)))
+        .fold(None, |acc: Option<(P, f64)>, x| match acc {
+            Some(a) if a.1 >= x.1 => Some(a),
+            _ => Some(x),
+        })
 }
 
 fn reno(flows: u32) -> Data {
@@ -513,8 +591,39 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     for &h in &z.prio_hops {
         for &n in &z.prio_calls {
             plan.add(&Setup { hops: h, ..Setup::string(n, Data::None, dur) });
+            plan.add(&Setup { hops: h, scheme: Scheme::Edca, ..Setup::string(n, Data::None, dur) });
             for &s in &z.prio_schemes {
                 plan.add(&Setup { hops: h, scheme: s, ..Setup::string(n, reno(1), dur) });
+            }
+        }
+    }
+
+    // (e) figure 5.
+    let fig5 = |n: u32, gw: Gw| Setup { gw, ..Setup::string(n, reno(1), dur) };
+    for &n in &z.fig5_calls {
+        plan.add(&fig5(n, Gw::None));
+        for &w in &z.fig5_windows {
+            plan.add(&fig5(n, Gw::Window(w)));
+        }
+        for &r in &z.fig5_rates {
+            plan.add(&fig5(n, Gw::Pacing(r)));
+            plan.add(&fig5(n, Gw::AckPacing(r)));
+        }
+    }
+    // (f) scalability: 3 calls, F flows, Internet delay d.
+    let scal_calls = pubd.window.calls;
+    let scal = |f: u32, d: u64, gw: Gw| Setup {
+        internet_delay: Time::from_ms(d),
+        gw,
+        ..Setup::string(scal_calls, reno(f), dur)
+    };
+    for &f in &z.scal_flows {
+        for &d in &z.scal_delays {
+            for &w in &z.scal_windows {
+                plan.add(&scal(f, d, Gw::Window(w)));
+            }
+            for &r in &z.scal_rates {
+                plan.add(&scal(f, d, Gw::Pacing(r)));
             }
         }
     }
@@ -780,11 +889,11 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         "Calls supported beside one unrestricted TCP-Reno flow, on strings of 1..4 hops, call counts tried: {:?}.\n\n",
         z.prio_calls
     );
-    md += "| hops | VoIP alone |";
+    md += "| hops | VoIP alone (fifo) | VoIP alone (priority+edca) |";
     for s in &z.prio_schemes {
         md += &format!(" {} |", s.name());
     }
-    md += "\n|---:|---:|";
+    md += "\n|---:|---:|---:|";
     for _ in &z.prio_schemes {
         md += "---:|";
     }
@@ -796,9 +905,12 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     let mut prio_tab = Vec::new();
     for &h in &z.prio_hops {
         let a = capacity(&z.prio_calls, |n| plan.acceptable(&Setup { hops: h, ..Setup::string(n, Data::None, dur) }));
-        md += &format!("| {h} | {a} |");
+        let ae = capacity(&z.prio_calls, |n| {
+            plan.acceptable(&Setup { hops: h, scheme: Scheme::Edca, ..Setup::string(n, Data::None, dur) })
+        });
+        md += &format!("| {h} | {a} | {ae} |");
         prio_series[0].points.push((h as f64, a as f64, None));
-        let mut row = vec![a];
+        let mut row = vec![a, ae];
         for (k, &s) in z.prio_schemes.iter().enumerate() {
             let cap = capacity(&z.prio_calls, |n| {
                 plan.acceptable(&Setup { hops: h, scheme: s, ..Setup::string(n, reno(1), dur) })
@@ -825,7 +937,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         "priority".into(),
         serde_json::Value::Array(prio_tab.iter().map(|(h, row)| serde_json::json!({"hops": h, "alone_then_schemes": row})).collect()),
     );
-    let prio_idx = z.prio_schemes.iter().position(|&s| s == Scheme::Edca).map(|i| i + 1);
+    // Columns of a row: alone (fifo), alone (priority+edca), then the schemes.
+    let prio_idx = z.prio_schemes.iter().position(|&s| s == Scheme::Edca).map(|i| i + 2);
     if let Some(k) = prio_idx {
         let far: Vec<(u32, u32)> = prio_tab.iter().filter(|(h, _)| *h > p.max_hops_with_calls).map(|(h, r)| (*h, r[k])).collect();
         checks.push(Check {
@@ -839,20 +952,251 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         let near: Vec<String> = prio_tab
             .iter()
             .filter(|(h, _)| *h <= p.max_hops_with_calls)
-            .map(|(h, r)| format!("{h} hops: {} of {} ({:.0}%)", r[k], r[0], 100.0 * r[k] as f64 / r[0].max(1) as f64))
+            .map(|(h, r)| format!("{h} hops: {} of {} ({:.0}%)", r[k], r[1], 100.0 * r[k] as f64 / r[1].max(1) as f64))
             .collect();
         checks.push(Check {
             what: format!(
-                "priority + EDCA keeps at most about {:.0}% of the voice capacity at 1-2 hops (paper: 20%; we allow up to 40%)",
+                "priority + EDCA beside TCP keeps at most about {:.0}% of its voice capacity without TCP at 1-2 hops (paper: 20%; we allow up to 40%)",
                 p.capacity_fraction * 100.0
             ),
             passed: prio_tab
                 .iter()
                 .filter(|(h, _)| *h <= p.max_hops_with_calls)
-                .all(|(_, r)| (r[k] as f64) <= 2.0 * p.capacity_fraction * r[0] as f64),
+                .all(|(_, r)| (r[k] as f64) <= 2.0 * p.capacity_fraction * r[1] as f64),
             detail: near.join(", "),
         });
     }
+
+    // ---- (e) figure 5 ----
+    let wpub = &pubd.window;
+    md += "## Figure 5: TCP controlled at the gateway\n\n";
+    md += "Source: section 'Window resizing vs. pacing', figure 5, and the summary.\n\n";
+    md += &format!(
+        "One TCP-Reno flow (window up to {TCP_WINDOW}) beside n calls. For each control, the largest TCP goodput among the \
+         settings tried that keeps every call acceptable: window W in {:?} segments (advertised window rewritten in the \
+         ACKs at the gateway), data pacing and ACK pacing at R in {:?} kbit/s. Plain TCP is shown whether or not the \
+         calls are supported.\n\n",
+        z.fig5_windows,
+        z.fig5_rates.iter().map(|r| r / 1000).collect::<Vec<_>>()
+    );
+    md += "| calls | window: W | Mb/s | data pacing: R kb/s | Mb/s | ACK pacing: R kb/s | Mb/s | plain TCP Mb/s | plain: worst MOS |\n";
+    md += "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    let mut f5: Vec<Series> = ["window control", "data pacing", "ACK pacing", "plain TCP"]
+        .iter()
+        .map(|n| Series { name: (*n).into(), points: Vec::new(), scatter: false })
+        .collect();
+    let mut f5_rows = Vec::new();
+    let fmt_best = |b: &Option<(String, f64)>| match b {
+        Some((p, k)) => format!("{p} | {:.2}", k / 1e3),
+        None => "- | 0 (none)".into(),
+    };
+    for &n in &z.fig5_calls {
+        let w = best(&plan, &z.fig5_windows, |w| fig5(n, Gw::Window(w))).map(|(p, k)| (p.to_string(), k));
+        let dp = best(&plan, &z.fig5_rates, |r| fig5(n, Gw::Pacing(r))).map(|(p, k)| ((p / 1000).to_string(), k));
+        let ap = best(&plan, &z.fig5_rates, |r| fig5(n, Gw::AckPacing(r))).map(|(p, k)| ((p / 1000).to_string(), k));
+        let plain = plan.mean(&fig5(n, Gw::None), |r| r.data_kbps);
+        let plain_mos = plan.mean(&fig5(n, Gw::None), |r| r.worst_mos());
+        md += &format!(
+            "| {n} | {} | {} | {} | {:.2} | {} |\n",
+            fmt_best(&w),
+            fmt_best(&dp),
+            fmt_best(&ap),
+            plain / 1e3,
+            if n == 0 { "-".to_string() } else { format!("{plain_mos:.2}") }
+        );
+        for (k, b) in [&w, &dp, &ap].iter().enumerate() {
+            f5[k].points.push((n as f64, b.as_ref().map_or(0.0, |x| x.1 / 1e3), None));
+        }
+        f5[3].points.push((n as f64, plain / 1e3, None));
+        f5_rows.push((n, w, dp, ap, plain, plain_mos));
+    }
+    md += "\n";
+    md += &Figure {
+        file_stem: "kim_fig5".into(),
+        title: "TCP goodput keeping every call at MOS >= 3.6".into(),
+        x_label: "VoIP calls".into(),
+        y_label: "TCP goodput (Mb/s)".into(),
+        series: f5,
+        steps: false,
+    }
+    .write(&opts.out, &mut files)?;
+    md += "\n";
+    json.insert(
+        "fig5".into(),
+        serde_json::Value::Array(
+            f5_rows
+                .iter()
+                .map(|r| {
+                    let b = |x: &Option<(String, f64)>| serde_json::json!(x.as_ref().map(|v| serde_json::json!({"param": v.0, "kbps": v.1})));
+                    serde_json::json!({"calls": r.0, "window": b(&r.1), "pacing": b(&r.2), "ack_pacing": b(&r.3), "plain_kbps": r.4, "plain_worst_mos": r.5})
+                })
+                .collect(),
+        ),
+    );
+    let positive: Vec<u32> = z.fig5_calls.iter().copied().filter(|&n| n > 0).collect();
+    let row = |n: u32| f5_rows.iter().find(|r| r.0 == n).unwrap();
+    let win_cap = capacity(&positive, |n| row(n).1.as_ref().is_some_and(|b| b.1 > 0.0));
+    let plain_cap = capacity(&positive, |n| plan.acceptable(&fig5(n, Gw::None)));
+    checks.push(Check {
+        what: "acceptance: window control at the gateway supports more calls than plain sharing".into(),
+        passed: win_cap > plain_cap,
+        detail: format!("{win_cap} with window control (TCP still carried) vs {plain_cap} with plain TCP"),
+    });
+    let mean_of = |k: usize| {
+        positive
+            .iter()
+            .map(|&n| {
+                let r = row(n);
+                [&r.1, &r.2, &r.3][k].as_ref().map_or(0.0, |b| b.1)
+            })
+            .sum::<f64>()
+            / positive.len().max(1) as f64
+    };
+    let (mw, mp, ma) = (mean_of(0), mean_of(1), mean_of(2));
+    checks.push(Check {
+        what: "figure 5: window control attains the best utilisation (mean TCP goodput over 1..11 calls)".into(),
+        passed: mw >= mp && mw >= ma,
+        detail: format!("window {:.2}, data pacing {:.2}, ACK pacing {:.2} Mb/s", mw / 1e3, mp / 1e3, ma / 1e3),
+    });
+    if let Some(r0) = f5_rows.iter().find(|r| r.0 == 0) {
+        let ctl = r0.1.as_ref().map_or(0.0, |b| b.1);
+        let gain = ctl / r0.4 - 1.0;
+        checks.push(Check {
+            what: format!(
+                "without VoIP, window control beats plain TCP (paper: +{:.0}%)",
+                wpub.improvement_without_voip * 100.0
+            ),
+            passed: gain > 0.0,
+            detail: format!("{:.2} vs {:.2} Mb/s ({:+.0}%)", ctl / 1e3, r0.4 / 1e3, gain * 100.0),
+        });
+    }
+    if let Some(r6) = f5_rows.iter().find(|r| r.0 == wpub.example_calls) {
+        md += &format!(
+            "Paper's worked example: at {} calls the optimal window is W = {} and TCP can use {:.0} kb/s; ours: {}.\n\n",
+            wpub.example_calls,
+            wpub.example_window,
+            wpub.example_tcp_kbps,
+            r6.1.as_ref().map_or("no window keeps the calls".into(), |b| format!("W = {}, {:.0} kb/s", b.0, b.1))
+        );
+    }
+
+    // ---- (f) scalability ----
+    md += "## Scalability: number of TCP flows and Internet delay\n\n";
+    md += &format!("Source: {}.\n\n", wpub.source);
+    md += &format!(
+        "{scal_calls} calls beside F TCP-Reno flows; Internet delay (round trip of the wired part) {:?} ms. For each (F, delay), \
+         the best window W* (per connection, searched over {:?}) and data-pacing rate R* (aggregate, over {:?} kb/s) that \
+         keep the 3 calls acceptable, with the TCP goodput. \"fails\": no setting tried works (window control would need \
+         W < 1 packet).\n\n",
+        z.scal_delays,
+        z.scal_windows,
+        z.scal_rates.iter().map(|r| r / 1000).collect::<Vec<_>>()
+    );
+    md += "| flows |";
+    for d in &z.scal_delays {
+        md += &format!(" {d} ms: W* | Mb/s | R* kb/s | Mb/s |");
+    }
+    md += "\n|---:|";
+    for _ in &z.scal_delays {
+        md += "---:|---:|---:|---:|";
+    }
+    md += "\n";
+    let mut sw: Vec<Series> = Vec::new();
+    let mut st: Vec<Series> = Vec::new();
+    let mut scal_rows = Vec::new();
+    for &d in &z.scal_delays {
+        sw.push(Series { name: format!("W*, {d} ms"), points: Vec::new(), scatter: false });
+        st.push(Series { name: format!("window, {d} ms"), points: Vec::new(), scatter: false });
+        st.push(Series { name: format!("pacing, {d} ms"), points: Vec::new(), scatter: false });
+    }
+    for &f in &z.scal_flows {
+        md += &format!("| {f} |");
+        for (di, &d) in z.scal_delays.iter().enumerate() {
+            let w = best(&plan, &z.scal_windows, |w| scal(f, d, Gw::Window(w)));
+            let r = best(&plan, &z.scal_rates, |r| scal(f, d, Gw::Pacing(r)));
+            md += &match w {
+                Some((w, k)) => format!(" {w} | {:.2} |", k / 1e3),
+                None => " fails | 0 |".into(),
+            };
+            md += &match r {
+                Some((r, k)) => format!(" {} | {:.2} |", r / 1000, k / 1e3),
+                None => " fails | 0 |".into(),
+            };
+            sw[di].points.push((f as f64, w.map_or(0.0, |x| x.0 as f64), None));
+            st[2 * di].points.push((f as f64, w.map_or(0.0, |x| x.1 / 1e3), None));
+            st[2 * di + 1].points.push((f as f64, r.map_or(0.0, |x| x.1 / 1e3), None));
+            scal_rows.push((f, d, w, r));
+        }
+        md += "\n";
+    }
+    md += "\n";
+    for (stem, title, y, series) in [
+        ("kim_scal_window", "Best window per connection (0 = window control fails)", "W* (segments)", sw),
+        ("kim_scal_goodput", "TCP goodput keeping 3 calls at MOS >= 3.6", "TCP goodput (Mb/s)", st),
+    ] {
+        md += &Figure {
+            file_stem: stem.into(),
+            title: title.into(),
+            x_label: "TCP flows".into(),
+            y_label: y.into(),
+            series,
+            steps: false,
+        }
+        .write(&opts.out, &mut files)?;
+        md += "\n";
+    }
+    json.insert(
+        "scalability".into(),
+        serde_json::Value::Array(
+            scal_rows
+                .iter()
+                .map(|(f, d, w, r)| serde_json::json!({"flows": f, "internet_delay_ms": d, "window": w.map(|x| serde_json::json!({"w": x.0, "kbps": x.1})), "pacing": r.map(|x| serde_json::json!({"bps": x.0, "kbps": x.1}))}))
+                .collect(),
+        ),
+    );
+    // Largest flow count (contiguous from the smallest) that window control supports, per delay.
+    let max_flows = |d: u64, win: bool| {
+        capacity(&z.scal_flows, |f| {
+            scal_rows.iter().any(|r| r.0 == f && r.1 == d && if win { r.2.is_some() } else { r.3.is_some() })
+        })
+    };
+    let (d_lo, d_hi) = (*z.scal_delays.first().unwrap(), *z.scal_delays.last().unwrap());
+    let first_fail = z.scal_flows.iter().copied().find(|&f| scal_rows.iter().any(|r| r.0 == f && r.1 == d_lo && r.2.is_none()));
+    checks.push(Check {
+        what: format!(
+            "window control fails (W < 1 packet) beyond some number of flows at {d_lo} ms (paper: beyond {})",
+            wpub.max_flows_30ms
+        ),
+        passed: first_fail.is_some(),
+        detail: match first_fail {
+            Some(f) => format!("supports up to {} flows, fails at {f}", max_flows(d_lo, true)),
+            None => format!("never fails up to {} flows", z.scal_flows.last().unwrap()),
+        },
+    });
+    if d_hi > d_lo {
+        checks.push(Check {
+            what: format!(
+                "window control supports at least as many flows at {d_hi} ms as at {d_lo} ms (paper: {} vs {})",
+                wpub.max_flows_150ms, wpub.max_flows_30ms
+            ),
+            passed: max_flows(d_hi, true) >= max_flows(d_lo, true),
+            detail: format!("{} vs {}", max_flows(d_hi, true), max_flows(d_lo, true)),
+        });
+        let w1 = |d: u64| scal_rows.iter().find(|r| r.0 == z.scal_flows[0] && r.1 == d).and_then(|r| r.2).map(|x| x.0);
+        checks.push(Check {
+            what: format!(
+                "{} flow(s): a longer Internet delay needs a larger window (paper: W = {} -> {} at 100 ms)",
+                z.scal_flows[0], wpub.example_window, wpub.example_window_100ms
+            ),
+            passed: matches!((w1(d_lo), w1(d_hi)), (Some(a), Some(b)) if b > a),
+            detail: format!("W* {:?} at {d_lo} ms, {:?} at {d_hi} ms", w1(d_lo), w1(d_hi)),
+        });
+    }
+    checks.push(Check {
+        what: format!("shaping scales better: data pacing supports at least as many flows as window control at {d_lo} ms"),
+        passed: max_flows(d_lo, false) >= max_flows(d_lo, true),
+        detail: format!("pacing {} vs window {}", max_flows(d_lo, false), max_flows(d_lo, true)),
+    });
 
     // ---- checks ----
     let (ok, total) = plan.all_audits_balance();
@@ -924,6 +1268,9 @@ mod tests {
             Setup { data: Data::Tcp { flows: 1, variant: TcpVariant::Vegas }, ..a },
             Setup { scheme: Scheme::Edca, ..a },
             Setup { internet_delay: Time::from_ms(100), ..a },
+            Setup { gw: Gw::Window(2), ..a },
+            Setup { gw: Gw::Pacing(2000), ..a },
+            Setup { gw: Gw::AckPacing(2000), ..a },
             Setup { duration: Time::from_secs(11), ..a },
         ];
         for o in others {
