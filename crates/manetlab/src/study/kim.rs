@@ -79,10 +79,15 @@ impl Scheme {
 pub enum Data {
     None,
     /// `flows` bulk TCP connections server -> client.
-    Tcp { flows: u32, variant: TcpVariant },
+    Tcp {
+        flows: u32,
+        variant: TcpVariant,
+    },
     /// Table 1: 550 kb/s of 1500-byte UDP packets in bursts of `burst`,
     /// gateway -> client.
-    Bursty { burst: u32 },
+    Bursty {
+        burst: u32,
+    },
 }
 
 /// TCP control at the gateway (`net/gateway.rs`).
@@ -153,9 +158,14 @@ impl Setup {
         let client = self.hops;
         let mut nodes = SimConfig::chain_positions(radios, 200.0);
         nodes.push(Position::new(-1000.0, 0.0));
-        let mut cfg = SimConfig { seed, duration: self.duration, warmup: Time::from_secs(3), nodes, ..SimConfig::default() };
-        cfg.mac.phy =
-            PhyMode { standard: PhyStandard::Ofdm, preamble: Preamble::Long, data_rate: 12_000_000, basic_rate: 6_000_000 };
+        let mut cfg =
+            SimConfig { seed, duration: self.duration, warmup: Time::from_secs(3), nodes, ..SimConfig::default() };
+        cfg.mac.phy = PhyMode {
+            standard: PhyStandard::Ofdm,
+            preamble: Preamble::Long,
+            data_rate: 12_000_000,
+            basic_rate: 6_000_000,
+        };
         cfg.mac.rts_threshold = Some(RTS_THRESHOLD);
         match self.scheme {
             Scheme::Fifo => {}
@@ -670,7 +680,15 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         );
         md += &format!(
             "| {b} | {} | {cap} | {:.2} | {:.2} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} |\n",
-            t1.calls[i], t1.voip_loss_pct[i], row.0, t1.voip_delay_ms[i], row.1, t1.data_kbps[i], row.2, t1.data_delay_ms[i], row.3
+            t1.calls[i],
+            t1.voip_loss_pct[i],
+            row.0,
+            t1.voip_delay_ms[i],
+            row.1,
+            t1.data_kbps[i],
+            row.2,
+            t1.data_delay_ms[i],
+            row.3
         );
         t1_calls.push(cap);
         t1_rows.push(row);
@@ -796,8 +814,9 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         let cap = capacity(&z.fig4_calls, |n| plan.acceptable(&Setup::string(n, d, dur)));
         let alone = plan.mean(&Setup::string(0, d, dur), |r| r.data_kbps / 1e3);
         let avg = |p: &[(f64, f64, Option<f64>)]| p.iter().map(|x| x.1).sum::<f64>() / p.len() as f64;
-        let tos = z.fig4_calls.iter().map(|&n| plan.mean(&Setup::string(n, d, dur), |r| r.timeouts as f64)).sum::<f64>()
-            / z.fig4_calls.len() as f64;
+        let tos =
+            z.fig4_calls.iter().map(|&n| plan.mean(&Setup::string(n, d, dur), |r| r.timeouts as f64)).sum::<f64>()
+                / z.fig4_calls.len() as f64;
         let row = (vt, cap, avg(&mos), alone, avg(&gp), avg(&ratio));
         md += &format!(
             "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
@@ -935,12 +954,15 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     md += "\n";
     json.insert(
         "priority".into(),
-        serde_json::Value::Array(prio_tab.iter().map(|(h, row)| serde_json::json!({"hops": h, "alone_then_schemes": row})).collect()),
+        serde_json::Value::Array(
+            prio_tab.iter().map(|(h, row)| serde_json::json!({"hops": h, "alone_then_schemes": row})).collect(),
+        ),
     );
     // Columns of a row: alone (fifo), alone (priority+edca), then the schemes.
     let prio_idx = z.prio_schemes.iter().position(|&s| s == Scheme::Edca).map(|i| i + 2);
     if let Some(k) = prio_idx {
-        let far: Vec<(u32, u32)> = prio_tab.iter().filter(|(h, _)| *h > p.max_hops_with_calls).map(|(h, r)| (*h, r[k])).collect();
+        let far: Vec<(u32, u32)> =
+            prio_tab.iter().filter(|(h, _)| *h > p.max_hops_with_calls).map(|(h, r)| (*h, r[k])).collect();
         checks.push(Check {
             what: format!(
                 "priority + EDCA supports no call beyond {} hops (paper: none at 3+ hops)",
@@ -1161,7 +1183,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         })
     };
     let (d_lo, d_hi) = (*z.scal_delays.first().unwrap(), *z.scal_delays.last().unwrap());
-    let first_fail = z.scal_flows.iter().copied().find(|&f| scal_rows.iter().any(|r| r.0 == f && r.1 == d_lo && r.2.is_none()));
+    let first_fail =
+        z.scal_flows.iter().copied().find(|&f| scal_rows.iter().any(|r| r.0 == f && r.1 == d_lo && r.2.is_none()));
     checks.push(Check {
         what: format!(
             "window control fails (W < 1 packet) beyond some number of flows at {d_lo} ms (paper: beyond {})",
@@ -1193,7 +1216,9 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         });
     }
     checks.push(Check {
-        what: format!("shaping scales better: data pacing supports at least as many flows as window control at {d_lo} ms"),
+        what: format!(
+            "shaping scales better: data pacing supports at least as many flows as window control at {d_lo} ms"
+        ),
         passed: max_flows(d_lo, false) >= max_flows(d_lo, true),
         detail: format!("pacing {} vs window {}", max_flows(d_lo, false), max_flows(d_lo, true)),
     });
