@@ -358,7 +358,8 @@ pub fn write_path_profiles(dir: &Path, report: &Report) -> Result<Vec<std::path:
 /// The per-link views of the chosen flows (`--link-view`): per flow
 /// `linkview-<name>-interpacket.csv` (`from,to,time_s,gap_s`: every hop's
 /// inter-packet delivery time at its receiver), `linkview-<name>-hops.csv`
-/// (`time_s,hops` per delivered packet) and a figure of each.
+/// (`time_s,hops` per delivered packet) and a figure of each
+/// (`-interpacket-plot`, `-hops-plot`: SVG, PNG and the plotted points).
 pub fn write_link_views(
     dir: &Path,
     report: &Report,
@@ -376,7 +377,7 @@ pub fn write_link_views(
             files.push(p);
         }
         let gaps = Figure {
-            file_stem: format!("linkview-{name}-interpacket"),
+            file_stem: format!("linkview-{name}-interpacket-plot"),
             title: format!("Inter-packet delivery time per link, flow {}", f.name),
             x_label: "time (s)".into(),
             y_label: "packet interspacing (s)".into(),
@@ -392,7 +393,7 @@ pub fn write_link_views(
             steps: false,
         };
         let hops = Figure {
-            file_stem: format!("linkview-{name}-hops"),
+            file_stem: format!("linkview-{name}-hops-plot"),
             title: format!("Hop count of the route in use, flow {}", f.name),
             x_label: "time (s)".into(),
             y_label: "hops".into(),

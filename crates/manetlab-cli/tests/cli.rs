@@ -214,7 +214,7 @@ fn link_view_writes_per_hop_gaps_route_hops_and_tcp_sequence() {
     // The TCP flow's time-sequence log comes with it (as --tcp-trace).
     let seq = std::fs::read_to_string(out.join("tcp-tcp_3-_0-seq.csv")).unwrap();
     assert!(seq.lines().filter(|l| l.ends_with(",acked")).count() > 100);
-    for f in ["linkview-udp_2-_0-interpacket.svg", "linkview-tcp_3-_0-hops.png", "tcp-tcp_3-_0-timeseq.svg"] {
+    for f in ["linkview-udp_2-_0-interpacket-plot.svg", "linkview-tcp_3-_0-hops-plot.png", "tcp-tcp_3-_0-timeseq.svg"] {
         assert!(std::fs::metadata(out.join(f)).map(|m| m.len()).unwrap_or(0) > 1000, "{f}");
     }
     // Only the first replication is viewed; unknown flows are errors.
