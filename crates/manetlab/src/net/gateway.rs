@@ -27,8 +27,8 @@
 //! all ACKs, whatever the flow. Packets they hold are reported by the audit
 //! as held at `gateway`.
 
-use crate::net::{Body, NodeId, Packet, TcpSeg, IP_HEADER_BYTES};
 use crate::net::packet::TCP_HEADER_BYTES;
+use crate::net::{Body, NodeId, Packet, TcpSeg, IP_HEADER_BYTES};
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

@@ -364,7 +364,11 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
 }
 
 /// `[gateway]`, after `[[link]]` and `[wired]`.
-fn gateway(g: &super::file::GatewaySection, cfg: &SimConfig, n: u64) -> Result<crate::net::gateway::GatewayConfig, Diag> {
+fn gateway(
+    g: &super::file::GatewaySection,
+    cfg: &SimConfig,
+    n: u64,
+) -> Result<crate::net::gateway::GatewayConfig, Diag> {
     let node = node_index(&g.node, "gateway.node", n)?;
     if !cfg.wired.links.iter().any(|l| l.a == node || l.b == node) {
         return Err(err(
