@@ -364,26 +364,13 @@ impl Dcf {
         if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
             return;
         }
-        if self.n_acs == 1 {
-            // Plain DCF: one entity.
-            let Some(b) = self.acs[0].backoff else { return };
-            let start = self.access_start(0);
-            let at = (start + self.slot * b as u64).max(now);
-            self.acs[0].countdown_start = start;
-            self.access_pending = true;
-            self.access_gen = self.access_gen.wrapping_add(1);
-            out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
-            return;
-        }
         let mut first: Option<Time> = None;
         for i in 0..self.n_acs {
             let Some(b) = self.acs[i].backoff else { continue };
-            let mut start = self.access_start(i);
-            if self.n_acs > 1 {
-                // Slots already counted in this idle period are not counted
-                // again. (Plain DCF keeps its historical behaviour.)
-                start = start.max(self.acs[i].counted_to);
-            }
+            // Slots already counted in this idle period (before a freeze
+            // caused by a new packet or a re-evaluation) are not counted
+            // again.
+            let start = self.access_start(i).max(self.acs[i].counted_to);
             let at = (start + self.slot * b as u64).max(now);
             let a = &mut self.acs[i];
             a.countdown_start = start;

@@ -297,3 +297,28 @@ fn test_edca_voice_continues_its_txop_best_effort_does_not() {
     assert_eq!(cont, 0);
     assert_eq!(be.len(), 2, "{be:?}");
 }
+
+#[test]
+fn test_packet_arriving_during_post_backoff_keeps_the_countdown() {
+    // A broadcast frame (no ACK) ends; the post-backoff starts counting
+    // DIFS later. A packet handed over midway must go out when that
+    // countdown ends, not earlier (slots already counted are not counted
+    // twice).
+    let mut h = H::new(false);
+    let mut b = pkt(crate::net::BROADCAST);
+    b.next_hop = crate::net::BROADCAST;
+    h.dcf.enqueue(US(0), b, &mut h.out);
+    h.fire(MacTimer::Access);
+    let (_, d) = h.transmitted().expect("broadcast sent");
+    h.out.clear();
+    h.dcf.on_tx_end(d, &mut h.out);
+    let (post_end, _) = h.timer(MacTimer::Access);
+    let slots = (post_end - (d + US(50))).as_ns() / US(20).as_ns();
+    assert!(slots >= 4, "this seed draws {slots} post-backoff slots; pick one with >= 4");
+    // Midway (2.5 slots counted), a new packet arrives.
+    h.out.clear();
+    h.dcf.enqueue(d + US(50 + 50), pkt(1), &mut h.out);
+    assert_eq!(h.timer(MacTimer::Access).0, post_end, "the countdown neither restarts nor skips slots");
+    h.fire(MacTimer::Access);
+    assert_eq!(h.transmitted().expect("DATA sent").0, FrameKind::Data);
+}
