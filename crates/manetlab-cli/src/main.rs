@@ -50,6 +50,12 @@ pub(crate) struct RunArgs {
     /// log (CSV, SVG, PNG) for the first replication.
     #[arg(long)]
     tcp_trace: bool,
+    /// Per-link views of flows (comma-separated indices or names, or
+    /// "all"), first replication: each hop's inter-packet delivery time,
+    /// the route's hop count over time (CSV, SVG, PNG) and, for TCP flows,
+    /// the time-sequence log as --tcp-trace.
+    #[arg(long = "link-view", value_name = "FLOWS")]
+    link_view: Option<String>,
     /// Packet traces: comma-separated ns2, ns2-old, pcap, per-node (pcap one
     /// file per node). Overrides [output] trace. With several replications
     /// each seed's traces go to <out>/seed-<seed>/.
@@ -191,8 +197,12 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     let reps = args.runs.unwrap_or(scenario.replications).max(1);
     let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
     let mut configs: Vec<_> = seeds.iter().map(|&s| scenario.config(s)).collect();
-    if args.tcp_trace {
-        for f in &mut configs[0].flows {
+    let link_view = match &args.link_view {
+        Some(l) => parse_link_view(l, &configs[0])?,
+        None => Vec::new(),
+    };
+    for (i, f) in configs[0].flows.iter_mut().enumerate() {
+        if args.tcp_trace || link_view.contains(&(i as u32)) {
             if let manetlab::config::Traffic::Tcp { tcp, .. } = &mut f.traffic {
                 tcp.record_series = true;
                 tcp.record_seq_log = true;
@@ -209,15 +219,25 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         .into_iter()
         .map(|c| Simulation::new(c).map_err(|e| anyhow::anyhow!("{}: {e}", file.display())))
         .collect::<Result<_>>()?;
-    if !trace_opts.is_off() {
-        for sim in &mut sims {
+    let mut views = None;
+    for (k, sim) in sims.iter_mut().enumerate() {
+        let mut sink = None;
+        if !trace_opts.is_off() {
             let tdir = if seeds.len() > 1 { dir.join(format!("seed-{}", sim.config().seed)) } else { dir.clone() };
             let positions = sim.config().nodes.clone();
-            if let Some(sink) = manetlab::metrics::trace::open(&tdir, &trace_opts, &positions)
-                .with_context(|| format!("opening trace files in {}", tdir.display()))?
-            {
-                sim.set_tracer(sink);
-            }
+            sink = manetlab::metrics::trace::open(&tdir, &trace_opts, &positions)
+                .with_context(|| format!("opening trace files in {}", tdir.display()))?;
+        }
+        if k == 0 && !link_view.is_empty() {
+            let (lv, handle) = manetlab::metrics::linkview::LinkViewSink::for_flows(sim.config(), &link_view);
+            views = Some(handle);
+            sink = Some(Box::new(match sink {
+                Some(next) => lv.chain(next),
+                None => lv,
+            }));
+        }
+        if let Some(sink) = sink {
+            sim.set_tracer(sink);
         }
     }
 
@@ -234,7 +254,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
                 bar.set_position(d);
             }
         });
-        let traces = if args.tcp_trace && k == 0 {
+        let traces = if (args.tcp_trace || !link_view.is_empty()) && k == 0 {
             (0..sim.config().flows.len()).map(|i| sim.tcp_trace(i)).collect()
         } else {
             Vec::new()
@@ -256,7 +276,15 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
     output::write_flows_csv(&dir, &seeds, &reports)?;
-    let mut traced = if args.tcp_trace { output::write_tcp_traces(&dir, &reports[0], &traces[0])? } else { Vec::new() };
+    let mut traced = if args.tcp_trace || !link_view.is_empty() {
+        output::write_tcp_traces(&dir, &reports[0], &traces[0])?
+    } else {
+        Vec::new()
+    };
+    if let Some(v) = views {
+        let v = v.lock().map(|v| v.clone()).unwrap_or_default();
+        traced.extend(output::write_link_views(&dir, &reports[0], &v)?);
+    }
     traced.extend(output::write_path_profiles(&dir, &reports[0])?);
     if !args.quiet {
         output::print_table(&scenario.name, &seeds, &reports);
@@ -368,6 +396,33 @@ fn parse_trace_flag(s: &str) -> Result<manetlab::metrics::trace::TraceOptions> {
         }
     }
     Ok(o)
+}
+
+/// `--link-view 0,tcp 3->0` / `all` as flow indices (a name or an index
+/// per item).
+fn parse_link_view(s: &str, cfg: &manetlab::config::SimConfig) -> Result<Vec<u32>> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok((0..cfg.flows.len() as u32).collect());
+    }
+    let mut out = Vec::new();
+    for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let i = match cfg.flows.iter().position(|f| f.name == w) {
+            Some(i) => i,
+            None => match w.parse::<usize>() {
+                Ok(i) if i < cfg.flows.len() => i,
+                _ => anyhow::bail!(
+                    "--link-view: no flow {w:?}; the scenario has flows 0..{} ({})",
+                    cfg.flows.len(),
+                    cfg.flows.iter().map(|f| format!("{:?}", f.name)).collect::<Vec<_>>().join(", ")
+                ),
+            },
+        };
+        if !out.contains(&(i as u32)) {
+            out.push(i as u32);
+        }
+    }
+    anyhow::ensure!(!out.is_empty(), "--link-view: no flow given");
+    Ok(out)
 }
 
 /// `--out`, else `[output] dir`, else `out/<scenario file stem>`.

@@ -354,3 +354,61 @@ pub fn write_path_profiles(dir: &Path, report: &Report) -> Result<Vec<std::path:
     }
     Ok(files)
 }
+
+/// The per-link views of the chosen flows (`--link-view`): per flow
+/// `linkview-<name>-interpacket.csv` (`from,to,time_s,gap_s`: every hop's
+/// inter-packet delivery time at its receiver), `linkview-<name>-hops.csv`
+/// (`time_s,hops` per delivered packet) and a figure of each
+/// (`-interpacket-plot`, `-hops-plot`: SVG, PNG and the plotted points).
+pub fn write_link_views(
+    dir: &Path,
+    report: &Report,
+    views: &manetlab::metrics::linkview::LinkViews,
+) -> Result<Vec<std::path::PathBuf>> {
+    use manetlab::metrics::linkview::{hops_csv, inter_delivery_csv};
+    use manetlab::study::{Figure, Series};
+    let mut files = Vec::new();
+    for v in &views.flows {
+        let Some(f) = report.flows.get(v.flow as usize) else { continue };
+        let name = f.name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_");
+        for (stem, text) in [("interpacket", inter_delivery_csv(v)), ("hops", hops_csv(v))] {
+            let p = dir.join(format!("linkview-{name}-{stem}.csv"));
+            std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+            files.push(p);
+        }
+        let gaps = Figure {
+            file_stem: format!("linkview-{name}-interpacket-plot"),
+            title: format!("Inter-packet delivery time per link, flow {}", f.name),
+            x_label: "time (s)".into(),
+            y_label: "packet interspacing (s)".into(),
+            series: v
+                .links
+                .keys()
+                .map(|&(a, b)| Series {
+                    name: format!("{a}->{b}"),
+                    points: v.inter_delivery(a, b).into_iter().map(|(t, g)| (t, g, None)).collect(),
+                    scatter: true,
+                })
+                .collect(),
+            steps: false,
+        };
+        let hops = Figure {
+            file_stem: format!("linkview-{name}-hops-plot"),
+            title: format!("Hop count of the route in use, flow {}", f.name),
+            x_label: "time (s)".into(),
+            y_label: "hops".into(),
+            series: vec![Series {
+                name: "hops of delivered packets".into(),
+                points: v.hop_changes().into_iter().map(|(t, h)| (t, h as f64, None)).collect(),
+                scatter: false,
+            }],
+            steps: true,
+        };
+        for fig in [gaps, hops] {
+            if fig.series.iter().any(|s| !s.points.is_empty()) {
+                fig.write(dir, &mut files)?;
+            }
+        }
+    }
+    Ok(files)
+}

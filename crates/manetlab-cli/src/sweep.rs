@@ -28,8 +28,10 @@ const METRICS: [Metric; 6] = [
 ];
 
 pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Path) -> Result<i32> {
-    if args.tcp_trace || args.trace.is_some() {
-        bail!("--tcp-trace and --trace record one run; with a sweep, run the point of interest alone with --set");
+    if args.tcp_trace || args.trace.is_some() || args.link_view.is_some() {
+        bail!(
+            "--tcp-trace, --trace and --link-view record one run; with a sweep, run the point of interest alone with --set"
+        );
     }
     let pts = points(&axes);
     let first_seed = args.seed.unwrap_or(base.seed());

@@ -166,6 +166,65 @@ fn tcp_trace_writes_series_sequence_log_and_figures() {
 }
 
 #[test]
+fn link_view_writes_per_hop_gaps_route_hops_and_tcp_sequence() {
+    // testbed S3 (AODV, node 3 walking away) for 35 s: the UDP flow 2 -> 0
+    // crosses two links; the TCP route grows from 1 to 2 hops near 27-30 s.
+    let out = tmp("linkview");
+    let o = run(&[
+        "run",
+        "scenarios/testbed-s3.toml",
+        "--runs",
+        "2",
+        "--set",
+        "run.duration=35s",
+        "--link-view",
+        "udp 2->0,1",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let gaps = std::fs::read_to_string(out.join("linkview-udp_2-_0-interpacket.csv")).unwrap();
+    assert!(gaps.starts_with("from,to,time_s,gap_s\n"), "{gaps:.80}");
+    let link = |l: &str| -> Vec<f64> {
+        gaps.lines().filter(|x| x.starts_with(l)).filter_map(|x| x.split(',').nth(3)?.parse().ok()).collect()
+    };
+    let (g21, g10) = (link("2,1,"), link("1,0,"));
+    // 192 kbit/s of 1470-byte packets: a packet every 61.25 ms on each hop.
+    for g in [&g21, &g10] {
+        assert!(g.len() > 300, "{} gaps", g.len());
+        let mut v = g.clone();
+        v.sort_by(f64::total_cmp);
+        let median = v[v.len() / 2];
+        assert!((median - 0.06125).abs() < 0.005, "median gap {median}");
+    }
+    let hops = |f: &str| -> Vec<u32> {
+        std::fs::read_to_string(out.join(f))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split(',').nth(1)?.parse().ok())
+            .collect()
+    };
+    let udp_hops = hops("linkview-udp_2-_0-hops.csv");
+    assert!(!udp_hops.is_empty() && udp_hops.iter().all(|&h| h == 2), "UDP takes 2 hops");
+    let tcp_hops = hops("linkview-tcp_3-_0-hops.csv");
+    assert_eq!(tcp_hops.first(), Some(&1), "node 3 starts beside node 0");
+    assert!(tcp_hops.contains(&2), "the route grows to 2 hops by 35 s");
+    // The TCP flow's time-sequence log comes with it (as --tcp-trace).
+    let seq = std::fs::read_to_string(out.join("tcp-tcp_3-_0-seq.csv")).unwrap();
+    assert!(seq.lines().filter(|l| l.ends_with(",acked")).count() > 100);
+    for f in ["linkview-udp_2-_0-interpacket-plot.svg", "linkview-tcp_3-_0-hops-plot.png", "tcp-tcp_3-_0-timeseq.svg"] {
+        assert!(std::fs::metadata(out.join(f)).map(|m| m.len()).unwrap_or(0) > 1000, "{f}");
+    }
+    // Only the first replication is viewed; unknown flows are errors.
+    assert!(!out.join("seed-2").exists());
+    let o = run(&["run", "scenarios/testbed-s3.toml", "--link-view", "udp9", "--out", out.to_str().unwrap(), "-q"]);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("--link-view: no flow \"udp9\""), "{:?}", text(&o));
+}
+
+#[test]
 fn mobile_tcp_runs_report_path_profile_and_expected_throughput() {
     let out = tmp("mobile");
     let cache = tmp("mobile-cache");

@@ -114,6 +114,8 @@ pub struct SimConfig {
     pub node_events: Vec<NodeEvent>,
     /// Point-to-point wired links and radio-less nodes (`net/wired.rs`).
     pub wired: WiredConfig,
+    /// TCP controls at an Internet gateway (`net/gateway.rs`).
+    pub gateway: Option<crate::net::gateway::GatewayConfig>,
 }
 
 impl Default for SimConfig {
@@ -132,6 +134,7 @@ impl Default for SimConfig {
             flows: Vec::new(),
             node_events: Vec::new(),
             wired: WiredConfig::default(),
+            gateway: None,
         }
     }
 }

@@ -79,6 +79,11 @@ enum Event {
     Backpressure {
         node: NodeId,
     },
+    /// A gateway shaper releases its head packet: the ACK shaper
+    /// (`to_wire`) or the data shaper (`net/gateway.rs`).
+    Gateway {
+        to_wire: bool,
+    },
 }
 
 /// Work produced while handling one event, executed in FIFO order.
@@ -110,6 +115,8 @@ pub enum BuildError {
     BadLink { a: u32, b: u32, why: &'static str },
     #[error("wired-only node {0} does not exist")]
     BadWiredNode(u32),
+    #[error("gateway node {node}: {why}")]
+    BadGateway { node: usize, why: &'static str },
 }
 
 /// First port used by flows: flow i uses port FLOW_PORT_BASE + i at both ends.
@@ -143,6 +150,8 @@ pub struct Simulation {
     bp_wake: Vec<NodeId>,
     /// Point-to-point links and wired routing (`net/wired.rs`).
     wired: crate::net::wired::Wired,
+    /// TCP controls at the Internet gateway, when configured.
+    gateway: Option<crate::net::gateway::Gateway>,
 }
 
 impl Simulation {
@@ -188,6 +197,10 @@ impl Simulation {
             return Err(BuildError::BadWiredNode(w));
         }
         let wired = crate::net::wired::Wired::new(&cfg.wired, n);
+        let gateway = match &cfg.gateway {
+            Some(g) => Some(Self::build_gateway(&cfg, g, &wired)?),
+            None => None,
+        };
         let channel = Channel::build(
             &cfg.radio,
             &cfg.mac.phy,
@@ -315,7 +328,44 @@ impl Simulation {
             bp_wake: Vec::new(),
             cfg,
             wired,
+            gateway,
         })
+    }
+
+    fn build_gateway(
+        cfg: &SimConfig,
+        g: &crate::net::gateway::GatewayConfig,
+        wired: &crate::net::wired::Wired,
+    ) -> Result<crate::net::gateway::Gateway, BuildError> {
+        let bad = |why| Err(BuildError::BadGateway { node: g.node, why });
+        if g.node >= cfg.nodes.len() {
+            return bad("does not exist");
+        }
+        let id = g.node as NodeId;
+        if !cfg.wired.links.iter().any(|l| l.a == id || l.b == id) {
+            return bad("has no wired link: the gateway joins a wire and the radio");
+        }
+        if wired.is_wired_only(id) {
+            return bad("is wired only: the gateway joins a wire and the radio");
+        }
+        if g.window == Some(0) {
+            return bad("window must be at least 1 segment");
+        }
+        if [g.pacing, g.ack_pacing].iter().flatten().any(|r| !(r.is_finite() && *r > 0.0)) {
+            return bad("pacing rates must be greater than zero");
+        }
+        if g.pacing_queue == 0 {
+            return bad("pacing_queue must be at least 1 packet");
+        }
+        let mss: Vec<u32> = cfg
+            .flows
+            .iter()
+            .map(|f| match &f.traffic {
+                Traffic::Tcp { tcp, .. } => tcp.mss,
+                _ => 0,
+            })
+            .collect();
+        Ok(crate::net::gateway::Gateway::new(g, &mss))
     }
 
     /// Installs a trace sink (tracing is off, and free, without one).
@@ -528,6 +578,21 @@ impl Simulation {
                 let from = self.wired.far_end(dir ^ 1);
                 let (to, pkt) = self.wired.arrive(dir);
                 self.net_input(to, pkt, from, true);
+                return;
+            }
+            Event::Gateway { to_wire } => {
+                let gw = self.gateway.as_mut().expect("a gateway event without a gateway");
+                let (node, (pkt, next)) = (gw.node(), gw.release(to_wire, now));
+                if let Some(at) = next {
+                    self.queue.schedule(at, Event::Gateway { to_wire });
+                }
+                if to_wire {
+                    self.trace(node, Layer::Router, Action::Forward, &pkt, None);
+                    let dir = self.wired.iface(node, pkt.next_hop).expect("wired next hops are wired neighbours");
+                    self.wire_send(node, dir, pkt);
+                } else {
+                    self.with_routing(node, |r, ctx| r.route(ctx, pkt, Origin::Local));
+                }
                 return;
             }
             Event::Node { node, action } => {
@@ -960,13 +1025,49 @@ impl Simulation {
                 pkt.sr = Default::default();
             }
             pkt.next_hop = nh;
+            if origin == Origin::Forward && !from_wire && self.gateway.as_ref().is_some_and(|g| g.node() == node) {
+                // Radio -> wire at the gateway: ACK window and pacing.
+                let now = self.queue.now();
+                let v = self.gateway.as_mut().unwrap().to_wire(pkt, now);
+                match self.gateway_verdict(node, v, true) {
+                    Some(p) => pkt = p,
+                    None => return,
+                }
+            }
             let action = if pkt.src == node { Action::Send } else { Action::Forward };
             self.trace(node, Layer::Router, action, &pkt, None);
             let dir = self.wired.iface(node, nh).expect("wired next hops are wired neighbours");
             return self.wire_send(node, dir, pkt);
         }
         let origin = if from_wire { Origin::Local } else { origin };
+        if from_wire && self.gateway.as_ref().is_some_and(|g| g.node() == node) {
+            // Wire -> radio at the gateway: data pacing.
+            let now = self.queue.now();
+            let v = self.gateway.as_mut().unwrap().to_radio(pkt, now);
+            match self.gateway_verdict(node, v, false) {
+                Some(p) => pkt = p,
+                None => return,
+            }
+        }
         self.with_routing(node, |r, ctx| r.route(ctx, pkt, origin));
+    }
+
+    /// Carries out a gateway verdict: the packet to send on now, if any.
+    fn gateway_verdict(&mut self, node: NodeId, v: crate::net::gateway::Verdict, to_wire: bool) -> Option<Packet> {
+        use crate::net::gateway::Verdict;
+        match v {
+            Verdict::Pass(p) => Some(p),
+            Verdict::Held(at) => {
+                if let Some(at) = at {
+                    self.queue.schedule(at, Event::Gateway { to_wire });
+                }
+                None
+            }
+            Verdict::Drop(p) => {
+                self.drop_packet(node, p, DropReason::Pace);
+                None
+            }
+        }
     }
 
     /// Offers `pkt` to wired interface `dir` of `node` (IFQ drop when its
@@ -1116,6 +1217,7 @@ impl Simulation {
             flows,
             nodes,
             audit: self.audit(),
+            gateway: self.gateway.as_ref().map(|g| g.stats()),
         }
     }
 
@@ -1146,6 +1248,11 @@ impl Simulation {
         self.wired.held(&mut |p| {
             where_held.insert(p.uid, "link");
         });
+        if let Some(g) = &self.gateway {
+            g.held(&mut |p| {
+                where_held.insert(p.uid, "gateway");
+            });
+        }
         let mut a = Audit::default();
         for (uid, fate) in self.metrics.fate.iter() {
             if fate == Fate::Untracked {

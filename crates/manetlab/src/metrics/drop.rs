@@ -26,10 +26,12 @@ pub enum DropReason {
     Dup,
     /// Not injected: the source's application was held back by backpressure.
     Bps,
+    /// A gateway shaper's FIFO was full (`net/gateway.rs`).
+    Pace,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 12] = [
+    pub const ALL: [DropReason; 13] = [
         DropReason::Nrte,
         DropReason::Ifq,
         DropReason::Ret,
@@ -42,6 +44,7 @@ impl DropReason {
         DropReason::End,
         DropReason::Dup,
         DropReason::Bps,
+        DropReason::Pace,
     ];
     /// The ns-2 trace code.
     pub fn code(self) -> &'static str {
@@ -58,6 +61,7 @@ impl DropReason {
             DropReason::End => "END",
             DropReason::Dup => "DUP",
             DropReason::Bps => "BPS",
+            DropReason::Pace => "PACE",
         }
     }
     pub fn index(self) -> usize {

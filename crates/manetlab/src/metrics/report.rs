@@ -107,6 +107,9 @@ pub struct Report {
     pub flows: Vec<FlowReport>,
     pub nodes: Vec<NodeReport>,
     pub audit: Audit,
+    /// Gateway control counters (runs with `SimConfig::gateway` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<crate::net::gateway::GatewayStats>,
 }
 
 impl Report {

@@ -43,7 +43,7 @@ impl Layer {
     /// The layer at which a drop with this reason happens.
     pub fn of_drop(why: DropReason) -> Layer {
         match why {
-            DropReason::Ifq | DropReason::Arp => Layer::Ifq,
+            DropReason::Ifq | DropReason::Arp | DropReason::Pace => Layer::Ifq,
             DropReason::Ret | DropReason::Col | DropReason::Err | DropReason::Dup => Layer::Mac,
             DropReason::End => Layer::Ifq,
             DropReason::Bps => Layer::Agent,

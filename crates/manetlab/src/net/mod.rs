@@ -2,6 +2,7 @@
 
 pub mod arp;
 pub mod elfn;
+pub mod gateway;
 pub mod packet;
 pub mod routing;
 pub mod wired;

@@ -328,6 +328,11 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         }
     }
 
+    // [gateway]
+    if let Some(g) = &f.gateway {
+        cfg.gateway = Some(gateway(g, &cfg, n)?);
+    }
+
     // [output]
     let output_dir = match &f.output.dir {
         Some(d) if d.get_ref().trim().is_empty() => {
@@ -355,6 +360,50 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
                     .map_err(|m| err(ErrorKind::BadValue, v, format!("sweep \"{k}\": {m}")))
             })
             .collect::<Result<_, _>>()?,
+    })
+}
+
+/// `[gateway]`, after `[[link]]` and `[wired]`.
+fn gateway(
+    g: &super::file::GatewaySection,
+    cfg: &SimConfig,
+    n: u64,
+) -> Result<crate::net::gateway::GatewayConfig, Diag> {
+    let node = node_index(&g.node, "gateway.node", n)?;
+    if !cfg.wired.links.iter().any(|l| l.a == node || l.b == node) {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            &g.node,
+            format!("gateway node {node} has no [[link]]: the gateway joins a wired link and the radio"),
+        ));
+    }
+    if cfg.wired.wired_only.contains(&node) {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            &g.node,
+            format!("gateway node {node} is in [wired] only (it has no radio): the gateway joins a wired link and the radio"),
+        ));
+    }
+    let positive = |s: &Option<Spanned<u32>>, key: &str, unit: &str| match s {
+        Some(v) if *v.get_ref() == 0 => {
+            Err(err(ErrorKind::OutOfRange, v, format!("'gateway.{key}' must be at least 1 {unit}")))
+        }
+        Some(v) => Ok(Some(*v.get_ref())),
+        None => Ok(None),
+    };
+    let rate = |s: &Option<Spanned<super::units::DataRate>>, key: &str| match s {
+        Some(v) if v.get_ref().0 == 0 => {
+            Err(err(ErrorKind::OutOfRange, v, format!("'gateway.{key}' must be greater than zero")))
+        }
+        Some(v) => Ok(Some(v.get_ref().0 as f64)),
+        None => Ok(None),
+    };
+    Ok(crate::net::gateway::GatewayConfig {
+        node: node as usize,
+        window: positive(&g.window, "window", "segment")?,
+        pacing: rate(&g.pacing, "pacing")?,
+        ack_pacing: rate(&g.ack_pacing, "ack_pacing")?,
+        pacing_queue: positive(&g.pacing_queue, "pacing_queue", "packet")?.unwrap_or(50) as usize,
     })
 }
 

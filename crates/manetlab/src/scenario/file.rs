@@ -40,6 +40,8 @@ pub(crate) struct ScenarioFile {
     pub link: Vec<LinkSection>,
     #[serde(default)]
     pub wired: WiredSection,
+    /// `[gateway]`: TCP controls at the Internet gateway (`net/gateway.rs`).
+    pub gateway: Option<GatewaySection>,
     /// `[sweep]`: key -> values (see `scenario::sweep`).
     #[serde(default)]
     pub sweep: std::collections::BTreeMap<String, Spanned<toml::Value>>,
@@ -62,6 +64,18 @@ pub(crate) struct LinkSection {
 pub(crate) struct WiredSection {
     /// Nodes without a radio.
     pub only: Option<Spanned<Vec<Spanned<u32>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GatewaySection {
+    pub node: Spanned<u32>,
+    /// Advertised-window clamp, segments.
+    pub window: Option<Spanned<u32>>,
+    pub pacing: Option<Spanned<DataRate>>,
+    pub ack_pacing: Option<Spanned<DataRate>>,
+    /// FIFO limit of each shaper, packets (default 50).
+    pub pacing_queue: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,10 +1,10 @@
 //! The `testbed` study (testbed-tcp-udp-interaction.txt): the three APE
 //! testbed scenarios in simulation, with both reception models.
 //!
-//! Geometry (nodes 0, 1, 2 on a line 200 m apart; 250 m receive and 350 m
-//! carrier-sense range, so only neighbours decode or sense each other:
-//! nodes two hops apart are hidden terminals, as the paper found node 2 and
-//! a node beside node 0 to be):
+//! Geometry (nodes 0, 1, 2 on a line 200 m apart; 250 m receive and 420 m
+//! carrier-sense range, so only neighbours decode each other; nodes two
+//! hops apart (400 m) barely sense each other and a node 30 m beyond node 0
+//! is hidden from node 2, as the paper concludes for S3):
 //!
 //! * **S1** static 2 -> 1 -> 0, CBR UDP 1470-byte packets, static routes:
 //!   a rate sweep 0.5-5 Mbit/s (figure 2) and 192 kbit/s for 60 s (delivery
@@ -49,10 +49,17 @@ const SPACING: f64 = 200.0;
 pub const RX_RANGE: f64 = 250.0;
 pub const CS_RANGE: f64 = 420.0;
 /// S2: node 3 starts in range of node 0 (221 m), outside node 1's range
-/// (262 m) and within carrier sense of node 2 (411 m): the paper has it
-/// contend with nodes 1 and 2 ("potentially more affected by channel
-/// contention from both node 1 and node 2").
+/// (262 m) and within carrier sense of node 2 (411 m), and walks to
+/// [`S2_END`] "close to node 0" between 10 and 38 s, where it is "in direct
+/// contact with node 1" and "potentially more affected by channel
+/// contention from both node 1 and node 2" (400 m from node 2). A start on
+/// the line left of node 0 ([`S2_FAR_LEFT`], a diagnosis variant) walks
+/// through a zone where node 3 is hidden from node 2 yet corrupts its frames
+/// at node 1: heavy UDP loss the paper did not see (docs/testbed.md).
 pub const S2_START: Position = Position { x: 50.0, y: 215.0, z: 0.0 };
+/// The diagnosis variant's start: on the line, 200 m left of node 0.
+pub const S2_FAR_LEFT: Position = Position { x: -200.0, y: 0.0, z: 0.0 };
+pub const S2_END: Position = Position { x: 0.0, y: 10.0, z: 0.0 };
 /// S3: node 3 starts 30 m from node 0 on the far side, 430 m from node 2:
 /// hidden from it, as the paper concludes ("node 2 was previously a hidden
 /// terminal for node 3, causing massive collisions at node 1").
@@ -173,9 +180,7 @@ pub fn config(scn: Scenario, model: Model, seed: u64, udp_bps: f64, duration: Ti
             let mut cfg = base(model, seed, duration, nodes.clone());
             let mut t: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
             // To 10 m from node 0 between 10 s and 38 s.
-            let end = Position::new(0.0, 10.0);
-            let d = ((S2_START.x - end.x).powi(2) + (S2_START.y - end.y).powi(2)).sqrt();
-            t[3].set_dest(Time::from_secs(10), end, d / 28.0);
+            t[3].set_dest(Time::from_secs(10), S2_END, S2_START.distance(&S2_END) / 28.0);
             cfg.mobility = MobilityConfig::Trajectories(t);
             cfg.flows = vec![udp(Time::from_secs(1), udp_bps), tcp(Time::from_secs(1), trace)];
             cfg
@@ -196,6 +201,85 @@ pub fn config(scn: Scenario, model: Model, seed: u64, udp_bps: f64, duration: Ti
             cfg
         }
     }
+}
+
+/// The paper's S2 TCP throughput (table 1), for the paced-TCP diagnosis.
+pub const PAPER_S2_TCP_BPS: f64 = 1.34e6;
+
+/// Variants of the scenarios that locate where the losses come from
+/// (the study's "Diagnosis" section, docs/testbed.md).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Diag {
+    /// S1 with hop 1 -> 0 this long (node 0 moved out along the line).
+    S1Hop10(u32),
+    /// S2 with the TCP application paced at the paper's 1.34 Mbit/s.
+    S2TcpPaced,
+    /// S2 under the SINR model without shadowing (sigma 0).
+    S2NoShadowing,
+    /// S2 with node 3 starting on the line 200 m left of node 0.
+    S2FarLeft,
+}
+
+impl Diag {
+    pub const ALL: [Diag; 5] =
+        [Diag::S1Hop10(225), Diag::S1Hop10(245), Diag::S2TcpPaced, Diag::S2NoShadowing, Diag::S2FarLeft];
+    pub fn key(self) -> String {
+        match self {
+            Diag::S1Hop10(m) => format!("D-S1-hop10={m}m"),
+            Diag::S2TcpPaced => "D-S2-tcp-paced".into(),
+            Diag::S2NoShadowing => "D-S2-sigma0".into(),
+            Diag::S2FarLeft => "D-S2-far-left".into(),
+        }
+    }
+    pub fn about(self) -> String {
+        match self {
+            Diag::S1Hop10(m) => format!("S1, hop 1 -> 0 {m} m (2 -> 1 stays 200 m)"),
+            Diag::S2TcpPaced => "S2, TCP application paced at the paper's 1.34 Mbit/s".into(),
+            Diag::S2NoShadowing => "S2, no shadowing (sigma 0)".into(),
+            Diag::S2FarLeft => "S2, node 3 starts on the line 200 m left of node 0".into(),
+        }
+    }
+    pub fn scenario(self) -> Scenario {
+        match self {
+            Diag::S1Hop10(_) => Scenario::S1,
+            _ => Scenario::S2,
+        }
+    }
+    pub fn models(self) -> &'static [Model] {
+        match self {
+            Diag::S2NoShadowing => &[Model::Sinr],
+            _ => &Model::ALL,
+        }
+    }
+}
+
+/// The config of one diagnosis run.
+pub fn diag_config(d: Diag, model: Model, seed: u64) -> SimConfig {
+    let scn = d.scenario();
+    let mut cfg = config(scn, model, seed, UDP_BPS, scn.duration(), false);
+    match d {
+        Diag::S1Hop10(m) => cfg.nodes[0] = Position::new(SPACING - m as f64, 0.0),
+        Diag::S2TcpPaced => {
+            if let Traffic::Tcp { data, .. } = &mut cfg.flows[1].traffic {
+                *data = DataSource::Paced {
+                    bytes: MSS,
+                    interval: Time::from_secs_f64(MSS as f64 * 8.0 / PAPER_S2_TCP_BPS),
+                };
+            }
+        }
+        Diag::S2NoShadowing => {
+            if let Propagation::Shadowing { sigma_db, .. } = &mut cfg.radio.propagation {
+                *sigma_db = 0.0;
+            }
+        }
+        Diag::S2FarLeft => {
+            cfg.nodes[3] = S2_FAR_LEFT;
+            let mut t: Vec<Trajectory> = cfg.nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
+            t[3].set_dest(Time::from_secs(10), S2_END, S2_FAR_LEFT.distance(&S2_END) / 28.0);
+            cfg.mobility = MobilityConfig::Trajectories(t);
+        }
+    }
+    cfg
 }
 
 /// Per-link statistics of the UDP flow in one run.
@@ -426,6 +510,14 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             }
         }
     }
+    for d in Diag::ALL {
+        for &model in d.models() {
+            for k in 0..seeds {
+                let seed = opts.seed + k;
+                jobs.push(Job::new(format!("{}/{}/seed={seed}", model.name(), d.key()), diag_config(d, model, seed)));
+            }
+        }
+    }
     let first = opts.seed;
     let outs: Vec<RunOut> = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| {
         run_one(cfg, cfg.seed == first && cfg.duration != sweep_dur)
@@ -441,6 +533,17 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         }
     }
     let c = |m: Model, s: Scenario| &cells[Model::ALL.iter().position(|x| *x == m).unwrap() * 3 + s as usize];
+    let mut diag_cells: Vec<(Diag, Cell)> = Vec::new();
+    for d in Diag::ALL {
+        for &model in d.models() {
+            let rs: Vec<&RunOut> =
+                (0..seeds).map(|k| find(&format!("{}/{}/seed={}", model.name(), d.key(), opts.seed + k))).collect();
+            let mut x = cell(d.scenario(), model, &rs);
+            x.scenario = d.about();
+            diag_cells.push((d, x));
+        }
+    }
+    let dc = |d: Diag, m: Model| diag_cells.iter().find(|(e, x)| *e == d && x.model == m.name()).map(|(_, x)| x);
     // Figure 2: received vs transmitted rate.
     let mut sweep_pts: Vec<(Model, Vec<(f64, f64)>)> = Vec::new();
     for model in Model::ALL {
@@ -478,6 +581,20 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
                 format!(
                     "{}: loss 2->1 {:.2} %, 1->0 {:.2} %; jitter (sd of inter-packet time) 2->1 {:.1} ms, 1->0 {:.1} ms",
                     if x.udp_loss_10_pct.mean > x.udp_loss_21_pct.mean { "yes" } else { "no" },
+                    x.udp_loss_21_pct.mean,
+                    x.udp_loss_10_pct.mean,
+                    x.jitter_21_ms.mean,
+                    x.jitter_10_ms.mean
+                ),
+            ));
+        }
+        if let Some(x) = dc(Diag::S1Hop10(245), model) {
+            observations.push((
+                format!("S1 with hop 1 -> 0 near the receive range (245 m of 250): UDP losses concentrated on hop 1 -> 0 ({m})"),
+                format!(
+                    "{}: delivery {:.2} %; loss 2->1 {:.2} %, 1->0 {:.2} %; jitter 2->1 {:.1} ms, 1->0 {:.1} ms",
+                    if x.udp_loss_10_pct.mean > x.udp_loss_21_pct.mean { "yes" } else { "no" },
+                    x.udp_delivery_pct.mean,
                     x.udp_loss_21_pct.mean,
                     x.udp_loss_10_pct.mean,
                     x.jitter_21_ms.mean,
@@ -589,7 +706,21 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         );
     }
     md += "\nLoss on a hop = packets that left the sender of the hop (after its queue) but never reached its receiver, in % of the packets the source sent; queue drops at node 1 count towards hop 1 -> 0.\n\n";
-    md += "## The paper's observations\n\n| observation | seen? |\n|---|---|\n";
+    md += "## Diagnosis runs\n\nVariants that locate the losses (docs/testbed.md): hop 1 -> 0 lengthened towards the receive range; S2 with the TCP application paced at the paper's TCP throughput; S2 without shadowing; S2 with node 3 walking in along the line from the left (through a zone where it is hidden from node 2 but corrupts node 2's frames at node 1).\n\n| variant | model | UDP delivery | UDP loss 2->1 | UDP loss 1->0 | jitter 2->1 (ms) | jitter 1->0 (ms) | TCP |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+    for (_, x) in &diag_cells {
+        md += &format!(
+            "| {} | {} | {:.1} % | {:.2} % | {:.2} % | {:.1} | {:.1} | {} |\n",
+            x.scenario,
+            x.model,
+            x.udp_delivery_pct,
+            x.udp_loss_21_pct.mean,
+            x.udp_loss_10_pct.mean,
+            x.jitter_21_ms.mean,
+            x.jitter_10_ms.mean,
+            x.tcp_mbps.map_or("-".to_string(), |t| format!("{t:.2} Mbit/s"))
+        );
+    }
+    md += "\n## The paper's observations\n\n| observation | seen? |\n|---|---|\n";
     for (o, d) in &observations {
         md += &format!("| {o} | {d} |\n");
     }
@@ -696,6 +827,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         "sweep": sweep_pts.iter().map(|(m, p)| serde_json::json!({"model": m.name(), "points": p})).collect::<Vec<_>>(),
         "checks": checks,
         "observations": observations,
+        "diagnosis": diag_cells.iter().map(|(_, x)| x).collect::<Vec<_>>(),
     });
     write_file(&opts.out, "results.json", &(serde_json::to_string_pretty(&json).unwrap() + "\n"), &mut files)?;
     write_file(&opts.out, "report.md", &md, &mut files)?;

@@ -180,8 +180,8 @@ impl TcpSender {
     /// The next segment to send at `now`, if any: a due SYN or handshake
     /// ACK, a pending fast/partial-ACK retransmission (sent regardless of
     /// the window), else the segment at `snd_nxt` when
-    /// `snd_nxt < snd_una + min(floor(min(cwnd, max_window)) * mss, awnd)`
-    /// and the application has data. Call repeatedly until `None`.
+    /// `snd_nxt + len <= snd_una + min(floor(min(cwnd, max_window)) * mss, awnd)`
+    /// (or nothing is outstanding) and the application has data. Call repeatedly until `None`.
     pub fn poll_transmit(&mut self, now: Time) -> Option<TcpSeg> {
         let seg = self.next_segment(now);
         if seg.is_some() {
@@ -504,7 +504,12 @@ impl TcpSender {
                 return Some(self.data_seg(now, self.snd_una, end));
             }
         }
-        if self.snd_nxt < self.data_end && self.snd_nxt < self.send_limit() {
+        // The whole segment must fit the window (an advertised window need
+        // not be a multiple of the MSS); with nothing outstanding one
+        // segment may always go, so a window below one MSS cannot stall.
+        let len = (self.data_end.saturating_sub(self.snd_nxt)).min(self.cfg.mss as u64);
+        let fits = self.snd_nxt + len <= self.send_limit() || self.snd_nxt == self.snd_una;
+        if self.snd_nxt < self.data_end && fits {
             let seq = self.snd_nxt;
             let seg = self.data_seg(now, seq, self.data_end);
             self.snd_nxt = seq + seg.len as u64;

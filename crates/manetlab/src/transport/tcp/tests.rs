@@ -232,6 +232,18 @@ fn test_established_send_capped_by_max_window() {
     assert_eq!(net.tx.stats().retransmissions, 0);
 }
 
+#[test]
+fn test_established_send_capped_by_advertised_window() {
+    // The receiver advertises 3.5 segments (`rcv_window`, carried in every
+    // ACK's `wnd`): the flight stays within min(cwnd, max_window, awnd).
+    let c = TcpConfig { max_window: 8, rcv_window: 3500, ..cfg() };
+    let mut net = Net::new(c, DataSource::Bulk, 10, 500);
+    net.run_until(Time::from_secs(5));
+    assert_eq!(net.max_flight, 3 * MSS, "whole segments within 3500 bytes");
+    assert!(net.delivered > 100 * MSS);
+    assert_eq!(net.tx.stats().retransmissions, 0);
+}
+
 // ---------------------------------------------------------------- lossless transfer
 
 #[test]
