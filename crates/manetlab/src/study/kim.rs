@@ -260,13 +260,13 @@ pub struct RunSummary {
     /// Calls with MOS >= 3.6 in both directions.
     pub supported: u32,
     /// Mean over calls and directions of the total loss (network + late), %.
-    pub voip_loss_pct: f64,
+    pub voip_loss_pct: Option<f64>,
     /// Mean over calls and directions of the mean one-way network delay, ms.
-    pub voip_delay_ms: f64,
+    pub voip_delay_ms: Option<f64>,
     /// Goodput of the data (TCP or CBR) flows, summed, kbit/s.
     pub data_kbps: f64,
     /// Mean one-way delay of the data flows' packets, ms.
-    pub data_delay_ms: f64,
+    pub data_delay_ms: Option<f64>,
     /// TCP: bytes acknowledged / bytes sent (retransmissions included).
     pub goodput_ratio: Option<f64>,
     pub retransmissions: u64,
@@ -309,7 +309,8 @@ impl RunSummary {
                 }
             }
         }
-        let avg = |s: f64, n: usize| if n == 0 { f64::NAN } else { s / n as f64 };
+        // None rather than NaN: JSON has no NaN, and a run file must load back.
+        let avg = |s: f64, n: usize| (n > 0).then(|| s / n as f64);
         RunSummary {
             mos,
             supported,
@@ -673,10 +674,10 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         let cap = capacity(&z.table1_calls, |n| plan.acceptable(&Setup::string(n, Data::Bursty { burst: b }, dur)));
         let s5 = Setup::string(5, Data::Bursty { burst: b }, dur);
         let row = (
-            plan.mean(&s5, |r| r.voip_loss_pct),
-            plan.mean(&s5, |r| r.voip_delay_ms),
+            plan.mean(&s5, |r| r.voip_loss_pct.unwrap_or(f64::NAN)),
+            plan.mean(&s5, |r| r.voip_delay_ms.unwrap_or(f64::NAN)),
             plan.mean(&s5, |r| r.data_kbps),
-            plan.mean(&s5, |r| r.data_delay_ms),
+            plan.mean(&s5, |r| r.data_delay_ms.unwrap_or(f64::NAN)),
         );
         md += &format!(
             "| {b} | {} | {cap} | {:.2} | {:.2} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} |\n",
@@ -1003,7 +1004,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
     );
     md += "| calls | window: W | Mb/s | data pacing: R kb/s | Mb/s | ACK pacing: R kb/s | Mb/s | plain TCP Mb/s | plain: worst MOS |\n";
     md += "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    let mut f5: Vec<Series> = ["window control", "data pacing", "ACK pacing", "plain TCP"]
+    let mut f5: Vec<Series> = ["window control", "data pacing", "ACK pacing", "plain TCP (calls not protected)"]
         .iter()
         .map(|n| Series { name: (*n).into(), points: Vec::new(), scatter: false })
         .collect();
@@ -1275,6 +1276,16 @@ mod tests {
         assert_eq!((size, burst), (1472, 3));
         let ip_bps = DATA_IP_BYTES as f64 * 8.0 / interval.as_secs_f64();
         assert!((ip_bps - 550_000.0).abs() < 1.0, "{ip_bps}");
+    }
+
+    #[test]
+    fn a_run_without_data_or_calls_stores_and_loads_back() {
+        let s = Setup::string(1, Data::None, Time::from_secs(5));
+        let r = RunSummary::of(&crate::Simulation::new(s.config(1)).unwrap().run());
+        assert_eq!((r.data_delay_ms, r.goodput_ratio), (None, None));
+        assert!(r.voip_delay_ms.is_some_and(|d| d > 0.0) && r.mos.len() == 1, "{r:?}");
+        let back: RunSummary = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]
