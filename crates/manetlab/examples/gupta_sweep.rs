@@ -22,6 +22,8 @@ fn scheme(s: &str) -> Scheme {
         "fq-dst" => Scheme::Fq(ClassKey::Dst),
         "bp-src" => Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle },
         "bp-dst" => Scheme::Bp { key: ClassKey::Dst, k: 1, knowledge: Knowledge::Oracle },
+        "tdma-fifo" => Scheme::Tdma { fq: false },
+        "tdma-fq" => Scheme::Tdma { fq: true },
         other => panic!("unknown scheme {other}"),
     }
 }
@@ -57,6 +59,9 @@ fn main() {
         if schemes.contains(&Scheme::Default) {
             jobs.push((None, sd, false, Scheme::Default));
         }
+        if schemes.iter().any(|s| matches!(s, Scheme::Tdma { .. })) {
+            jobs.push((None, sd, false, Scheme::Tdma { fq: false }));
+        }
         for &s in &schemes {
             jobs.push((Some(s), sd, true, s));
         }
@@ -66,9 +71,28 @@ fn main() {
         .map(|&(_, sd, udp, s)| {
             let cfg = tweak(gupta::config(s, case, udp, sd, Time::from_secs(dur)));
             let r = Simulation::new(cfg).unwrap().run();
-            let ev = |n: usize, k: &str| r.nodes[n].routing.events.get(k).copied().unwrap_or(0) as f64;
+            if udp && sd == first && std::env::var("DUMP").is_ok() {
+                for nr in r.nodes.iter().filter(|nr| nr.forwarded + nr.originated > 0) {
+                    println!(
+                        "{} node {}: orig {} fwd {} deliv {} drops {:?} routing {:?}",
+                        s.id(),
+                        nr.id,
+                        nr.originated,
+                        nr.forwarded,
+                        nr.delivered,
+                        nr.drops,
+                        nr.routing.events
+                    );
+                }
+                for f in &r.flows {
+                    println!("  {} sent {} recv {}", f.name, f.sent_packets, f.received_packets);
+                }
+            }
+            let ev = |n: usize, k: &str| {
+                r.nodes.get(n).and_then(|x| x.routing.events.get(k).copied()).unwrap_or(0) as f64
+            };
             let extra = [
-                r.nodes[gupta::SERVER as usize].forwarded as f64,
+                r.nodes.get(gupta::SERVER as usize).map_or(0.0, |x| x.forwarded as f64),
                 ev(80, "neighbours_lost") + ev(32, "neighbours_lost"),
                 ev(80, "route_discoveries") + ev(32, "route_discoveries"),
             ];
@@ -86,10 +110,14 @@ fn main() {
             .collect();
         mean(&v)
     };
-    let (init_r, init_d) = (init(Scheme::Retry), init(Scheme::Default));
+    let (init_r, init_d, init_t) = (init(Scheme::Retry), init(Scheme::Default), init(Scheme::Tdma { fq: false }));
     println!("case {:?} {dur} s seeds {seeds:?}; initial (21,12) {:.1} kbit/s", case, init_r / 1e3);
     for &s in &schemes {
-        let base = if s == Scheme::Default { init_d } else { init_r };
+        let base = match s {
+            Scheme::Default => init_d,
+            Scheme::Tdma { .. } => init_t,
+            _ => init_r,
+        };
         let rows: Vec<&Outcome> = jobs.iter().zip(&out).filter(|((w, ..), _)| *w == Some(s)).map(|(_, o)| o).collect();
         let rel: Vec<f64> = rows.iter().map(|o| 100.0 * o.tcp_bps() / base).collect();
         let udp: Vec<f64> = rows.iter().map(|o| o.udp_delivered.iter().sum::<u64>() as f64).collect();
