@@ -88,9 +88,8 @@ fn main() {
                     println!("  {} sent {} recv {}", f.name, f.sent_packets, f.received_packets);
                 }
             }
-            let ev = |n: usize, k: &str| {
-                r.nodes.get(n).and_then(|x| x.routing.events.get(k).copied()).unwrap_or(0) as f64
-            };
+            let ev =
+                |n: usize, k: &str| r.nodes.get(n).and_then(|x| x.routing.events.get(k).copied()).unwrap_or(0) as f64;
             let extra = [
                 r.nodes.get(gupta::SERVER as usize).map_or(0.0, |x| x.forwarded as f64),
                 ev(80, "neighbours_lost") + ev(32, "neighbours_lost"),

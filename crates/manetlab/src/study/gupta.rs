@@ -219,6 +219,11 @@ pub struct Outcome {
     pub udp_delivered: Vec<u64>,
     pub udp_bps: Vec<f64>,
     pub audit_balances: bool,
+    /// Packets the server forwarded: UDP datagrams whose route crosses it
+    /// (TCP ends there). The paper's case for IP-destination queueing
+    /// needs UDP in the server's queue beside its ACKs.
+    #[serde(default)]
+    pub server_forwarded: u64,
 }
 
 impl Outcome {
@@ -233,6 +238,7 @@ impl Outcome {
             udp_delivered: udp.iter().map(|f| f.received_packets).collect(),
             udp_bps: udp.iter().map(|f| f.goodput_bps).collect(),
             audit_balances: r.audit.balances(),
+            server_forwarded: r.nodes.get(SERVER as usize).map_or(0, |n| n.forwarded),
         }
     }
     pub fn tcp_bps(&self) -> f64 {
@@ -307,6 +313,9 @@ impl Row {
     }
     fn udp_delivered(&self) -> f64 {
         mean(self.outcomes.iter().map(|o| o.udp_delivered.iter().sum::<u64>() as f64))
+    }
+    fn server_forwarded(&self) -> f64 {
+        mean(self.outcomes.iter().map(|o| o.server_forwarded as f64))
     }
     fn udp_kbps(&self) -> f64 {
         mean(self.outcomes.iter().map(|o| o.udp_bps.iter().sum::<f64>() / 1e3))
@@ -401,22 +410,28 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
                 Case::OpenSide => "UDP paths leave a side open: 80->88 and 32->88",
             }
         );
-        md += "| scheme | TCP goodput kbit/s | relative to initial % | paper % | UDP injected | UDP delivered | UDP kbit/s |\n|---|---|---|---|---|---|---|\n";
+        md += "| scheme | TCP goodput kbit/s | relative to initial % | paper % | UDP injected | UDP delivered | UDP kbit/s | UDP via server |\n|---|---|---|---|---|---|---|---|\n";
         for r in rows.iter().filter(|r| r.case == case) {
             let paper_key = match r.scheme {
                 Scheme::Bp { key: ClassKey::Src, k: 1, knowledge: Knowledge::Oracle } => "bp-src-k1".to_string(),
                 s => s.id(),
             };
             let paper = pubd.relative_goodput_percent.get(&paper_key).map_or("".to_string(), |v| format!("{v:.0}"));
+            let via = if matches!(r.scheme, Scheme::Tdma { .. }) {
+                "".to_string() // another grid: the server is node 12
+            } else {
+                format!("{:.0}", r.server_forwarded())
+            };
             md += &format!(
-                "| {} | {:.1} | {:.1} | {} | {:.0} | {:.0} | {:.1} |\n",
+                "| {} | {:.1} | {:.1} | {} | {:.0} | {:.0} | {:.1} | {} |\n",
                 r.scheme.label(),
                 r.tcp(),
                 r.relative(),
                 paper,
                 r.udp_injected(),
                 r.udp_delivered(),
-                r.udp_kbps()
+                r.udp_kbps(),
+                via
             );
         }
         md += "\n";
@@ -599,6 +614,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             "case": r.case.name(), "scheme": r.scheme.id(),
             "tcp_kbps": r.tcp().mean, "relative_percent": r.relative().mean, "relative_ci95": r.relative().ci95,
             "udp_injected": r.udp_injected(), "udp_delivered": r.udp_delivered(), "udp_kbps": r.udp_kbps(),
+            "server_forwarded": r.server_forwarded(),
         })).collect::<Vec<_>>(),
         "checks": checks,
     });
