@@ -133,5 +133,6 @@ fn main() {
             exm(1),
             exm(2)
         );
+        println!("    server fwd per seed {:?}", ex.iter().map(|e| e[0]).collect::<Vec<_>>());
     }
 }
