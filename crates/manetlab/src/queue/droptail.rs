@@ -1,5 +1,13 @@
 //! Drop-tail FIFO with an optional priority lane for routing control
 //! packets (ns-2's Queue/DropTail/PriQueue).
+//!
+//! With the lane on, a full queue does not refuse a routing control packet:
+//! it takes it and drops its newest data packet instead, as ns-2's PriQueue
+//! does (it puts the control packet at the head and drops whatever is then
+//! at the tail). Only a queue holding nothing but control packets refuses
+//! one. Without this, a node whose queue a saturating flow keeps full could
+//! not send a HELLO, RREQ, RREP or RERR, and its routes would break for
+//! want of control traffic rather than of connectivity.
 
 use super::QueueDisc;
 use crate::net::Packet;
@@ -25,10 +33,17 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet> {
+        let control = self.control_first && pkt.is_control();
         if self.len() >= self.limit {
-            return Err(pkt);
+            if !control {
+                return Err(pkt);
+            }
+            // Control packet at a full queue: the newest data packet makes room.
+            let Some(victim) = self.data.pop_back() else { return Err(pkt) };
+            self.control.push_back(pkt);
+            return Err(victim);
         }
-        if self.control_first && pkt.is_control() {
+        if control {
             self.control.push_back(pkt);
         } else {
             self.data.push_back(pkt);
@@ -89,5 +104,27 @@ mod tests {
         assert_eq!(q.enqueue(pkt(4, 0)).unwrap_err().uid, 4);
         let order: Vec<u64> = std::iter::from_fn(|| q.dequeue().map(|p| p.uid)).collect();
         assert_eq!(order, vec![3, 1, 2]);
+    }
+    #[test]
+    fn control_packet_pushes_out_the_newest_data_packet_when_full() {
+        let mut q = DropTail::new(3, true);
+        for u in 1..=3 {
+            q.enqueue(pkt(u, 0)).unwrap();
+        }
+        // Full of data: a control packet gets in and the last data packet goes.
+        assert_eq!(q.enqueue(pkt(4, FLOW_NONE)).unwrap_err().uid, 3);
+        assert_eq!(q.len(), 3);
+        // A data packet is still refused.
+        assert_eq!(q.enqueue(pkt(5, 0)).unwrap_err().uid, 5);
+        q.enqueue(pkt(6, FLOW_NONE)).unwrap_err();
+        q.enqueue(pkt(7, FLOW_NONE)).unwrap_err();
+        // Only control left: the next control packet is refused.
+        assert_eq!(q.enqueue(pkt(8, FLOW_NONE)).unwrap_err().uid, 8);
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue().map(|p| p.uid)).collect();
+        assert_eq!(order, vec![4, 6, 7]);
+        // Without the control lane a full queue refuses everything.
+        let mut q = DropTail::new(1, false);
+        q.enqueue(pkt(1, 0)).unwrap();
+        assert_eq!(q.enqueue(pkt(2, FLOW_NONE)).unwrap_err().uid, 2);
     }
 }
