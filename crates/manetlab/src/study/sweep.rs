@@ -143,14 +143,33 @@ pub fn run_reports(jobs: &[Job], opts: &SweepOptions) -> Result<Vec<crate::Repor
 }
 
 fn load<T: DeserializeOwned>(dir: &Path, job: &Job) -> Option<T> {
-    let text = std::fs::read_to_string(dir.join(file_name(&job.key))).ok()?;
-    let s: Stored<T> = serde_json::from_str(&text).ok()?;
-    (s.key == job.key && s.fingerprint == fingerprint(&job.config)).then_some(s.result)
+    let path = dir.join(file_name(&job.key));
+    let text = std::fs::read_to_string(&path).ok()?;
+    match serde_json::from_str::<Stored<T>>(&text) {
+        Ok(s) => (s.key == job.key && s.fingerprint == fingerprint(&job.config)).then_some(s.result),
+        Err(e) => {
+            // Not silent: a result that cannot be read back would be re-run
+            // on every resume.
+            eprintln!("warning: {}: stored result unreadable ({e}); running it again", path.display());
+            None
+        }
+    }
 }
 
-fn store<T: Serialize>(dir: &Path, job: &Job, result: &T) -> Result<(), StudyError> {
+/// Writes one finished run. JSON has no NaN or infinity (serde_json writes
+/// `null`, which does not read back as an `f64`), so a result holding one
+/// could never be resumed: say so at once rather than re-running it
+/// silently on every `--resume`. Store such values as `Option<f64>`.
+fn store<T: Serialize + DeserializeOwned>(dir: &Path, job: &Job, result: &T) -> Result<(), StudyError> {
     let s = Stored { key: job.key.clone(), fingerprint: fingerprint(&job.config), result };
     let text = serde_json::to_string(&s).map_err(|e| StudyError::Other(format!("{}: {e}", job.key)))?;
+    if let Err(e) = serde_json::from_str::<Stored<T>>(&text) {
+        eprintln!(
+            "warning: run {}: its result does not read back from JSON ({e}); a NaN or infinite f64? \
+             It will not resume.",
+            job.key
+        );
+    }
     let name = file_name(&job.key);
     let tmp = dir.join(format!(".{name}.tmp"));
     std::fs::write(&tmp, text)?;
@@ -252,6 +271,34 @@ mod tests {
         let fresh = SweepOptions { resume: false, ..opts };
         run(&jobs, &fresh, counting).unwrap();
         assert_eq!(calls.load(Ordering::Relaxed), 7);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reports_of_idle_and_unreachable_flows_resume() {
+        // Flows that deliver nothing (never start; no route) must leave no
+        // NaN in the report, or their runs could never be resumed.
+        let dir = std::env::temp_dir().join(format!("manetlab-sweep-idle-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut j = job(9);
+        j.config.flows[0].start = Time::from_secs(5); // after the end
+        let mut far = j.config.flows[0].clone();
+        far.start = Time::ZERO;
+        far.name = "unreachable".into();
+        j.config.nodes[2].x = 5_000.0;
+        j.config.flows.push(far);
+        let jobs = vec![j];
+        let calls = AtomicUsize::new(0);
+        let counting = |cfg: &SimConfig| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            Ok(crate::Simulation::new(cfg.clone())?.run())
+        };
+        let opts = SweepOptions { dir: Some(dir.clone()), resume: true, progress: &|_, _| {} };
+        let first = run(&jobs, &opts, counting).unwrap();
+        assert_eq!(first[0].flows[1].received_packets, 0);
+        let again = run(&jobs, &opts, counting).unwrap();
+        assert_eq!(calls.load(Ordering::Relaxed), 1, "the stored report was read back");
+        assert_eq!(first, again);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
