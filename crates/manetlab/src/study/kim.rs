@@ -849,15 +849,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         ("kim_fig4_goodput", "TCP goodput beside the calls", "TCP goodput (Mb/s)", s_gp),
         ("kim_fig4_ratio", "TCP goodput / sent", "bytes acknowledged / bytes sent", s_ratio),
     ] {
-        md += &Figure {
-            file_stem: stem.into(),
-            title: title.into(),
-            x_label: "VoIP calls".into(),
-            y_label: y.into(),
-            series,
-            steps: false,
-        }
-        .write(&opts.out, &mut files)?;
+        md += &Figure::lines(stem, title, "VoIP calls", y, series).write(&opts.out, &mut files)?;
         md += "\n";
     }
     json.insert(
@@ -943,14 +935,13 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         prio_tab.push((h, row));
     }
     md += "\n";
-    md += &Figure {
-        file_stem: "kim_priority_hops".into(),
-        title: "Calls supported beside one TCP flow".into(),
-        x_label: "wireless hops".into(),
-        y_label: "calls supported".into(),
-        series: prio_series,
-        steps: false,
-    }
+    md += &Figure::lines(
+        "kim_priority_hops",
+        "Calls supported beside one TCP flow",
+        "wireless hops",
+        "calls supported",
+        prio_series,
+    )
     .write(&opts.out, &mut files)?;
     md += "\n";
     json.insert(
@@ -1034,14 +1025,13 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         f5_rows.push((n, w, dp, ap, plain, plain_mos));
     }
     md += "\n";
-    md += &Figure {
-        file_stem: "kim_fig5".into(),
-        title: "TCP goodput keeping every call at MOS >= 3.6".into(),
-        x_label: "VoIP calls".into(),
-        y_label: "TCP goodput (Mb/s)".into(),
-        series: f5,
-        steps: false,
-    }
+    md += &Figure::lines(
+        "kim_fig5",
+        "TCP goodput keeping every call at MOS >= 3.6",
+        "VoIP calls",
+        "TCP goodput (Mb/s)",
+        f5,
+    )
     .write(&opts.out, &mut files)?;
     md += "\n";
     json.insert(
@@ -1157,15 +1147,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         ("kim_scal_window", "Best window per connection (0 = window control fails)", "W* (segments)", sw),
         ("kim_scal_goodput", "TCP goodput keeping 3 calls at MOS >= 3.6", "TCP goodput (Mb/s)", st),
     ] {
-        md += &Figure {
-            file_stem: stem.into(),
-            title: title.into(),
-            x_label: "TCP flows".into(),
-            y_label: y.into(),
-            series,
-            steps: false,
-        }
-        .write(&opts.out, &mut files)?;
+        md += &Figure::lines(stem, title, "TCP flows", y, series).write(&opts.out, &mut files)?;
         md += "\n";
     }
     json.insert(

@@ -166,6 +166,18 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// A line plot (no steps).
+    pub fn lines(file_stem: &str, title: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> Figure {
+        Figure {
+            file_stem: file_stem.into(),
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+            steps: false,
+        }
+    }
+
     pub fn csv(&self) -> String {
         let mut s = String::from("series,x,y,err\n");
         for se in &self.series {
