@@ -4,7 +4,10 @@
 //! forwards and the ACKs' share of the server's DATA frames.
 //!
 //! `cargo run --release --example gupta_pinned -- 30 1 10` (duration,
-//! first seed, seeds); `CASE=2` for case 2, `SCHEMES=default,retry,fq-src,fq-dst`.
+//! first seed, seeds); `CASE=2` for case 2, `SCHEMES=default,retry,fq-src,fq-dst`,
+//! `TIE=1` to leave the corner clients on the static tables' tie-rule paths
+//! (along the edges and the UDP paths) instead of diagonals.
+use manetlab::net::routing::RoutingConfig;
 use manetlab::queue::ClassKey;
 use manetlab::sim::Time;
 use manetlab::study::gupta::{self, Case, Outcome, Routes, Scheme};
@@ -41,7 +44,11 @@ fn main() {
     let out: Vec<Outcome> = jobs
         .par_iter()
         .map(|&(sd, udp, s)| {
-            let cfg = gupta::config_with(s, case, udp, sd, Time::from_secs(dur), Routes::Pinned);
+            let mut cfg = gupta::config_with(s, case, udp, sd, Time::from_secs(dur), Routes::Pinned);
+            if std::env::var("TIE").is_ok() {
+                // Clients on the static tables' tie-rule paths; only UDP pinned.
+                cfg.routing = RoutingConfig::Static { paths: (0..2).map(|j| case.udp_path(j)).collect() };
+            }
             Outcome::measure(&cfg).unwrap()
         })
         .collect();
