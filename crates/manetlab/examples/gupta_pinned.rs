@@ -88,6 +88,10 @@ fn main() {
             mean(&udp),
             rows.iter().map(|o| o.server_frames).collect::<Vec<_>>()
         );
+        let per_client: Vec<f64> = (0..gupta::CLIENTS.len())
+            .map(|c| (mean(&rows.iter().map(|o| o.client_bps[c] / 1e3).collect::<Vec<_>>()) * 10.0).round() / 10.0)
+            .collect();
+        println!("         per client kbit/s (clients {:?}): {per_client:?}", gupta::CLIENTS);
         rels.push((s, rel));
     }
     let get = |k| rels.iter().find(|(s, _)| *s == Scheme::Fq(k)).map(|(_, r)| r.clone());

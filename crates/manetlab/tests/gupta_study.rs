@@ -18,7 +18,10 @@
 //! FQ-src in every seed measured, case 1: 61.4 vs 52.9% (16 seeds of 30 s,
 //! 16 of 16), 58.7 vs 48.8% (10 seeds of 150 s, 10 of 10); case 2: 59.5 vs
 //! 50.0% (10 seeds of 30 s, 10 of 10). The quick mode's 3 seeds: 62.1 vs
-//! 52.3% (`examples/gupta_pinned.rs`, docs/backpressure.md).
+//! 52.3% (`examples/gupta_pinned.rs`, docs/backpressure.md). This is for
+//! the variant's client paths (corner clients on diagonals): with the
+//! static tables' tie-rule paths, which run three clients down each upper
+//! UDP arm, FQ-src leads instead (58.7 vs 53.5%, 9 of 10 seeds).
 
 use manetlab::study::{self, StudyOptions};
 
