@@ -20,8 +20,9 @@
 //! 50.0% (10 seeds of 30 s, 10 of 10). The quick mode's 3 seeds: 62.1 vs
 //! 52.3% (`examples/gupta_pinned.rs`, docs/backpressure.md). This is for
 //! the variant's client paths (corner clients on diagonals): with the
-//! static tables' tie-rule paths, which run three clients down each upper
-//! UDP arm, FQ-src leads instead (58.7 vs 53.5%, 9 of 10 seeds).
+//! static tables' tie-rule paths, which run the corner clients along the
+//! edges and then down the UDP arms (three clients on the upper one),
+//! FQ-src leads instead (58.7 vs 53.5%, 9 of 10 seeds).
 
 use manetlab::study::{self, StudyOptions};
 

@@ -622,8 +622,12 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
             "The paper's explanation of IP-destination > IP-source queueing needs UDP in the server's queue \
              beside its ACKs; with AODV the UDP flows mostly avoid the server (column \"UDP via server\" above). \
              Here every node routes on fixed shortest paths (no routing packets) and both UDP flows are pinned to \
-             their 8-hop paths through node 84 ({}). Initial (no UDP, same routes): {}. The server's DATA frames \
-             (retransmissions included) are counted from the UDP start.\n\n",
+             their 8-hop paths through node 84 ({}). The corner clients take diagonals through their quadrants, \
+             so each neighbour of the server relays one corner and one axis client (with the static tables' \
+             tie rule, which runs the corner clients along the edges and down the UDP arms, FQ-src led FQ-dst in \
+             9 of 10 seeds: docs/backpressure.md). Initial (no UDP, same routes): {}. The server's DATA frames \
+             (retransmissions included) are counted from the UDP start; the paper: ACKs get \"up to 80%\" with \
+             FQ-dst.\n\n",
             plan.cases
                 .iter()
                 .map(|c| format!(
