@@ -124,14 +124,6 @@ impl CongestionControl for Compound {
         st.cwnd = st.ssthresh + st.dupack_threshold as f64;
     }
 
-    fn on_partial_ack(&mut self, st: &mut CcState, ack: &AckSample, _now: Time) {
-        st.cwnd -= ack.segments;
-        if ack.bytes >= st.mss as u64 {
-            st.cwnd += 1.0;
-        }
-        st.cwnd = st.cwnd.max(1.0);
-    }
-
     fn on_recovery_exit(&mut self, st: &mut CcState, _now: Time) {
         self.in_recovery = false;
         st.cwnd = st.ssthresh;
