@@ -36,6 +36,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["node", "simulation"],  // the kernel: event loop, pipeline, builder
     &["scenario"],            // scenario files -> configs
     &["study"],               // paper reproductions
+    &["exec"],                // running scenarios and sweeps for front ends
 ];
 
 pub mod app;
