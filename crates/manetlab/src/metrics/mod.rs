@@ -4,6 +4,7 @@
 pub mod analytic;
 pub mod flow;
 pub mod linkview;
+pub mod observe;
 pub mod path;
 pub mod report;
 pub mod stats;

@@ -113,6 +113,22 @@ impl Packet {
         }
     }
 
+    /// Source and destination ports of a transport payload (UDP, TCP,
+    /// TFRC); `None` for routing and ARP messages. The one place ports are
+    /// read: the kernel demultiplexes local delivery with it.
+    pub fn ports(&self) -> Option<(u16, u16)> {
+        match self.body {
+            Body::Udp { sport, dport, .. } => Some((sport, dport)),
+            Body::Tcp(s) => Some((s.sport, s.dport)),
+            Body::Tfrc(m) => Some((m.sport, m.dport)),
+            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) => None,
+        }
+    }
+    /// The destination port (see [`Packet::ports`]).
+    pub fn dport(&self) -> Option<u16> {
+        self.ports().map(|p| p.1)
+    }
+
     pub fn is_control(&self) -> bool {
         self.flow == FLOW_NONE
     }
