@@ -38,6 +38,7 @@ __all__ = [
     "run",
     "run_task",
     "sweep",
+    "sweep_results",
     "load",
     "study",
     "studies",
