@@ -12,7 +12,7 @@ use manetlab::exec::sweep::{SweepPlan, METRICS};
 use manetlab::metrics::FlowReport;
 use manetlab::study::sweep::Aggregate;
 use manetlab::Report;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 fn col(t: &mut Table, name: &str, unit: Option<&str>, d: Data) {
     t.columns.push((name.to_string(), unit.map(str::to_string), d));
@@ -87,83 +87,111 @@ pub fn flows(seeds: &[u64], reports: &[Report]) -> Table {
     t
 }
 
-/// Flattens a JSON object into `prefix_key` columns (numbers, strings,
-/// booleans as 0/1; arrays are left out).
-fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, serde_json::Value>, order: &mut Vec<String>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}_{k}") };
-                flatten(&name, x, out, order);
-            }
-        }
-        serde_json::Value::Array(_) => {}
-        other => {
-            if !out.contains_key(prefix) && !order.iter().any(|o| o == prefix) {
-                order.push(prefix.to_string());
-            }
-            out.insert(prefix.to_string(), other.clone());
-        }
-    }
+/// Columns of flattened JSON objects, filled row by row: `prefix_key`
+/// names (numbers, strings, booleans; arrays are left out), in order of
+/// first appearance; a column absent from a row is null there.
+#[derive(Default)]
+struct JsonColumns {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    values: Vec<Vec<Option<serde_json::Value>>>,
+    rows: usize,
 }
 
-/// A table of rows of flattened JSON objects: columns in order of first
-/// appearance; a column absent from a row is null, except counters under
-/// `drops_` (a map of counts: absent means none, 0).
-fn json_table(mut t: Table, rows: &[BTreeMap<String, serde_json::Value>], order: &[String]) -> Table {
-    for name in order {
-        let vals: Vec<Option<&serde_json::Value>> = rows.iter().map(|r| r.get(name)).collect();
-        let zero = serde_json::Value::from(0u64);
-        let vals: Vec<Option<&serde_json::Value>> = if name.starts_with("drops_") {
-            vals.into_iter().map(|v| v.or(Some(&zero))).collect()
-        } else {
-            vals
-        };
-        let present = || vals.iter().flatten().filter(|v| !v.is_null());
-        let d = if present().all(|v| v.is_u64() || v.is_boolean()) {
-            Data::U64(vals.iter().map(|v| v.and_then(|v| v.as_u64().or(v.as_bool().map(u64::from)))).collect())
-        } else if present().all(|v| v.is_i64()) {
-            Data::I64(vals.iter().map(|v| v.and_then(|v| v.as_i64())).collect())
-        } else if present().all(|v| v.is_number()) {
-            Data::F64(vals.iter().map(|v| v.and_then(|v| v.as_f64())).collect())
-        } else {
-            Data::Str(
-                vals.iter()
-                    .map(|v| {
-                        v.filter(|v| !v.is_null()).map(|v| match v {
-                            serde_json::Value::String(s) => s.clone(),
-                            o => o.to_string(),
-                        })
-                    })
-                    .collect(),
-            )
-        };
-        col(&mut t, name, unit_of(name), d);
+impl JsonColumns {
+    fn push_row(&mut self, v: &serde_json::Value) {
+        let mut path = String::new();
+        self.walk(&mut path, v);
+        self.rows += 1;
+        for col in &mut self.values {
+            col.resize(self.rows, None);
+        }
     }
-    t
+
+    fn walk(&mut self, path: &mut String, v: &serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('_');
+                    }
+                    path.push_str(k);
+                    self.walk(path, x);
+                    path.truncate(len);
+                }
+            }
+            serde_json::Value::Array(_) => {}
+            leaf => {
+                let i = match self.index.get(path.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        self.names.push(path.clone());
+                        self.index.insert(path.clone(), self.names.len() - 1);
+                        self.values.push(vec![None; self.rows]);
+                        self.names.len() - 1
+                    }
+                };
+                let col = &mut self.values[i];
+                col.resize(self.rows, None);
+                col.push(Some(leaf.clone()));
+            }
+        }
+    }
+
+    /// Appends the columns to `t`, typed by their values; counters under
+    /// `drops_` (a map of counts) are 0, not null, where absent.
+    fn into_table(self, mut t: Table) -> Table {
+        for (name, mut vals) in self.names.into_iter().zip(self.values) {
+            if name.starts_with("drops_") {
+                for v in &mut vals {
+                    if v.is_none() {
+                        *v = Some(serde_json::Value::from(0u64));
+                    }
+                }
+            }
+            let present = || vals.iter().flatten().filter(|v| !v.is_null());
+            let d = if present().all(|v| v.is_u64() || v.is_boolean()) {
+                Data::U64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_u64().or(v.as_bool().map(u64::from)))).collect())
+            } else if present().all(|v| v.is_i64()) {
+                Data::I64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_i64())).collect())
+            } else if present().all(|v| v.is_number()) {
+                Data::F64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_f64())).collect())
+            } else {
+                Data::Str(
+                    vals.iter()
+                        .map(|v| {
+                            v.as_ref().filter(|v| !v.is_null()).map(|v| match v {
+                                serde_json::Value::String(s) => s.clone(),
+                                o => o.to_string(),
+                            })
+                        })
+                        .collect(),
+                )
+            };
+            col(&mut t, &name, unit_of(&name), d);
+        }
+        t
+    }
 }
 
 /// `nodes`: one row per replication and node, every field of the node's
 /// report (`drops_<reason>`, `mac_<counter>`, `radio_<counter>`,
 /// `routing_...`).
 pub fn nodes(seeds: &[u64], reports: &[Report]) -> Table {
-    let mut rows = Vec::new();
-    let mut order = Vec::new();
+    let mut cols = JsonColumns::default();
     let mut ids = Vec::new();
     for (k, r) in reports.iter().enumerate() {
         for n in &r.nodes {
-            let mut m = BTreeMap::new();
-            let v = serde_json::to_value(n).expect("a node report serializes");
-            flatten("", &v, &mut m, &mut order);
-            rows.push(m);
+            cols.push_row(&serde_json::to_value(n).expect("a node report serializes"));
             ids.push((k as u64, seeds.get(k).copied().unwrap_or(r.seed)));
         }
     }
-    // "id" becomes "node".
     let mut t = Table::default();
     col(&mut t, "replication", None, Data::U64(ids.iter().map(|&(k, _)| Some(k)).collect()));
     col(&mut t, "seed", None, Data::U64(ids.iter().map(|&(_, s)| Some(s)).collect()));
-    let mut t = json_table(t, &rows, &order);
+    let mut t = cols.into_table(t);
+    // "id" becomes "node", after the seed.
     if let Some(i) = t.columns.iter().position(|c| c.0 == "id") {
         let mut c = t.columns.remove(i);
         c.0 = "node".into();
