@@ -79,7 +79,7 @@ pub fn flows(seeds: &[u64], reports: &[Report]) -> Table {
     let idx: Vec<(usize, u64)> = reports
         .iter()
         .enumerate()
-        .flat_map(|(k, r)| std::iter::repeat((k, seeds.get(k).copied().unwrap_or(r.seed))).take(r.flows.len()))
+        .flat_map(|(k, r)| std::iter::repeat_n((k, seeds.get(k).copied().unwrap_or(r.seed)), r.flows.len()))
         .collect();
     col(&mut t, "replication", None, Data::U64(idx.iter().map(|&(k, _)| Some(k as u64)).collect()));
     col(&mut t, "seed", None, Data::U64(idx.iter().map(|&(_, s)| Some(s)).collect()));
@@ -268,7 +268,7 @@ fn axis_columns(t: &mut Table, plan: &SweepPlan, per_point: &[usize]) {
     for (a, axis) in plan.axes.iter().enumerate() {
         let mut v = Vec::new();
         for (p, n) in plan.points.iter().zip(per_point) {
-            v.extend(std::iter::repeat(Some(p[a].1.clone())).take(*n));
+            v.extend(std::iter::repeat_n(Some(p[a].1.clone()), *n));
         }
         col(t, &axis.key, None, Data::Str(v));
     }
@@ -285,7 +285,7 @@ pub fn sweep_runs(plan: &SweepPlan, reports: &[Report]) -> Table {
     let seeds: Vec<Option<u64>> = reports
         .iter()
         .enumerate()
-        .flat_map(|(i, r)| std::iter::repeat(Some(plan.seeds[i % reps])).take(r.flows.len()))
+        .flat_map(|(i, r)| std::iter::repeat_n(Some(plan.seeds[i % reps]), r.flows.len()))
         .collect();
     col(&mut t, "seed", None, Data::U64(seeds));
     let flows = || reports.iter().flat_map(|r| r.flows.iter());
