@@ -5,27 +5,14 @@
 
 use crate::RunArgs;
 use anyhow::{bail, Context, Result};
-use manetlab::metrics::FlowReport;
 use manetlab::scenario::sweep::{label, points, SweepAxis};
 use manetlab::scenario::Scenario;
 use manetlab::study::sweep::{self, Aggregate, Job, SweepOptions};
 use manetlab::study::{Figure, Series};
 use manetlab::Report;
 use serde_json::json;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
-
-/// The metrics aggregated per point and flow: (column name, getter).
-type Metric = (&'static str, fn(&FlowReport) -> f64);
-const METRICS: [Metric; 6] = [
-    ("goodput_bps", |f| f.goodput_bps),
-    ("delivery_ratio", |f| f.delivery_ratio),
-    ("delay_mean_s", |f| f.delay_mean_s),
-    ("delay_p95_s", |f| f.delay_p95_s),
-    ("jitter_s", |f| f.jitter_s),
-    ("offered_bps", |f| f.offered_bps),
-];
 
 pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Path) -> Result<i32> {
     if args.tcp_trace || args.trace.is_some() || args.link_view.is_some() {
@@ -98,81 +85,31 @@ fn write_outputs(
     first_seed: u64,
     reports: &[Report],
 ) -> Result<()> {
-    let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
-    // Every run, every flow.
-    let mut runs = keys.join(",");
-    if !runs.is_empty() {
-        runs.push(',');
-    }
-    runs += "seed,flow,kind,src,dst,sent_packets,received_packets";
-    for (m, _) in METRICS {
-        runs += &format!(",{m}");
-    }
-    runs.push('\n');
-    // Aggregates per point and flow.
-    let mut agg = keys.join(",");
-    if !agg.is_empty() {
-        agg.push(',');
-    }
-    agg += "flow,n";
-    for (m, _) in METRICS {
-        agg += &format!(",{m}_mean,{m}_sd,{m}_ci95");
-    }
-    agg.push('\n');
-    let mut json_points = Vec::new();
-    for (pi, p) in pts.iter().enumerate() {
-        let rs = &reports[pi * reps..(pi + 1) * reps];
-        let vals: String = p.iter().map(|(_, v)| format!("{},", v.replace(',', ";"))).collect();
-        for (k, r) in rs.iter().enumerate() {
-            for f in &r.flows {
-                let _ = write!(
-                    runs,
-                    "{vals}{},{},{},{},{},{},{}",
-                    first_seed + k as u64,
-                    f.name,
-                    f.kind,
-                    f.src,
-                    f.dst,
-                    f.sent_packets,
-                    f.received_packets
-                );
-                for (_, g) in METRICS {
-                    let _ = write!(runs, ",{}", g(f));
-                }
-                runs.push('\n');
-            }
-        }
-        let mut flows_json = Vec::new();
-        for (i, f) in rs[0].flows.iter().enumerate() {
-            let _ = write!(agg, "{vals}{},{}", f.name, rs.len());
-            let mut fj = serde_json::Map::new();
-            fj.insert("flow".into(), json!(f.name));
-            for (m, g) in METRICS {
-                let a = Aggregate::of(rs.iter().map(|r| g(&r.flows[i])));
-                let _ = write!(agg, ",{},{},{}", a.mean, a.sd, a.ci95);
-                fj.insert(m.into(), json!(a));
-            }
-            agg.push('\n');
-            flows_json.push(serde_json::Value::Object(fj));
-        }
-        json_points.push(json!({
-            "point": p.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-            "seeds": (0..reps as u64).map(|k| first_seed + k).collect::<Vec<_>>(),
-            "flows": flows_json,
-        }));
-    }
-    atomic_write(&dir.join("sweep-runs.csv"), &runs)?;
-    atomic_write(&dir.join("sweep.csv"), &agg)?;
+    use manetlab::output::sweep::{axis_column, sweep_runs, sweep_summary};
+    let runs = sweep_runs(axes, pts, reps, reports);
+    let agg = sweep_summary(&runs, axes);
+    runs.save_csv(dir).with_context(|| format!("writing sweep-runs.csv in {}", dir.display()))?;
+    agg.save_csv(dir).with_context(|| format!("writing sweep.csv in {}", dir.display()))?;
     let summary = json!({
+        "schema_version": manetlab::output::SCHEMA_VERSION,
         "scenario": base.name,
-        "axes": axes.iter().map(|a| json!({"key": a.key, "values": a.values})).collect::<Vec<_>>(),
+        "axes": axes.iter().map(|a| {
+            let (c, vals) = axis_column(a);
+            json!({"key": a.key, "column": c.name, "unit": c.unit, "values": a.values,
+                   "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>()})
+        }).collect::<Vec<_>>(),
         "replications": reps,
-        "points": json_points,
+        "seeds": (0..reps as u64).map(|k| first_seed + k).collect::<Vec<_>>(),
+        "rows": agg.to_json_rows(),
     });
     atomic_write(&dir.join("sweep.json"), &(serde_json::to_string_pretty(&summary)? + "\n"))?;
     // One numeric axis: goodput (mean ± CI) against it, one line per flow.
     if axes.len() == 1 {
-        let xs: Vec<Option<f64>> = pts.iter().map(|p| leading_number(&p[0].1)).collect();
+        let xs: Vec<Option<f64>> = axis_column(&axes[0]).1.iter().map(|v| v.as_f64()).collect();
+        let xs: Vec<Option<f64>> = pts
+            .iter()
+            .map(|p| axes[0].values.iter().position(|v| *v == p[0].1).and_then(|i| xs[i]))
+            .collect();
         if xs.iter().all(Option::is_some) && !reports.is_empty() {
             let series = reports[0]
                 .flows
@@ -196,7 +133,7 @@ fn write_outputs(
             let fig = Figure {
                 file_stem: "sweep-goodput".into(),
                 title: format!("{}: goodput vs {}", base.name, axes[0].key),
-                x_label: axes[0].key.clone(),
+                x_label: axis_column(&axes[0]).0.name,
                 y_label: "goodput (kbit/s)".into(),
                 series,
                 steps: false,
@@ -205,11 +142,6 @@ fn write_outputs(
         }
     }
     Ok(())
-}
-
-fn leading_number(s: &str) -> Option<f64> {
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
-    s[..end].parse().ok()
 }
 
 fn atomic_write(path: &Path, text: &str) -> Result<()> {
@@ -235,8 +167,9 @@ fn print_table(axes: &[SweepAxis], pts: &[Vec<(String, String)>], reps: usize, r
         let vals: Vec<&str> = p.iter().map(|(_, v)| v.as_str()).collect();
         for (i, f) in rs[0].flows.iter().enumerate() {
             let g = Aggregate::of(rs.iter().map(|r| r.flows[i].goodput_bps / 1e3));
-            let d = Aggregate::of(rs.iter().map(|r| r.flows[i].delay_mean_s * 1e3));
-            let pdr = Aggregate::of(rs.iter().map(|r| r.flows[i].delivery_ratio * 100.0));
+            // Runs where a value is undefined (nothing delivered) stay out.
+            let d = Aggregate::of(rs.iter().filter_map(|r| r.flows[i].delay_mean_s).map(|d| d * 1e3));
+            let pdr = Aggregate::of(rs.iter().filter_map(|r| r.flows[i].delivery_ratio).map(|p| p * 100.0));
             println!(
                 "{:<40} {:<12} {:>20} {:>7.1} {:>18}",
                 if i == 0 { vals.join(", ") } else { String::new() },

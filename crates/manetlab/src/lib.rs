@@ -12,6 +12,7 @@
 //! - [`mobility`]: node movement;
 //! - [`metrics`]: counters, per-flow statistics, drop accounting;
 //! - [`scenario`]: scenario files, validation, building a run;
+//! - [`output`]: the output tables and files, defined once;
 //! - [`study`]: paper reproductions.
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
@@ -23,6 +24,7 @@ pub mod metrics;
 pub mod mobility;
 pub mod net;
 pub mod node;
+pub mod output;
 pub mod phy;
 pub mod queue;
 pub mod scenario;
