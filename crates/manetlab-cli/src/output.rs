@@ -2,27 +2,18 @@
 
 use anyhow::{Context, Result};
 use manetlab::metrics::stats::mean_ci95;
-use manetlab::output::table::write_atomic;
 use manetlab::Report;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Writes the run's tables (`flows.csv`, `flows-summary.csv`,
 /// `network.csv`, `network-summary.csv`, `flow-drops.csv`,
-/// `histograms.csv`; see docs/outputs.md) and `summary.json`. Returns the
-/// files written.
+/// `histograms.csv`; see docs/outputs.md) and `summary.json`, built by the
+/// library so the Python package writes the same bytes. Returns the files
+/// written.
 pub fn write_run(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> Result<Vec<PathBuf>> {
-    let tables = manetlab::output::run_tables(reports);
-    let mut files = Vec::new();
-    for t in &tables {
-        files.push(t.save_csv(dir).with_context(|| format!("writing {}.csv in {}", t.name, dir.display()))?);
-    }
-    let v = manetlab::output::summary_json(name, seeds, reports, &tables);
-    let path = dir.join("summary.json");
-    write_atomic(&path, (serde_json::to_string_pretty(&v)? + "\n").as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
-    files.push(path);
-    Ok(files)
+    manetlab::exec::summary::write_run(dir, name, seeds, reports)
+        .with_context(|| format!("writing the result files in {}", dir.display()))
 }
 
 /// `x` with `prec` decimals, or "-" when undefined (NaN).
@@ -202,35 +193,6 @@ pub fn write_tcp_traces(
         }
     }
     Ok(files)
-}
-
-/// Fills `expected_bps` of every TCP flow that has a path profile (mobile
-/// runs) from the chain table for the scenario's settings, cached under
-/// `$MANETLAB_CACHE` (default `out/cache`).
-pub fn add_expected_throughput(scenario: &manetlab::scenario::Scenario, reports: &mut [Report], quiet: bool) {
-    use manetlab::config::Traffic;
-    use manetlab::study::chain;
-    let cfg = scenario.config(scenario.seed());
-    let cache = std::env::var_os("MANETLAB_CACHE").map(std::path::PathBuf::from).unwrap_or_else(|| "out/cache".into());
-    for (i, f) in cfg.flows.iter().enumerate() {
-        let Traffic::Tcp { tcp, .. } = &f.traffic else { continue };
-        if reports.iter().all(|r| r.flows[i].path_profile.is_none()) {
-            continue;
-        }
-        if !quiet {
-            eprintln!(
-                "expected throughput: chain table for these radio/MAC/TCP settings (cached in {})",
-                cache.display()
-            );
-        }
-        let table = chain::table(&cfg, tcp, &cache, 3, manetlab::sim::Time::from_secs(100));
-        let from = cfg.warmup.as_secs_f64().max(f.start.as_secs_f64());
-        for r in reports.iter_mut() {
-            if let Some(p) = &r.flows[i].path_profile {
-                r.flows[i].expected_bps = Some(manetlab::metrics::path::expected_throughput(p, &table, from));
-            }
-        }
-    }
 }
 
 /// Writes `path-<flow>-spans.csv` (start_s,end_s,hops; empty = partitioned)

@@ -5,13 +5,14 @@
 
 use crate::RunArgs;
 use anyhow::{bail, Context, Result};
-use manetlab::scenario::sweep::{label, points, SweepAxis};
+use manetlab::exec::sweep::{self, PlanError, SweepPlan};
+use manetlab::exec::Cancel;
+use manetlab::scenario::sweep::SweepAxis;
 use manetlab::scenario::Scenario;
-use manetlab::study::sweep::{self, Aggregate, Job, SweepOptions};
-use manetlab::study::{Figure, Series};
+use manetlab::study::sweep::Aggregate;
 use manetlab::Report;
-use serde_json::json;
 use std::path::Path;
+use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
 pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Path) -> Result<i32> {
@@ -20,30 +21,24 @@ pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Pa
             "--tcp-trace, --trace and --link-view record one run; with a sweep, run the point of interest alone with --set"
         );
     }
-    let pts = points(&axes);
     let first_seed = args.seed.unwrap_or(base.seed());
     let reps = args.runs.unwrap_or(base.replications).max(1);
+    let seeds: Vec<u64> = (0..reps as u64).map(|k| first_seed + k).collect();
     // Load and check every point before running any.
-    let mut jobs = Vec::new();
-    for p in &pts {
+    let plan = match sweep::plan(axes, &seeds, |point| {
         let mut set = args.set.clone();
-        set.extend(p.iter().map(|(k, v)| format!("{k}={v}")));
-        let sc = match Scenario::load(&args.file, &set) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: sweep point {}: {e}", label(p));
-                return Ok(2);
-            }
-        };
-        for s in 0..reps as u64 {
-            let seed = first_seed + s;
-            let key = if p.is_empty() { format!("seed={seed}") } else { format!("{}/seed={seed}", label(p)) };
-            let cfg = sc.config(seed);
-            manetlab::Simulation::new(cfg.clone()).with_context(|| format!("{}: {key}", args.file.display()))?;
-            jobs.push(Job::new(key, cfg));
+        set.extend(point.iter().cloned());
+        Scenario::load(&args.file, &set)
+    }) {
+        Ok(p) => p,
+        Err(e @ PlanError::Point { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(2);
         }
-    }
+        Err(e) => bail!("{}: {e}", args.file.display()),
+    };
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let pts = &plan.points;
     if !args.quiet {
         eprintln!(
             "sweep: {} point{} x {} replication{} = {} runs{}",
@@ -51,107 +46,36 @@ pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Pa
             if pts.len() == 1 { "" } else { "s" },
             reps,
             if reps == 1 { "" } else { "s" },
-            jobs.len(),
+            plan.jobs.len(),
             if args.resume { " (resuming finished runs from runs/)" } else { "" }
         );
     }
     let bar = crate::runs_bar(args.quiet);
     let started = Instant::now();
-    let opts = SweepOptions {
-        dir: Some(dir.join("runs")),
-        resume: args.resume,
-        progress: &|done, total| {
+    let reports = sweep::run(
+        &plan,
+        Some(&dir.join("runs")),
+        args.resume,
+        &Cancel::new(),
+        &|done, total| {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         },
-    };
-    let reports = sweep::run_reports(&jobs, &opts)?;
+        &AtomicUsize::new(0),
+    )?;
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    write_outputs(dir, base, &axes, &pts, reps as usize, first_seed, &reports)?;
+    sweep::write_outputs(dir, &base.name, &plan, &reports)
+        .with_context(|| format!("writing the sweep files in {}", dir.display()))?;
     if !args.quiet {
-        print_table(&axes, &pts, reps as usize, &reports);
-        println!("\n{} runs in {wall:.1} s; results in {}", jobs.len(), dir.display());
+        print_table(&plan, &reports);
+        println!("\n{} runs in {wall:.1} s; results in {}", plan.jobs.len(), dir.display());
     }
     Ok(0)
 }
 
-fn write_outputs(
-    dir: &Path,
-    base: &Scenario,
-    axes: &[SweepAxis],
-    pts: &[Vec<(String, String)>],
-    reps: usize,
-    first_seed: u64,
-    reports: &[Report],
-) -> Result<()> {
-    use manetlab::output::sweep::{axis_column, sweep_runs, sweep_summary};
-    let runs = sweep_runs(axes, pts, reps, reports);
-    let agg = sweep_summary(&runs, axes);
-    runs.save_csv(dir).with_context(|| format!("writing sweep-runs.csv in {}", dir.display()))?;
-    agg.save_csv(dir).with_context(|| format!("writing sweep.csv in {}", dir.display()))?;
-    let summary = json!({
-        "schema_version": manetlab::output::SCHEMA_VERSION,
-        "scenario": base.name,
-        "axes": axes.iter().map(|a| {
-            let (c, vals) = axis_column(a);
-            json!({"key": a.key, "column": c.name, "unit": c.unit, "values": a.values,
-                   "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>()})
-        }).collect::<Vec<_>>(),
-        "replications": reps,
-        "seeds": (0..reps as u64).map(|k| first_seed + k).collect::<Vec<_>>(),
-        "rows": agg.to_json_rows(),
-    });
-    atomic_write(&dir.join("sweep.json"), &(serde_json::to_string_pretty(&summary)? + "\n"))?;
-    // One numeric axis: goodput (mean ± CI) against it, one line per flow.
-    if axes.len() == 1 {
-        let xs: Vec<Option<f64>> = axis_column(&axes[0]).1.iter().map(|v| v.as_f64()).collect();
-        let xs: Vec<Option<f64>> = pts
-            .iter()
-            .map(|p| axes[0].values.iter().position(|v| *v == p[0].1).and_then(|i| xs[i]))
-            .collect();
-        if xs.iter().all(Option::is_some) && !reports.is_empty() {
-            let series = reports[0]
-                .flows
-                .iter()
-                .enumerate()
-                .map(|(i, f)| Series {
-                    name: f.name.clone(),
-                    points: xs
-                        .iter()
-                        .enumerate()
-                        .map(|(pi, x)| {
-                            let a = Aggregate::of(
-                                reports[pi * reps..(pi + 1) * reps].iter().map(|r| r.flows[i].goodput_bps / 1e3),
-                            );
-                            (x.unwrap(), a.mean, (reps > 1).then_some(a.ci95))
-                        })
-                        .collect(),
-                    scatter: false,
-                })
-                .collect();
-            let fig = Figure {
-                file_stem: "sweep-goodput".into(),
-                title: format!("{}: goodput vs {}", base.name, axes[0].key),
-                x_label: axis_column(&axes[0]).0.name,
-                y_label: "goodput (kbit/s)".into(),
-                series,
-                steps: false,
-            };
-            fig.write(dir, &mut Vec::new())?;
-        }
-    }
-    Ok(())
-}
-
-fn atomic_write(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
-fn print_table(axes: &[SweepAxis], pts: &[Vec<(String, String)>], reps: usize, reports: &[Report]) {
+fn print_table(plan: &SweepPlan, reports: &[Report]) {
+    let (axes, pts, reps) = (&plan.axes, &plan.points, plan.seeds.len());
     let head: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
     println!(
         "{:<40} {:<12} {:>20} {:>7} {:>18}   ({reps} replication{}, mean ± 95% CI)",

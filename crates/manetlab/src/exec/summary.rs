@@ -1,0 +1,52 @@
+//! `summary.json`: every replication's full report, the per-flow
+//! aggregate and the network table (see `crate::output`). One function builds its text so that the command line and the
+//! Python package (`Results.summary_json`) agree byte for byte.
+
+use crate::output::table::write_atomic;
+use crate::Report;
+use std::path::{Path, PathBuf};
+
+/// The text of `summary.json` (pretty-printed, ending in a newline) for the
+/// replications `reports` of scenario `name` run with `seeds`: see
+/// [`crate::output::summary_json`].
+pub fn summary_json(name: &str, seeds: &[u64], reports: &[Report]) -> String {
+    let tables = crate::output::run_tables(reports);
+    summary_text(name, seeds, reports, &tables)
+}
+
+fn summary_text(name: &str, seeds: &[u64], reports: &[Report], tables: &[crate::output::Table]) -> String {
+    let v = crate::output::summary_json(name, seeds, reports, tables);
+    serde_json::to_string_pretty(&v).expect("a report serializes") + "\n"
+}
+
+/// Writes `summary.json` into `dir` atomically (temporary file + rename).
+pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> std::io::Result<()> {
+    write_atomic(&dir.join("summary.json"), summary_json(name, seeds, reports).as_bytes())
+}
+
+/// Writes every file of a run into `dir`: the tables of
+/// [`crate::output::run_tables`] as CSV and `summary.json`. Returns the
+/// paths written.
+pub fn write_run(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> std::io::Result<Vec<PathBuf>> {
+    let tables = crate::output::run_tables(reports);
+    let mut files = Vec::new();
+    for t in &tables {
+        files.push(t.save_csv(dir)?);
+    }
+    let path = dir.join("summary.json");
+    write_atomic(&path, summary_text(name, seeds, reports, &tables).as_bytes())?;
+    files.push(path);
+    Ok(files)
+}
+
+/// Reads the reports and seeds back from a `summary.json` text.
+pub fn read_summary(text: &str) -> Result<(String, Vec<u64>, Vec<Report>), serde_json::Error> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        scenario: String,
+        seeds: Vec<u64>,
+        replications: Vec<Report>,
+    }
+    let f: File = serde_json::from_str(text)?;
+    Ok((f.scenario, f.seeds, f.replications))
+}
