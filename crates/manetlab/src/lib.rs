@@ -19,6 +19,7 @@
 //! - [`node`], [`simulation`]: the kernel;
 //! - [`scenario`]: scenario files, validation, building a run;
 //! - [`study`]: paper reproductions;
+//! - [`output`]: the output tables and files, defined once;
 //! - [`exec`]: running scenarios and sweeps for front ends (CLI, Python).
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
@@ -53,6 +54,7 @@ pub mod metrics;
 pub mod mobility;
 pub mod net;
 pub mod node;
+pub mod output;
 pub mod phy;
 pub mod queue;
 pub mod scenario;
