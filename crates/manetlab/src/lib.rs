@@ -42,6 +42,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["metrics"],            // reports, traces, statistics, analytic models
     &["node", "simulation"], // the kernel: event loop, pipeline, builder
     &["scenario"],           // scenario files -> configs
+    &["output"],             // the output tables and files, defined once
     &["study"],              // paper reproductions
     &["exec"],               // running scenarios and sweeps for front ends
 ];
