@@ -251,7 +251,7 @@ impl Sweep {
         self.reports.len() - self.loaded
     }
     /// "runs" (one row per run and flow, sweep-runs.csv) or "summary" (per
-    /// point and flow: n, mean, sd, ci95; sweep.csv).
+    /// point and flow: <metric>_n, _mean, _sd, _ci95).
     fn table(&self, name: &str) -> PyResult<ArrowTable> {
         let t = match name {
             "runs" => tables::sweep_runs(&self.plan, &self.reports),
