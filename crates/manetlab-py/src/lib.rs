@@ -251,7 +251,7 @@ impl Sweep {
         self.reports.len() - self.loaded
     }
     /// "runs" (one row per run and flow, sweep-runs.csv) or "summary" (per
-    /// point and flow: n, mean, sd, ci95; sweep.csv).
+    /// point and flow: <metric>_n, _mean, _sd, _ci95).
     fn table(&self, name: &str) -> PyResult<ArrowTable> {
         let t = match name {
             "runs" => tables::sweep_runs(&self.plan, &self.reports),
@@ -364,6 +364,10 @@ fn load_sweep(path: PathBuf) -> PyResult<Sweep> {
     struct File {
         scenario: String,
         axes: Vec<Axis>,
+        /// The seeds (current format); older files list them per point.
+        #[serde(default)]
+        seeds: Option<Vec<u64>>,
+        #[serde(default)]
         points: Vec<Point>,
     }
     #[derive(serde::Deserialize)]
@@ -376,7 +380,7 @@ fn load_sweep(path: PathBuf) -> PyResult<Sweep> {
     let file: File =
         serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("{}: {e}", f.display())))?;
     let axes: Vec<SweepAxis> = file.axes.into_iter().map(|a| SweepAxis { key: a.key, values: a.values }).collect();
-    let seeds = file.points.first().map(|p| p.seeds.clone()).unwrap_or_default();
+    let seeds = file.seeds.clone().or_else(|| file.points.first().map(|p| p.seeds.clone())).unwrap_or_default();
     let points = manetlab::scenario::sweep::points(&axes);
     let mut jobs = Vec::new();
     let mut reports = Vec::new();

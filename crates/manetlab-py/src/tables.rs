@@ -1,18 +1,43 @@
 //! The result tables handed to Python, built from reports in Rust.
 //!
 //! The flows table has the columns of the command line's `flows.csv` (one
-//! row per replication and flow); the sweep tables take their metric columns
-//! from [`manetlab::exec::sweep::METRICS`], the list `sweep-runs.csv` and
-//! `sweep.csv` are written from. The nodes table is every node's report
+//! row per replication and flow); the sweep runs table has the columns of
+//! `sweep-runs.csv` (metrics in the order of `manetlab::exec::sweep::METRICS`,
+//! which the CLI writes it from). The nodes table is every node's report
 //! (`summary.json` `replications[].nodes[]`) flattened into columns, so it
-//! follows the report's own definition.
+//! follows the report's own definition. Flow statistics are read through
+//! [`AsOpt`], so an undefined statistic is null whether the report stores
+//! it as `f64` or as `Option<f64>`.
+//!
+//! Interim: when the library's single definition of the output tables
+//! (`manetlab::output`, issue 16) lands, `flows`, `network` and the sweep
+//! tables switch to it (`output::Table::column` gives the typed columns).
 
 use crate::arrow::{Data, Table};
-use manetlab::exec::sweep::{SweepPlan, METRICS};
+use manetlab::exec::sweep::SweepPlan;
 use manetlab::metrics::FlowReport;
 use manetlab::study::sweep::Aggregate;
 use manetlab::Report;
 use std::collections::HashMap;
+
+/// A flow statistic as an optional number: undefined (a flow that
+/// delivered nothing has no delay) and non-finite values are null. Works
+/// whether the report stores the statistic as `f64` or `Option<f64>`.
+trait AsOpt {
+    fn opt(self) -> Option<f64>;
+}
+
+impl AsOpt for f64 {
+    fn opt(self) -> Option<f64> {
+        self.is_finite().then_some(self)
+    }
+}
+
+impl AsOpt for Option<f64> {
+    fn opt(self) -> Option<f64> {
+        self.filter(|x| x.is_finite())
+    }
+}
 
 fn col(t: &mut Table, name: &str, unit: Option<&str>, d: Data) {
     t.columns.push((name.to_string(), unit.map(str::to_string), d));
@@ -39,22 +64,22 @@ fn unit_of(name: &str) -> Option<&'static str> {
 #[derive(Clone, Copy)]
 enum Get {
     U(fn(&FlowReport) -> u64),
-    F(fn(&FlowReport) -> f64),
+    F(fn(&FlowReport) -> Option<f64>),
 }
 
 /// The measured columns of `flows.csv`, in its order.
 const FLOW_COLUMNS: [(&str, Get); 12] = [
     ("sent_packets", Get::U(|f| f.sent_packets)),
     ("received_packets", Get::U(|f| f.received_packets)),
-    ("delivery_ratio", Get::F(|f| f.delivery_ratio)),
-    ("goodput_bps", Get::F(|f| f.goodput_bps)),
-    ("offered_bps", Get::F(|f| f.offered_bps)),
-    ("delay_mean_s", Get::F(|f| f.delay_mean_s)),
-    ("delay_p50_s", Get::F(|f| f.delay_p50_s)),
-    ("delay_p95_s", Get::F(|f| f.delay_p95_s)),
-    ("delay_max_s", Get::F(|f| f.delay_max_s)),
-    ("jitter_s", Get::F(|f| f.jitter_s)),
-    ("jitter_rfc3550_s", Get::F(|f| f.jitter_rfc3550_s)),
+    ("delivery_ratio", Get::F(|f| f.delivery_ratio.opt())),
+    ("goodput_bps", Get::F(|f| f.goodput_bps.opt())),
+    ("offered_bps", Get::F(|f| f.offered_bps.opt())),
+    ("delay_mean_s", Get::F(|f| f.delay_mean_s.opt())),
+    ("delay_p50_s", Get::F(|f| f.delay_p50_s.opt())),
+    ("delay_p95_s", Get::F(|f| f.delay_p95_s.opt())),
+    ("delay_max_s", Get::F(|f| f.delay_max_s.opt())),
+    ("jitter_s", Get::F(|f| f.jitter_s.opt())),
+    ("jitter_rfc3550_s", Get::F(|f| f.jitter_rfc3550_s.opt())),
     ("duplicates", Get::U(|f| f.duplicates)),
 ];
 
@@ -67,7 +92,7 @@ fn flow_rows<'a>(t: &mut Table, rows: impl Iterator<Item = &'a FlowReport> + Clo
     for (name, g) in FLOW_COLUMNS {
         let d = match g {
             Get::U(g) => Data::U64(rows.clone().map(|f| Some(g(f))).collect()),
-            Get::F(g) => Data::F64(rows.clone().map(|f| Some(g(f))).collect()),
+            Get::F(g) => Data::F64(rows.clone().map(g).collect()),
         };
         col(t, name, unit_of(name), d);
     }
@@ -213,9 +238,10 @@ pub fn network(seeds: &[u64], reports: &[Report]) -> Table {
         .iter()
         .zip(&recv)
         .map(|(r, &rx)| {
-            (rx > 0).then(|| {
-                r.flows.iter().map(|f| f.delay_mean_s * f.received_packets as f64).sum::<f64>() / rx as f64
-            })
+            let with: Vec<(f64, u64)> =
+                r.flows.iter().filter_map(|f| f.delay_mean_s.opt().map(|d| (d, f.received_packets))).collect();
+            let n: u64 = with.iter().map(|w| w.1).sum();
+            (rx > 0 && n > 0).then(|| with.iter().map(|&(d, k)| d * k as f64).sum::<f64>() / n as f64)
         })
         .collect();
     let rt: Vec<(u64, u64)> = reports
@@ -274,6 +300,18 @@ fn axis_columns(t: &mut Table, plan: &SweepPlan, per_point: &[usize]) {
     }
 }
 
+/// The metrics of the sweep tables, in the order of `sweep-runs.csv`'s
+/// columns (`exec::sweep::METRICS`, which the CLI writes them from).
+type Metric = (&'static str, fn(&FlowReport) -> Option<f64>);
+const METRICS: [Metric; 6] = [
+    ("goodput_bps", |f| f.goodput_bps.opt()),
+    ("delivery_ratio", |f| f.delivery_ratio.opt()),
+    ("delay_mean_s", |f| f.delay_mean_s.opt()),
+    ("delay_p95_s", |f| f.delay_p95_s.opt()),
+    ("jitter_s", |f| f.jitter_s.opt()),
+    ("offered_bps", |f| f.offered_bps.opt()),
+];
+
 /// `sweep-runs`: one row per run and flow, the columns of `sweep-runs.csv`.
 pub fn sweep_runs(plan: &SweepPlan, reports: &[Report]) -> Table {
     let reps = plan.seeds.len();
@@ -296,38 +334,39 @@ pub fn sweep_runs(plan: &SweepPlan, reports: &[Report]) -> Table {
     col(&mut t, "sent_packets", None, Data::U64(flows().map(|f| Some(f.sent_packets)).collect()));
     col(&mut t, "received_packets", None, Data::U64(flows().map(|f| Some(f.received_packets)).collect()));
     for (m, g) in METRICS {
-        col(&mut t, m, unit_of(m), Data::F64(flows().map(|f| Some(g(f))).collect()));
+        col(&mut t, m, unit_of(m), Data::F64(flows().map(g).collect()));
     }
     t
 }
 
-/// `sweep`: per point and flow, n and mean / sd / 95% CI half-width of each
-/// metric (the columns of `sweep.csv`); sd and CI null with one run.
+/// `sweep`: per point and flow, for each metric `<m>_n` (runs where it is
+/// defined), `<m>_mean`, `<m>_sd` and `<m>_ci95` (null when n < 2);
+/// undefined values never enter a mean.
 pub fn sweep_summary(plan: &SweepPlan, reports: &[Report]) -> Table {
     let reps = plan.seeds.len();
     let per_point: Vec<usize> = (0..plan.points.len()).map(|p| reports[p * reps].flows.len()).collect();
     let mut t = Table::default();
     axis_columns(&mut t, plan, &per_point);
     let mut names = Vec::new();
-    let mut ns = Vec::new();
+    let mut ns: Vec<Vec<Option<u64>>> = METRICS.iter().map(|_| Vec::new()).collect();
     let mut stats: Vec<[Vec<Option<f64>>; 3]> = METRICS.iter().map(|_| Default::default()).collect();
     for p in 0..plan.points.len() {
         let rs = &reports[p * reps..(p + 1) * reps];
         for (i, f) in rs[0].flows.iter().enumerate() {
             names.push(Some(f.name.clone()));
-            ns.push(Some(rs.len() as u64));
             for (k, (_, g)) in METRICS.iter().enumerate() {
-                let a = Aggregate::of(rs.iter().map(|r| g(&r.flows[i])));
+                let a = Aggregate::of(rs.iter().filter_map(|r| g(&r.flows[i])));
                 let def = |x: f64| (a.n > 1 && x.is_finite()).then_some(x);
-                stats[k][0].push(a.mean.is_finite().then_some(a.mean));
+                ns[k].push(Some(a.n));
+                stats[k][0].push((a.n > 0 && a.mean.is_finite()).then_some(a.mean));
                 stats[k][1].push(def(a.sd));
                 stats[k][2].push(def(a.ci95));
             }
         }
     }
     col(&mut t, "flow", None, Data::Str(names));
-    col(&mut t, "n", None, Data::U64(ns));
-    for ((m, _), [mean, sd, ci]) in METRICS.iter().zip(stats) {
+    for (((m, _), [mean, sd, ci]), n) in METRICS.iter().zip(stats).zip(ns) {
+        col(&mut t, &format!("{m}_n"), None, Data::U64(n));
         for (suffix, d) in [("mean", mean), ("sd", sd), ("ci95", ci)] {
             col(&mut t, &format!("{m}_{suffix}"), unit_of(m), Data::F64(d));
         }

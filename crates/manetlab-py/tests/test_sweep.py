@@ -55,7 +55,7 @@ def test_sweep_store_resumes_and_is_shared_with_the_cli(cli, chain_file, tmp_pat
     assert back.loaded == 6 and back.axes == {"flow.0.rate": ["100kbps", "300kbps", "500kbps"]}
     pd.testing.assert_frame_equal(back.runs, grown.reset_index(drop=True), check_like=False)
     s = back.summary
-    assert list(s["n"]) == [2, 2, 2]
+    assert list(s["goodput_bps_n"]) == [2, 2, 2]
     assert s["goodput_bps_mean"].is_monotonic_increasing
     assert back.point(1).flows["seed"].tolist() == [3, 4]
 
@@ -65,7 +65,7 @@ def test_sweep_results_summary_and_errors(chain_text):
     r = ml.sweep_results(sc, {"flow.0.rate": ["100kbps"]}, seeds=[1], progress=False)
     s = r.summary
     # One run: sd and CI are undefined (null), n is 1.
-    assert s["n"].tolist() == [1]
+    assert s["goodput_bps_n"].tolist() == [1] and s["delay_mean_s_n"].tolist() == [1]
     assert s["goodput_bps_sd"].isna().all() and s["goodput_bps_ci95"].isna().all()
     assert s["goodput_bps_mean"].item() == r.runs["goodput_bps"].item()
     assert set(r.to_arrow()) == {"runs", "summary"}

@@ -288,7 +288,7 @@ def run_task(toml: str, seed: int, name: str = "<task>") -> Results:
 
 class SweepResults:
     """A sweep's runs: `runs` (one row per run and flow, as sweep-runs.csv)
-    and `summary` (per point and flow: n, mean, sd, ci95, as sweep.csv)."""
+    and `summary` (per point and flow: <metric>_n, _mean, _sd, _ci95)."""
 
     def __init__(self, native: "_native.Sweep", store: Optional[Path] = None) -> None:
         self._native = native
