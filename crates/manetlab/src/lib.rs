@@ -43,6 +43,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["node", "simulation"], // the kernel: event loop, pipeline, builder
     &["scenario"],           // scenario files -> configs
     &["study"],              // paper reproductions
+    &["output"],             // output tables and files
     &["exec"],               // running scenarios and sweeps for front ends
 ];
 
