@@ -44,7 +44,6 @@ pub const LAYERS: &[&[&str]] = &[
     &["scenario"],           // scenario files -> configs
     &["output"],             // the output tables and files, defined once
     &["study"],              // paper reproductions
-    &["output"],             // output tables and files
     &["exec"],               // running scenarios and sweeps for front ends
 ];
 
