@@ -59,8 +59,7 @@ fn violations(src: &Path) -> Vec<String> {
         }
         let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
         let module = first.trim_end_matches(".rs").to_string();
-        let own = layer_of(&module)
-            .unwrap_or_else(|| panic!("{}: module '{module}' is not in manetlab::LAYERS", f.display()));
+        let own = layer_of(&module).unwrap_or_else(|| panic!("{}: module '{module}' is not in manetlab::LAYERS", f.display()));
         let text = std::fs::read_to_string(f).unwrap();
         for (n, line) in text.lines().enumerate() {
             if line.trim_start().starts_with("#[cfg(test)]") {
@@ -71,12 +70,7 @@ fn violations(src: &Path) -> Vec<String> {
             for m in names {
                 let Some(l) = layer_of(&m) else { continue };
                 if l > own {
-                    bad.push(format!(
-                        "{}:{}: '{module}' imports '{m}' (a layer above): {}",
-                        rel.display(),
-                        n + 1,
-                        line.trim()
-                    ));
+                    bad.push(format!("{}:{}: '{module}' imports '{m}' (a layer above): {}", rel.display(), n + 1, line.trim()));
                 }
             }
         }

@@ -103,3 +103,4 @@ impl VoipRecord {
         VoipRecord { sent: 0, delays: Vec::with_capacity(n) }
     }
 }
+

@@ -20,9 +20,9 @@
 use super::edca::{AccessCategory, EdcaParams};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
+use crate::wire::{Packet, BROADCAST};
 use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};
-use crate::wire::{Packet, BROADCAST};
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.

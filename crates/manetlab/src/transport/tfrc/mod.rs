@@ -58,3 +58,4 @@ impl Default for TfrcConfig {
         }
     }
 }
+

@@ -29,8 +29,8 @@ pub use config::{AodvConfig, LinkDetection};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
+use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use buffer::SendBuffer;
 use neighbours::Neighbours;
