@@ -193,6 +193,7 @@ fn run(args: RunArgs) -> i32 {
 
 fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     let file = &args.file;
+    warn_if_no_flows(scenario, file);
     let first_seed = args.seed.unwrap_or(scenario.seed());
     let reps = args.runs.unwrap_or(scenario.replications).max(1);
     let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
@@ -275,6 +276,17 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
 
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_run(&dir, &scenario.name, &seeds, &reports)?;
+    let resolved = dir.join("scenario.resolved.toml");
+    manetlab::output::table::write_atomic(
+        &resolved,
+        manetlab::output::manifest::resolved_toml(scenario, &seeds).as_bytes(),
+    )
+    .with_context(|| format!("writing {}", resolved.display()))?;
+    let mut manifest = manetlab::output::manifest::Manifest::new("run", &scenario.name, &seeds);
+    manifest.runs = reports.len() as u64;
+    manifest.events = Some(reports.iter().map(|r| r.events).sum());
+    manifest.wall_time_s = started.elapsed().as_secs_f64();
+    manifest.write(&dir).with_context(|| format!("writing manifest.json in {}", dir.display()))?;
     let mut traced = if args.tcp_trace || !link_view.is_empty() {
         output::write_tcp_traces(&dir, &reports[0], &traces[0])?
     } else {
@@ -357,6 +369,14 @@ fn study(
     bar.finish_and_clear();
     match res {
         Ok(r) => {
+            // The study's manifest: seeds holds the first seed (each point
+            // uses seed, seed + 1, ...; see report.md).
+            let mut m = manetlab::output::manifest::Manifest::new("study", &name, &[seed]);
+            m.runs = r.runs as u64;
+            m.wall_time_s = started.elapsed().as_secs_f64();
+            if let Err(e) = m.write(&out) {
+                eprintln!("warning: writing {}: {e}", out.join("manifest.json").display());
+            }
             println!("{}", r.markdown);
             let failed = r.checks.iter().filter(|c| !c.passed).count();
             println!(
@@ -377,6 +397,14 @@ fn study(
             eprintln!("error: {e}");
             1
         }
+    }
+}
+
+/// A scenario without flows runs (routing, MAC and radio counters are
+/// still reported) but measures no traffic: say so rather than run silently.
+pub(crate) fn warn_if_no_flows(scenario: &Scenario, file: &std::path::Path) {
+    if scenario.config(scenario.seed()).flows.is_empty() {
+        eprintln!("warning: {}: the scenario has no [[flow]]: no traffic will be measured", file.display());
     }
 }
 

@@ -21,6 +21,7 @@ pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Pa
             "--tcp-trace, --trace and --link-view record one run; with a sweep, run the point of interest alone with --set"
         );
     }
+    crate::warn_if_no_flows(base, &args.file);
     let first_seed = args.seed.unwrap_or(base.seed());
     let reps = args.runs.unwrap_or(base.replications).max(1);
     let seeds: Vec<u64> = (0..reps as u64).map(|k| first_seed + k).collect();
@@ -67,6 +68,18 @@ pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Pa
     let wall = started.elapsed().as_secs_f64();
     sweep::write_outputs(dir, &base.name, &plan, &reports)
         .with_context(|| format!("writing the sweep files in {}", dir.display()))?;
+    let mut manifest = manetlab::output::manifest::Manifest::new("sweep", &base.name, &plan.seeds);
+    manifest.runs = reports.len() as u64;
+    manifest.events = Some(reports.iter().map(|r| r.events).sum());
+    manifest.wall_time_s = started.elapsed().as_secs_f64();
+    manifest.write(dir).with_context(|| format!("writing manifest.json in {}", dir.display()))?;
+    // The base scenario as run (without the swept keys, which the sweep
+    // axes in sweep.json give).
+    manetlab::output::table::write_atomic(
+        &dir.join("scenario.resolved.toml"),
+        manetlab::output::manifest::resolved_toml(base, &plan.seeds).as_bytes(),
+    )
+    .with_context(|| format!("writing scenario.resolved.toml in {}", dir.display()))?;
     if !args.quiet {
         print_table(&plan, &reports);
         println!("\n{} runs in {wall:.1} s; results in {}", plan.jobs.len(), dir.display());

@@ -34,8 +34,7 @@ impl Csv {
     fn read(path: &Path) -> Csv {
         let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-        let rows: Vec<Vec<String>> =
-            r.records().map(|x| x.unwrap().iter().map(String::from).collect()).collect();
+        let rows: Vec<Vec<String>> = r.records().map(|x| x.unwrap().iter().map(String::from).collect()).collect();
         for row in &rows {
             assert_eq!(row.len(), header.len(), "{}: a row has as many fields as the header", path.display());
         }
@@ -242,5 +241,71 @@ fn means_are_over_the_runs_that_have_a_value_and_say_how_many() {
     assert!(g.contains(&0.0));
     let gm = sum.num(r, "goodput_bps_mean").unwrap();
     assert!((gm - g.iter().sum::<f64>() / 3.0).abs() < 1e-9);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn manifest_and_resolved_scenario_reproduce_summary_byte_for_byte() {
+    let d = tmp("resolved");
+    let a = d.join("a");
+    // Overrides, a seed and a replication count that are not in the file.
+    run(&[
+        "run",
+        "scenarios/default.toml",
+        "--seed",
+        "7",
+        "--runs",
+        "2",
+        "--set",
+        "run.duration=3s",
+        "--set",
+        "flow.0.rate=1Mbps",
+        "-q",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["kind"], "run");
+    assert_eq!(m["manetlab_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(m["schema_version"], manetlab::output::SCHEMA_VERSION);
+    assert_eq!(m["seeds"], serde_json::json!([7, 8]));
+    assert_eq!(m["interrupted"], false);
+    assert!(m["events"].as_u64().unwrap() > 1000);
+    assert!(m["wall_time_s"].as_f64().unwrap() >= 0.0);
+    let cl: Vec<&str> = m["command_line"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(&cl[1..4], ["run", "scenarios/default.toml", "--seed"]);
+    assert!(cl.contains(&"flow.0.rate=1Mbps"));
+    // Rerun the resolved scenario alone, from another directory.
+    let b = d.join("b");
+    let resolved = a.join("scenario.resolved.toml");
+    run(&["run", resolved.to_str().unwrap(), "-q", "--out", b.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read(a.join("summary.json")).unwrap(),
+        std::fs::read(b.join("summary.json")).unwrap(),
+        "the resolved scenario reruns to a byte-identical summary.json"
+    );
+    assert_eq!(std::fs::read(a.join("flows.csv")).unwrap(), std::fs::read(b.join("flows.csv")).unwrap());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_scenario_without_flows_warns() {
+    let d = tmp("noflows");
+    let file = d.join("empty.toml");
+    std::fs::write(&file, "[run]\nduration = \"1s\"\n[topology]\nkind = \"chain\"\nnodes = 2\nspacing = \"100m\"\n")
+        .unwrap();
+    let o = run(&["run", file.to_str().unwrap(), "-q", "--out", d.join("out").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no [[flow]]"), "{err}");
+    let o = run(&[
+        "run",
+        "scenarios/default.toml",
+        "-q",
+        "--set",
+        "run.duration=2s",
+        "--out",
+        d.join("o2").to_str().unwrap(),
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("no [[flow]]"));
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -15,6 +15,7 @@
 
 pub mod aggregate;
 pub mod flows;
+pub mod manifest;
 pub mod network;
 pub mod sweep;
 pub mod table;

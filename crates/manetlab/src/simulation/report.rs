@@ -4,10 +4,10 @@
 use super::{Simulation, FLOW_PORT_BASE};
 use crate::config::Traffic;
 use crate::metrics::report::{Audit, FlowReport, HistogramBin, NodeReport, Report};
-use crate::sim::Time;
 use crate::metrics::{DropReason, Fate};
 use crate::net::routing;
 use crate::net::{NodeId, Packet};
+use crate::sim::Time;
 use std::collections::BTreeMap;
 
 impl Simulation {
@@ -131,9 +131,7 @@ impl Simulation {
                     last_received_s: s.last_received.map(Time::as_secs_f64),
                     interruption_max_s: (until > from).then(|| {
                         let edges = match (s.first_received, s.last_received) {
-                            (Some(a), Some(b)) => {
-                                a.saturating_sub(from).as_ns().max(until.saturating_sub(b).as_ns())
-                            }
+                            (Some(a), Some(b)) => a.saturating_sub(from).as_ns().max(until.saturating_sub(b).as_ns()),
                             _ => (until - from).as_ns(),
                         };
                         edges.max(s.max_gap) as f64 / 1e9

@@ -59,10 +59,13 @@ struct Stored<T> {
     result: T,
 }
 
-/// A stable fingerprint of a config (FNV-1a, 64 bits, over its `Debug` text,
-/// which prints every field and every `f64` exactly).
+/// A stable fingerprint of a config and the manetlab version (FNV-1a, 64
+/// bits, over the version and the config's `Debug` text, which prints
+/// every field and every `f64` exactly).
 pub fn fingerprint(cfg: &SimConfig) -> String {
-    let text = format!("{cfg:?}");
+    // The version is part of it: a new manetlab does not silently reuse
+    // runs stored by an older one.
+    let text = format!("manetlab {}\n{cfg:?}", env!("CARGO_PKG_VERSION"));
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;

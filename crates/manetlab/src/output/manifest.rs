@@ -1,0 +1,96 @@
+//! `manifest.json`: what produced an output folder (run, sweep or study),
+//! so a result can be traced to a binary, a command and seeds.
+
+use serde::Serialize;
+
+/// The manetlab version (Cargo package version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git commit the library was built from, when built from a git
+/// checkout (see `build.rs`).
+pub const GIT_COMMIT: Option<&str> = option_env!("MANETLAB_GIT_COMMIT");
+
+/// The contents of `manifest.json`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Manifest {
+    /// "run", "sweep" or "study".
+    pub kind: String,
+    pub manetlab_version: String,
+    /// Full commit hash, or null when not built from git.
+    pub git_commit: Option<String>,
+    /// [`super::SCHEMA_VERSION`] of the files in the folder.
+    pub schema_version: u32,
+    /// The exact command line (program name first).
+    pub command_line: Vec<String>,
+    /// The scenario name (run, sweep) or study name.
+    pub name: String,
+    /// Seeds of the replications (per point, for a sweep).
+    pub seeds: Vec<u64>,
+    /// Runs executed or loaded (replications x points).
+    pub runs: u64,
+    /// Events executed by the kernel over all runs (null when not known,
+    /// e.g. a study).
+    pub events: Option<u64>,
+    /// Wall-clock time of the command, seconds (not a simulated quantity:
+    /// it is here and never in summary.json).
+    pub wall_time_s: f64,
+    /// Whether the command was interrupted before it wrote its results
+    /// (a finished folder says false).
+    pub interrupted: bool,
+}
+
+impl Manifest {
+    pub fn new(kind: &str, name: &str, seeds: &[u64]) -> Manifest {
+        Manifest {
+            kind: kind.into(),
+            manetlab_version: VERSION.into(),
+            git_commit: GIT_COMMIT.map(String::from),
+            schema_version: super::SCHEMA_VERSION,
+            command_line: std::env::args().collect(),
+            name: name.into(),
+            seeds: seeds.to_vec(),
+            runs: 0,
+            events: None,
+            wall_time_s: 0.0,
+            interrupted: false,
+        }
+    }
+
+    /// Writes `<dir>/manifest.json` (atomically).
+    pub fn write(&self, dir: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+        let path = dir.join("manifest.json");
+        let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
+        super::table::write_atomic(&path, text.as_bytes())?;
+        Ok(path)
+    }
+}
+
+/// The scenario as run, as a file `manetlab run` accepts: the checked text
+/// with every `--set` override applied, and `[run] name`, `seed` and
+/// `replications` set to what was run (so `--seed`/`--runs` and the file
+/// name no longer matter). Rerun it to reproduce `summary.json` byte for
+/// byte. Defaults that the text leaves out are not written out; they are
+/// those of the same manetlab version (see `manifest.json`).
+pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> String {
+    let text = scenario.effective_toml();
+    let mut doc: toml_edit::DocumentMut = match text.parse() {
+        Ok(d) => d,
+        Err(_) => return text.to_string(),
+    };
+    if !doc.contains_key("run") {
+        doc["run"] = toml_edit::table();
+    }
+    let run = &mut doc["run"];
+    run["name"] = toml_edit::value(scenario.name.clone());
+    if let Some(&s) = seeds.first() {
+        run["seed"] = toml_edit::value(s as i64);
+    }
+    run["replications"] = toml_edit::value(seeds.len().max(1) as i64);
+    let mut out = String::from(
+        "# The scenario exactly as run (overrides applied, seed and replications fixed).\n\
+         # `manetlab run scenario.resolved.toml` reproduces summary.json byte for byte\n\
+         # with the manetlab version named in manifest.json.\n",
+    );
+    out += &doc.to_string();
+    out
+}
