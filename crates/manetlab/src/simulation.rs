@@ -897,6 +897,11 @@ impl Simulation {
                     self.nodes[node as usize].net.link_failures += 1;
                     self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
                 }
+                ArpAction::GiveUp(p) if self.nodes[node as usize].routing.arp_failure_to_routing() => {
+                    self.nodes[node as usize].net.link_failures += 1;
+                    self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
+                }
+                ArpAction::GiveUp(p) => self.drop_packet(node, p, DropReason::Arp),
                 ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),
                 ArpAction::Reply { to } => self.send_arp(node, ArpOp::Reply, to, to),
                 ArpAction::Timer { at, token } => self.queue.schedule(at.max(now), Event::Arp { node, token }),

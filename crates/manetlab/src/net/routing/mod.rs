@@ -222,6 +222,12 @@ pub trait Routing: Send {
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         ctx.drop(pkt, DropReason::Ret);
     }
+    /// Whether ns-2-mode ARP hands packets it gives up on to
+    /// `on_link_failure` (ns-2: the packet carries an `xmit_failure_`
+    /// callback, as AODV's and DSR's do) instead of dropping them (ARP).
+    fn arp_failure_to_routing(&self) -> bool {
+        false
+    }
     /// A packet taken back from the interface queue after a
     /// [`NetAction::Reclaim`]. The default drops it with reason CBK.
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {

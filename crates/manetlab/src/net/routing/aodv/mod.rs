@@ -791,6 +791,10 @@ impl Routing for Aodv {
         self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
     }
 
+    fn arp_failure_to_routing(&self) -> bool {
+        true
+    }
+
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {
         if pkt.is_control() {
             return ctx.drop(pkt, DropReason::Cbk);

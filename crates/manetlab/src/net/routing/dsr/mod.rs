@@ -462,6 +462,10 @@ impl Routing for Dsr {
         ctx.reclaim(nb);
     }
 
+    fn arp_failure_to_routing(&self) -> bool {
+        true
+    }
+
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         self.broken(ctx, pkt);
     }
