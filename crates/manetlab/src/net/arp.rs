@@ -71,7 +71,7 @@ pub enum ArpAction {
     LinkFailure(Packet),
     /// ns-2 mode gave up on the next hop: the packet goes back to routing as
     /// a transmission failure if the protocol takes such callbacks
-    /// (`Routing::arp_failure_to_routing`), else it is dropped with reason ARP.
+    /// (`Routing::xmit_failure_callback`), else it is dropped with reason ARP.
     GiveUp(Packet),
     /// Broadcast a request for `target`.
     Request {

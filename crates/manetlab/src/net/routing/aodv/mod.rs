@@ -371,7 +371,12 @@ impl Aodv {
             orig_seq: self.seq,
         };
         let p = self.new_msg(ctx, BROADCAST, AodvMsg::Rreq(rreq), ttl);
-        self.emit(ctx, p);
+        // Originated requests are jittered too (RFC 5148 §5: all such
+        // control traffic): two sources that start a discovery at the same
+        // instant would otherwise collide on every retry (issue 24). ns-2.35
+        // sends its own RREQ without delay but its MAC draws a random defer
+        // even on an idle medium, which separates them the same way.
+        self.emit_jittered(ctx, p);
         let wait = if !repair && ttl >= self.cfg.net_diameter {
             if let Some(d) = self.discoveries.get_mut(&dst) {
                 d.at_max += 1;
@@ -791,8 +796,10 @@ impl Routing for Aodv {
         self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
     }
 
-    fn arp_failure_to_routing(&self) -> bool {
-        true
+    fn xmit_failure_callback(&self) -> bool {
+        // Without link-layer detection a MAC failure only drops the packet
+        // (RET), traced by that drop.
+        self.cfg.link_detection.uses_mac()
     }
 
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {

@@ -41,8 +41,9 @@ pub struct DsrConfig {
     /// Cached paths expire this long after they were last learnt (None: never,
     /// as the CMU cache).
     pub cache_timeout: Option<Time>,
-    /// Forwarded route requests wait a uniform jitter in [0, jitter] (ns-2
-    /// jitters broadcasts by up to 10 ms).
+    /// Route requests, originated and forwarded, wait a uniform jitter in
+    /// [0, jitter] from the node's routing stream (ns-2 `RREQ_JITTER`, 10 ms;
+    /// RFC 5148). Zero turns jitter off.
     pub jitter: Time,
 }
 

@@ -228,7 +228,9 @@ impl Dsr {
         let mut p = self.control(ctx, BROADCAST, record, DsrMsg::Rreq { target, id, last_error });
         p.ttl = ttl;
         self.stats.event(if ttl == 1 { "requests_nonpropagating" } else { "requests_propagating" });
-        self.emit(ctx, p);
+        // ns-2.35 dsragent.cc sendOutPacketWithRoute jitters every route
+        // request, its own included, by up to RREQ_JITTER (10 ms); RFC 5148.
+        self.emit_jittered(ctx, p);
     }
 
     fn discovery_timeout(&mut self, ctx: &mut RouteCtx, target: NodeId, gen: u32) {
@@ -462,7 +464,7 @@ impl Routing for Dsr {
         ctx.reclaim(nb);
     }
 
-    fn arp_failure_to_routing(&self) -> bool {
+    fn xmit_failure_callback(&self) -> bool {
         true
     }
 

@@ -48,7 +48,8 @@ fn packet_stays_small() {
 
 #[test]
 fn ring_zero_then_backoff_doubling_to_the_maximum() {
-    let mut n = node(0, DsrConfig::default());
+    // Without jitter, to read the schedule exactly (jitter: next test).
+    let mut n = node(0, DsrConfig { jitter: Time::ZERO, ..DsrConfig::default() });
     n.call(|d, ctx| d.route(ctx, data(1, 0, 9), Origin::Local));
     let out = n.take();
     let reqs = sent(&out);
@@ -76,6 +77,29 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     // The send buffer times out after 30 s (NRTE), ending the discovery.
     assert_eq!(n.proto.buffered(), 0);
     assert!(n.proto.stats.event_count("send_buffer_timeouts") == 1);
+}
+
+#[test]
+fn originated_requests_are_jittered_by_up_to_10_ms() {
+    // ns-2.35 dsragent.cc jitters every route request (RREQ_JITTER, 10 ms),
+    // the originator's included.
+    let mut delays = Vec::new();
+    for me in 0..20 {
+        let mut n = node(me, DsrConfig::default());
+        n.call(|d, ctx| d.route(ctx, data(1, me, 99), Origin::Local));
+        assert!(sent(&n.take()).is_empty(), "parked, not sent at once");
+        let mut t = Time::ZERO;
+        while sent(&n.out).is_empty() {
+            t += Time::from_us(100);
+            n.run_until(t);
+        }
+        delays.push(t);
+    }
+    assert!(delays.iter().all(|&d| d <= Time::from_ms(10)), "{delays:?}");
+    let mut distinct = delays.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(distinct.len() >= 15, "drawn per node: {delays:?}");
 }
 
 #[test]
