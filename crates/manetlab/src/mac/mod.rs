@@ -6,16 +6,16 @@
 
 pub mod dcf;
 pub mod edca;
-pub mod frame;
+pub use crate::wire::frame;
 pub mod tdma;
 
 pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use tdma::Tdma;
 
-use crate::net::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
+use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {
