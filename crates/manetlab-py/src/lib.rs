@@ -415,7 +415,11 @@ fn study<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     use manetlab::study::{self, StudyError, StudyOptions};
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
-    let opts = StudyOptions { runs, quick, out: out.clone(), seed, resume };
+    let mut opts = StudyOptions::new(out.clone());
+    opts.runs = runs;
+    opts.quick = quick;
+    opts.seed = seed;
+    opts.resume = resume;
     let cancel = Cancel::new();
     let prog = Progress::default();
     let res = run_detached(py, jobs, &cancel, &prog, Show { bar: progress, runs: true }, || {
