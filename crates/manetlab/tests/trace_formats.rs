@@ -436,3 +436,54 @@ impl Tshark {
         println!("tshark: {f}: {frames} frames, {udp} UDP, {tcp} TCP, nothing malformed; good: {checked:?}");
     }
 }
+
+/// A 3-node chain, flow 2 -> 0; node 0's radio goes off at 1.5 s, so node 1's
+/// frames to it hit the retry limit.
+fn retry_limit_chain(routing: manetlab::net::routing::RoutingConfig) -> SimConfig {
+    use manetlab::config::{NodeAction, NodeEvent};
+    let mut cfg = base(SimConfig::chain_positions(3, 200.0), 4);
+    cfg.routing = routing;
+    cfg.flows = vec![cbr("u", 2, 0, 500, 8.0 * 500.0 * 4.0, 1.0)];
+    cfg.node_events = vec![NodeEvent { node: 0, at: Time::from_ms(1500), action: NodeAction::RadioOff }];
+    cfg
+}
+
+/// ns-2's MAC traces `D ... MAC ... RET` for every frame that reaches the
+/// retry limit, whatever routing then does with the packet (AODV and DSR get
+/// a copy through the transmit-failure callback), so awk scripts that count
+/// retry drops see them under every routing protocol, in the same layout as
+/// with static routes (where the RET drop is the packet's end).
+#[test]
+fn ns2_trace_has_a_mac_ret_drop_for_each_retry_limit_failure() {
+    use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
+    use manetlab::net::routing::RoutingConfig;
+    let shape = |l: &str| -> String {
+        // Event, node, layer, reason, type, MAC header and IP fields, the
+        // number of fields; not the time, uid, MAC duration or size (DSR's
+        // carries its source route header).
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert!(l.contains(" MAC  RET "), "two spaces after the layer, as ns-2: {l}");
+        format!("{} {} {} {} {} [_ {} {} {} {} {} {} {} {} n={}", f[0], f[2], f[3], f[4], f[6], f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16], f.len())
+    };
+    let mut shapes = Vec::new();
+    for (name, routing) in [
+        ("static", RoutingConfig::Static { paths: vec![] }),
+        ("aodv", RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Mac, ..Default::default() })),
+        ("dsr", RoutingConfig::Dsr(Default::default())),
+    ] {
+        let dir = scratch_dir(&format!("ns2-ret-{name}"));
+        let (r, _) = run_traced(retry_limit_chain(routing), ns2(Ns2Format::Old), &dir);
+        let text = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+        let ret: Vec<&str> = text.lines().filter(|l| l.starts_with("D ") && l.contains(" MAC  RET ")).collect();
+        println!("{name}: {} RET lines, node 1 link failures {}; first: {:?}", ret.len(), r.nodes[1].link_failures, ret.first());
+        assert!(r.nodes[1].link_failures >= 1, "{name}");
+        // One line per retry-limit failure (node 1 is the only sender that fails).
+        assert_eq!(ret.len() as u64, r.nodes.iter().map(|n| n.link_failures).sum::<u64>(), "{name}");
+        let data: Vec<&&str> = ret.iter().filter(|l| l.contains(" cbr ")).collect();
+        assert!(!data.is_empty(), "{name}: a data frame reached the retry limit");
+        shapes.push(shape(data[0]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    println!("{shapes:#?}");
+    assert!(shapes.iter().all(|s| s == &shapes[0]), "{shapes:#?}");
+}

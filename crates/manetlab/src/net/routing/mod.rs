@@ -222,6 +222,15 @@ pub trait Routing: Send {
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         ctx.drop(pkt, DropReason::Ret);
     }
+    /// Whether the protocol's packets carry ns-2's transmit-failure callback
+    /// (`hdr_cmn::xmit_failure_`, set by AODV with link-layer detection and
+    /// by DSR): then ns-2-mode ARP hands packets it gives up on to
+    /// `on_link_failure` instead of dropping them (ARP), and a frame that hits
+    /// the MAC retry limit is traced as a MAC drop (`D ... MAC ... RET`, as
+    /// ns-2's MAC discards its copy) before routing gets the packet.
+    fn xmit_failure_callback(&self) -> bool {
+        false
+    }
     /// A packet taken back from the interface queue after a
     /// [`NetAction::Reclaim`]. The default drops it with reason CBK.
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {

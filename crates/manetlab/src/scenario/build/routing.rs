@@ -44,6 +44,9 @@ pub(super) const DSR_KEYS: &[&str] = &[
     "nonprop_timeout",
     "request_period",
     "request_backoff_max",
+    "request_backoff_factor",
+    "request_backoff_persists",
+    "learn_at_destination",
     "send_buffer",
     "send_buffer_timeout",
     "cache_size",
@@ -86,6 +89,9 @@ pub(super) fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Optio
         ("nonprop_timeout", o(&r.nonprop_timeout)),
         ("request_period", o(&r.request_period)),
         ("request_backoff_max", o(&r.request_backoff_max)),
+        ("request_backoff_factor", o(&r.request_backoff_factor)),
+        ("request_backoff_persists", o(&r.request_backoff_persists)),
+        ("learn_at_destination", o(&r.learn_at_destination)),
         ("send_buffer", o(&r.send_buffer)),
         ("send_buffer_timeout", o(&r.send_buffer_timeout)),
         ("cache_size", o(&r.cache_size)),
@@ -295,12 +301,17 @@ pub(super) fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
     if let Some(v) = int(&r.cache_size, "cache_size", 1, 1_000_000)? {
         c.cache_size = v as usize;
     }
+    if let Some(v) = int(&r.request_backoff_factor, "request_backoff_factor", 1, 16)? {
+        c.request_backoff_factor = v;
+    }
     for (v, dst) in [
         (&r.cache_replies, &mut c.cache_replies),
         (&r.salvage, &mut c.salvage),
         (&r.snoop, &mut c.snoop),
         (&r.ring_zero, &mut c.ring_zero),
         (&r.propagate_last_error, &mut c.propagate_last_error),
+        (&r.request_backoff_persists, &mut c.request_backoff_persists),
+        (&r.learn_at_destination, &mut c.learn_at_destination),
     ] {
         if let Some(v) = v {
             *dst = *v.get_ref();

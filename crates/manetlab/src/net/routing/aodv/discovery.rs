@@ -60,7 +60,12 @@ impl Aodv {
             orig_seq: self.seq,
         };
         let p = self.new_msg(ctx, BROADCAST, AodvMsg::Rreq(rreq), ttl);
-        self.emit(ctx, p);
+        // Originated requests are jittered too (RFC 5148 §5: all such
+        // control traffic): two sources that start a discovery at the same
+        // instant would otherwise collide on every retry (issue 24). ns-2.35
+        // sends its own RREQ without delay but its MAC draws a random defer
+        // even on an idle medium, which separates them the same way.
+        self.emit_jittered(ctx, p);
         let wait = if !repair && ttl >= self.cfg.net_diameter {
             if let Some(d) = self.discoveries.get_mut(&dst) {
                 d.at_max += 1;

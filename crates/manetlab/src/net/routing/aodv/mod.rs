@@ -532,6 +532,12 @@ impl Routing for Aodv {
         self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
     }
 
+    fn xmit_failure_callback(&self) -> bool {
+        // Without link-layer detection a MAC failure only drops the packet
+        // (RET), traced by that drop.
+        self.cfg.link_detection.uses_mac()
+    }
+
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {
         if pkt.is_control() {
             return ctx.drop(pkt, DropReason::Cbk);
