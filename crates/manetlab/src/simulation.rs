@@ -141,6 +141,8 @@ pub struct Simulation {
     hearers: Vec<Hearer>,
     arp_out: Vec<ArpAction>,
     tracer: Option<Box<dyn TraceSink>>,
+    /// The bytes of variable-length routing messages (`net/routing/wire.rs`).
+    board: routing::wire::WireBoard,
     /// Per node: radio switched off by a node event.
     radio_off: Vec<bool>,
     radios_off: usize,
@@ -221,10 +223,13 @@ impl Simulation {
                     &cfg.wired.wired_only,
                 )
             }
-            RoutingConfig::Aodv(_) | RoutingConfig::Dsr(_) => Vec::new(),
+            _ => Vec::new(),
         }
         .into_iter();
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
+        // Variable-length routing messages travel as bytes on this board
+        // (`net/routing/wire.rs`); the pcap writer reads them there too.
+        let board = routing::wire::WireBoard::new();
         let mut nodes = Vec::with_capacity(n);
         for id in 0..n as NodeId {
             let mut routing: Box<dyn routing::Routing> = match &cfg.routing {
@@ -234,6 +239,7 @@ impl Simulation {
                 _ if wired.is_wired_only(id) => Box::new(routing::StaticRouting::from_table(Vec::new())),
                 RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
                 RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
+                RoutingConfig::Dsdv(c) => Box::new(routing::Dsdv::new(id, c.clone(), board.clone())),
             };
             routing.set_proxied(wired.proxied(id));
             nodes.push(Node {
@@ -321,6 +327,7 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             tracer: None,
+            board,
             radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
             radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),
             reclaimed: Vec::new(),
@@ -369,7 +376,8 @@ impl Simulation {
     }
 
     /// Installs a trace sink (tracing is off, and free, without one).
-    pub fn set_tracer(&mut self, sink: Box<dyn TraceSink>) {
+    pub fn set_tracer(&mut self, mut sink: Box<dyn TraceSink>) {
+        sink.attach_board(&self.board);
         self.tracer = Some(sink);
     }
 
@@ -995,7 +1003,7 @@ impl Simulation {
                 Body::Tfrc(m) => m.dport,
                 Body::Tcp(s) => s.dport,
                 Body::Arp { .. } => unreachable!("ARP is handled above"),
-                Body::Aodv(_) | Body::Dsr(_) => 0,
+                Body::Aodv(_) | Body::Dsr(_) | Body::Dsdv(_) | Body::Olsr(_) => 0,
             };
             match n.endpoint_for_port(port) {
                 Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),

@@ -116,6 +116,10 @@ pub struct FrameEvent<'a> {
 pub trait TraceSink: Send {
     fn packet(&mut self, ev: &PacketEvent);
     fn frame(&mut self, _ev: &FrameEvent) {}
+    /// Gives the sink the run's routing-message board, where the bytes of
+    /// DSDV and OLSR messages are (`net/routing/wire.rs`); called by
+    /// `Simulation::set_tracer`.
+    fn attach_board(&mut self, _board: &crate::net::routing::wire::WireBoard) {}
     /// Called once when the run ends (flush files).
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -160,6 +164,9 @@ impl TraceSink for Tee {
     }
     fn frame(&mut self, ev: &FrameEvent) {
         self.0.iter_mut().for_each(|s| s.frame(ev));
+    }
+    fn attach_board(&mut self, board: &crate::net::routing::wire::WireBoard) {
+        self.0.iter_mut().for_each(|s| s.attach_board(board));
     }
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.finish())

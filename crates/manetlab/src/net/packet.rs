@@ -70,6 +70,10 @@ pub enum Body {
     Dsr(crate::net::routing::dsr::DsrMsg),
     /// A TFRC data or feedback packet (RFC 5348), carried in UDP.
     Tfrc(crate::transport::tfrc::TfrcMsg),
+    /// A DSDV update (UDP 269), its bytes on the run's wire board.
+    Dsdv(crate::net::routing::wire::WireRef),
+    /// An OLSR packet (RFC 3626, UDP 698), its bytes on the run's wire board.
+    Olsr(crate::net::routing::wire::WireRef),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -134,6 +138,8 @@ impl Packet {
             Body::Arp { .. } => "ARP",
             Body::Aodv(_) => "AODV",
             Body::Dsr(_) => "DSR",
+            Body::Dsdv(_) => "DSDV",
+            Body::Olsr(_) => "OLSR",
         }
     }
 }

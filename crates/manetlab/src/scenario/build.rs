@@ -10,7 +10,7 @@ use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
-use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
+use crate::net::routing::{AodvConfig, DsdvConfig, DsrConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
@@ -958,6 +958,12 @@ const DSR_KEYS: &[&str] = &[
     "jitter",
 ];
 
+/// The [routing] keys of protocol = "dsdv".
+const DSDV_KEYS: &[&str] = &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
+
+/// The [routing] keys of protocol = "olsr".
+const OLSR_KEYS: &[&str] = &["hello_interval", "tc_interval", "willingness"];
+
 /// Where each [routing] key was given (None if absent), in `AODV_KEYS`
 /// order after `paths`.
 fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Option<usize>)> {
@@ -997,6 +1003,11 @@ fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Option<usize>)> 
         ("send_buffer_timeout", o(&r.send_buffer_timeout)),
         ("cache_size", o(&r.cache_size)),
         ("cache_timeout", o(&r.cache_timeout)),
+        ("update_interval", o(&r.update_interval)),
+        ("settling_time", o(&r.settling_time)),
+        ("mac_feedback", o(&r.mac_feedback)),
+        ("tc_interval", o(&r.tc_interval)),
+        ("willingness", o(&r.willingness)),
     ]
 }
 
@@ -1007,12 +1018,20 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Static,
         Aodv,
         Dsr,
+        Dsdv,
+        Olsr,
     }
     let protocol = match &r.protocol {
         Some(p) => choice(
             p,
             "routing.protocol",
-            &[("static", Protocol::Static), ("aodv", Protocol::Aodv), ("dsr", Protocol::Dsr)],
+            &[
+                ("static", Protocol::Static),
+                ("aodv", Protocol::Aodv),
+                ("dsr", Protocol::Dsr),
+                ("dsdv", Protocol::Dsdv),
+                ("olsr", Protocol::Olsr),
+            ],
         )?,
         None => Protocol::Static,
     };
@@ -1020,11 +1039,15 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Protocol::Static => ("static", &["paths"]),
         Protocol::Aodv => ("aodv", AODV_KEYS),
         Protocol::Dsr => ("dsr", DSR_KEYS),
+        Protocol::Dsdv => ("dsdv", DSDV_KEYS),
+        Protocol::Olsr => ("olsr", OLSR_KEYS),
     };
     refuse_unused_keys("routing", "protocol", name, uses, routing_keys_given(r))?;
     match protocol {
         Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
         Protocol::Dsr => dsr(r).map(RoutingConfig::Dsr),
+        Protocol::Dsdv => dsdv(r).map(RoutingConfig::Dsdv),
+        Protocol::Olsr => todo_olsr(),
         Protocol::Static => {
             let mut paths = Vec::new();
             let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
@@ -1150,6 +1173,40 @@ fn aodv(r: &RoutingSection) -> Result<AodvConfig, Diag> {
         if let Some(v) = v {
             *dst = *v.get_ref();
         }
+    }
+    Ok(c)
+}
+
+fn positive_duration(s: &Option<Spanned<Duration>>, key: &str) -> Result<Option<Time>, Diag> {
+    match s {
+        Some(s) if s.get_ref().0 == Time::ZERO => {
+            Err(err(ErrorKind::OutOfRange, s, format!("'routing.{key}' must be greater than zero")))
+        }
+        Some(s) => Ok(Some(s.get_ref().0)),
+        None => Ok(None),
+    }
+}
+
+fn todo_olsr() -> Result<RoutingConfig, Diag> {
+    Err(Diag::at(ErrorKind::BadValue, 0, "olsr: not built yet".to_string()))
+}
+
+fn dsdv(r: &RoutingSection) -> Result<DsdvConfig, Diag> {
+    let mut c = DsdvConfig::default();
+    if let Some(t) = positive_duration(&r.update_interval, "update_interval")? {
+        c.update_interval = t;
+    }
+    if let Some(t) = positive_duration(&r.settling_time, "settling_time")? {
+        c.settling_time = t;
+    }
+    if let Some(t) = positive_duration(&r.buffer_timeout, "buffer_timeout")? {
+        c.buffer_timeout = t;
+    }
+    if let Some(v) = routing_int(&r.buffer_size, "buffer_size", 0, 1_000_000)? {
+        c.buffer_size = v as usize;
+    }
+    if let Some(v) = &r.mac_feedback {
+        c.mac_feedback = *v.get_ref();
     }
     Ok(c)
 }

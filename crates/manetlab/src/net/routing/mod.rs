@@ -11,10 +11,12 @@
 
 pub mod aodv;
 pub mod delayed;
+pub mod dsdv;
 pub mod dsr;
 #[cfg(test)]
 pub(crate) mod harness;
 pub mod static_routes;
+pub mod wire;
 
 use crate::metrics::{DropReason, FateTable};
 use crate::net::{Body, NodeId, Packet, FLOW_NONE};
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
+pub use dsdv::{Dsdv, DsdvConfig};
 pub use dsr::{Dsr, DsrConfig};
 pub use static_routes::StaticRouting;
 
@@ -38,6 +41,9 @@ pub enum RoutingConfig {
     Aodv(AodvConfig),
     /// Dynamic Source Routing (RFC 4728, CMU/ns-2 semantics), see `docs/dsr.md`.
     Dsr(DsrConfig),
+    /// Destination-Sequenced Distance-Vector routing (Perkins and Bhagwat
+    /// 1994), see `docs/dsdv.md`.
+    Dsdv(DsdvConfig),
 }
 
 impl RoutingConfig {
@@ -47,6 +53,7 @@ impl RoutingConfig {
             RoutingConfig::Static { .. } => "static",
             RoutingConfig::Aodv(_) => "aodv",
             RoutingConfig::Dsr(_) => "dsr",
+            RoutingConfig::Dsdv(_) => "dsdv",
         }
     }
 }
