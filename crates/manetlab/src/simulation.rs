@@ -240,6 +240,7 @@ impl Simulation {
                 RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
                 RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
                 RoutingConfig::Dsdv(c) => Box::new(routing::Dsdv::new(id, c.clone(), board.clone())),
+                RoutingConfig::Olsr(c) => Box::new(routing::Olsr::new(id, c.clone(), board.clone())),
             };
             routing.set_proxied(wired.proxied(id));
             nodes.push(Node {

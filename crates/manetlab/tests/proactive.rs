@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use manetlab::config::Position;
-use manetlab::net::routing::{DsdvConfig, RoutingConfig};
+use manetlab::net::routing::{DsdvConfig, OlsrConfig, RoutingConfig};
 use manetlab::Report;
 
 /// A chain of `n` nodes 200 m apart, 64-byte CBR at 4 packets/s end to end
@@ -41,4 +41,28 @@ fn cbr_over_dsdv_is_delivered() {
     assert!(full.bytes >= (full.packets - 5) * (20 + 8 + 12 * 5), "{full:?}");
     assert_eq!(r.routing.event_count("stale_messages"), 0);
     println!("routing: {:?}", r.routing);
+}
+
+#[test]
+fn cbr_over_olsr_is_delivered() {
+    let r = chain_cbr(5, RoutingConfig::Olsr(OlsrConfig::default()));
+    assert_eq!(r.routing_protocol, "olsr");
+    for f in &r.flows {
+        println!(
+            "{}: sent {} received {} ratio {:.3} delay {:.4} s",
+            f.name, f.sent_packets, f.received_packets, f.delivery_ratio, f.delay_mean_s
+        );
+        // OLSR drops packets while it has no route (no buffer, as ns-3):
+        // the first seconds are lost until links are symmetric and TCs
+        // have spread, then everything arrives.
+        assert!(f.delivery_ratio >= 0.85, "{}: {}", f.name, f.delivery_ratio);
+        assert!(f.delay_mean_s < 0.5);
+    }
+    let hello = r.routing.sent.get("HELLO").expect("HELLOs");
+    // 5 nodes, one HELLO per 2 s minus up to 0.5 s jitter, 60 s.
+    assert!((150..=175).contains(&hello.packets), "{hello:?}");
+    assert!(r.routing.sent_of("TC") > 0);
+    assert_eq!(r.routing.event_count("stale_messages"), 0);
+    // Drops before convergence are NRTE, at the sources only.
+    println!("routing: {:?}\ndrops {:?}", r.routing, r.audit.dropped);
 }

@@ -10,7 +10,7 @@ use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
-use crate::net::routing::{AodvConfig, DsdvConfig, DsrConfig, LinkDetection, RoutingConfig};
+use crate::net::routing::{AodvConfig, DsdvConfig, DsrConfig, LinkDetection, OlsrConfig, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
@@ -1047,7 +1047,7 @@ fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
         Protocol::Dsr => dsr(r).map(RoutingConfig::Dsr),
         Protocol::Dsdv => dsdv(r).map(RoutingConfig::Dsdv),
-        Protocol::Olsr => todo_olsr(),
+        Protocol::Olsr => olsr(r).map(RoutingConfig::Olsr),
         Protocol::Static => {
             let mut paths = Vec::new();
             let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
@@ -1187,10 +1187,6 @@ fn positive_duration(s: &Option<Spanned<Duration>>, key: &str) -> Result<Option<
     }
 }
 
-fn todo_olsr() -> Result<RoutingConfig, Diag> {
-    Err(Diag::at(ErrorKind::BadValue, 0, "olsr: not built yet".to_string()))
-}
-
 fn dsdv(r: &RoutingSection) -> Result<DsdvConfig, Diag> {
     let mut c = DsdvConfig::default();
     if let Some(t) = positive_duration(&r.update_interval, "update_interval")? {
@@ -1207,6 +1203,20 @@ fn dsdv(r: &RoutingSection) -> Result<DsdvConfig, Diag> {
     }
     if let Some(v) = &r.mac_feedback {
         c.mac_feedback = *v.get_ref();
+    }
+    Ok(c)
+}
+
+fn olsr(r: &RoutingSection) -> Result<OlsrConfig, Diag> {
+    let mut c = OlsrConfig::default();
+    if let Some(t) = positive_duration(&r.hello_interval, "hello_interval")? {
+        c.hello_interval = t;
+    }
+    if let Some(t) = positive_duration(&r.tc_interval, "tc_interval")? {
+        c.tc_interval = t;
+    }
+    if let Some(v) = routing_int(&r.willingness, "willingness", 0, 7)? {
+        c.willingness = v as u8;
     }
     Ok(c)
 }

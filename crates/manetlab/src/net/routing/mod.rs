@@ -15,6 +15,7 @@ pub mod dsdv;
 pub mod dsr;
 #[cfg(test)]
 pub(crate) mod harness;
+pub mod olsr;
 pub mod static_routes;
 pub mod wire;
 
@@ -27,6 +28,7 @@ use std::collections::BTreeMap;
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
 pub use dsdv::{Dsdv, DsdvConfig};
 pub use dsr::{Dsr, DsrConfig};
+pub use olsr::{Olsr, OlsrConfig};
 pub use static_routes::StaticRouting;
 
 /// How routes are found.
@@ -44,6 +46,8 @@ pub enum RoutingConfig {
     /// Destination-Sequenced Distance-Vector routing (Perkins and Bhagwat
     /// 1994), see `docs/dsdv.md`.
     Dsdv(DsdvConfig),
+    /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
+    Olsr(OlsrConfig),
 }
 
 impl RoutingConfig {
@@ -54,6 +58,7 @@ impl RoutingConfig {
             RoutingConfig::Aodv(_) => "aodv",
             RoutingConfig::Dsr(_) => "dsr",
             RoutingConfig::Dsdv(_) => "dsdv",
+            RoutingConfig::Olsr(_) => "olsr",
         }
     }
 }
