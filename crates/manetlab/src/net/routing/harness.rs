@@ -2,7 +2,7 @@
 //! directly, its timers fired in time order, its other actions collected.
 
 use super::{NetAction, RouteCtx, Routing};
-use crate::metrics::FateTable;
+use crate::sim::FateTable;
 use crate::net::NodeId;
 use crate::sim::{Purpose, RngStream, Time};
 
@@ -70,7 +70,7 @@ pub struct Net<R> {
     pub sent: Vec<(Time, NodeId, crate::net::Packet)>,
     /// Data packets that reached their destination: (time, packet).
     pub delivered: Vec<(Time, crate::net::Packet)>,
-    pub dropped: Vec<(NodeId, crate::net::Packet, crate::metrics::DropReason)>,
+    pub dropped: Vec<(NodeId, crate::net::Packet, crate::sim::DropReason)>,
     events: std::collections::BTreeMap<(Time, u64), NetEv>,
     seq: u64,
     rngs: Vec<RngStream>,

@@ -17,7 +17,6 @@ pub mod dsr;
 pub(crate) mod harness;
 pub mod olsr;
 pub mod static_routes;
-pub mod wire;
 
 use crate::metrics::{DropReason, FateTable};
 use crate::net::{Body, NodeId, Packet, FLOW_NONE};

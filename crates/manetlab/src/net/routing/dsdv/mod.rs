@@ -33,9 +33,9 @@ pub mod config;
 pub use config::DsdvConfig;
 
 use super::aodv::buffer::SendBuffer;
-use super::wire::{self, WireBoard, WireRef};
+use crate::wire::board::{self as wire, WireBoard, WireRef};
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::metrics::DropReason;
+use crate::sim::DropReason;
 use crate::net::{Body, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::sim::Time;
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::net::routing::harness::Net;
-use crate::net::routing::wire::WireBoard;
+use crate::wire::board::WireBoard;
 
 fn chain(n: usize, cfg: DsdvConfig) -> (Net<Dsdv>, WireBoard) {
     let board = WireBoard::new();

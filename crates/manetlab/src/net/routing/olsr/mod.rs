@@ -30,9 +30,9 @@ pub mod msg;
 pub use config::OlsrConfig;
 
 use super::delayed::Parked;
-use super::wire::{WireBoard, WireRef};
+use crate::wire::board::{WireBoard, WireRef};
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::metrics::DropReason;
+use crate::sim::DropReason;
 use crate::net::{Body, NodeId, Packet, BROADCAST, UDP_HEADER_BYTES};
 use crate::sim::Time;
 use config::WILL_NEVER;

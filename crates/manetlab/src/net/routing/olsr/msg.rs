@@ -11,7 +11,7 @@
 //! TC body:        ANSN (16) | reserved (16) | advertised neighbour addresses
 //! ```
 
-use crate::net::routing::wire::{self, addr_at, be_u16};
+use crate::wire::board::{self as wire, addr_at, be_u16};
 use crate::net::NodeId;
 use crate::sim::Time;
 

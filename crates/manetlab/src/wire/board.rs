@@ -21,7 +21,7 @@
 //! `Arc<Mutex<..>>` (a run is single-threaded, so the lock is never
 //! contended; it only makes the protocols `Send`).
 
-use crate::net::NodeId;
+use crate::sim::{NodeId, BROADCAST};
 use std::sync::{Arc, Mutex};
 
 /// Messages each node keeps addressable.
@@ -92,7 +92,7 @@ impl WireBoard {
 /// The IPv4 address of a node on the wire: 10.0.0.0 + n + 1 (the pcap
 /// writer's addressing, `metrics/trace_pcap.rs`).
 pub fn ipv4(n: NodeId) -> [u8; 4] {
-    if n == crate::net::BROADCAST {
+    if n == BROADCAST {
         return [255; 4];
     }
     0x0a00_0000u32.wrapping_add(n).wrapping_add(1).to_be_bytes()
@@ -101,7 +101,7 @@ pub fn ipv4(n: NodeId) -> [u8; 4] {
 /// The node of an IPv4 address written by [`ipv4`].
 pub fn node_of(ip: [u8; 4]) -> NodeId {
     if ip == [255; 4] {
-        return crate::net::BROADCAST;
+        return BROADCAST;
     }
     u32::from_be_bytes(ip).wrapping_sub(0x0a00_0001)
 }
@@ -142,6 +142,6 @@ mod tests {
             assert_eq!(node_of(ipv4(n)), n);
         }
         assert_eq!(ipv4(0), [10, 0, 0, 1]);
-        assert_eq!(node_of(ipv4(crate::net::BROADCAST)), crate::net::BROADCAST);
+        assert_eq!(node_of(ipv4(BROADCAST)), BROADCAST);
     }
 }
