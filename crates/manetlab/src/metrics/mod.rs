@@ -10,6 +10,7 @@ pub mod report;
 pub mod stats;
 pub mod trace;
 pub mod trace_ns2;
+pub mod trace_payload;
 pub mod trace_pcap;
 pub mod voip;
 

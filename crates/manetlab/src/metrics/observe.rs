@@ -137,6 +137,9 @@ pub trait Observer: Send {
     fn packet(&mut self, _ev: &PacketEvent) {}
     fn frame(&mut self, _ev: &FrameEvent) {}
     fn queue(&mut self, _ev: &QueueEvent) {}
+    /// Once, at registration: the run's board of routing-message bytes
+    /// (DSDV, OLSR; `wire/board.rs`), for writers that show message contents.
+    fn attach_board(&mut self, _board: &crate::wire::board::WireBoard) {}
     /// Called once when the run ends (flush files).
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())

@@ -57,6 +57,9 @@ impl TraceSink for Tee {
     fn queue(&mut self, ev: &QueueEvent) {
         self.0.iter_mut().for_each(|s| s.queue(ev));
     }
+    fn attach_board(&mut self, board: &crate::wire::board::WireBoard) {
+        self.0.iter_mut().for_each(|s| s.attach_board(board));
+    }
     fn packet(&mut self, ev: &PacketEvent) {
         self.0.iter_mut().for_each(|s| s.packet(ev));
     }

@@ -213,6 +213,13 @@ pub(crate) struct RoutingSection {
     pub send_buffer_timeout: Option<Spanned<Duration>>,
     pub cache_size: Option<Spanned<u32>>,
     pub cache_timeout: Option<Spanned<Duration>>,
+    // DSDV (`buffer_size`, `buffer_timeout` shared with AODV).
+    pub update_interval: Option<Spanned<Duration>>,
+    pub settling_time: Option<Spanned<Duration>>,
+    pub mac_feedback: Option<Spanned<bool>>,
+    // OLSR (`hello_interval` shared with AODV).
+    pub tc_interval: Option<Spanned<Duration>>,
+    pub willingness: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]

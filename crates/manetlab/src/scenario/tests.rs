@@ -1115,3 +1115,36 @@ fn fair_queue_backpressure_and_tdma_keys() {
     let t = format!("{BASE}\n[queue.backpressure]\nkey = \"next-hop\"\n");
     assert!(err(&t).to_string().contains("expected one of: src, dst, flow"), "{}", err(&t));
 }
+
+#[test]
+fn dsdv_and_olsr_keys_parse_and_are_checked() {
+    use crate::net::routing::{DsdvConfig, OlsrConfig};
+    let text = format!(
+        "{BASE}\n[routing]\nprotocol = \"dsdv\"\nupdate_interval = \"10s\"\nsettling_time = \"3s\"\nmac_feedback = false\nbuffer_size = 0\nbuffer_timeout = \"5s\"\n"
+    );
+    let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = DsdvConfig {
+        update_interval: Time::from_secs(10),
+        settling_time: Time::from_secs(3),
+        mac_feedback: false,
+        buffer_size: 0,
+        buffer_timeout: Time::from_secs(5),
+        ..DsdvConfig::default()
+    };
+    assert_eq!(c.routing, RoutingConfig::Dsdv(want));
+    let text = format!("{BASE}\n[routing]\nprotocol = \"olsr\"\nhello_interval = \"1s\"\ntc_interval = \"4s\"\nwillingness = 7\n");
+    let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = OlsrConfig { hello_interval: Time::from_secs(1), tc_interval: Time::from_secs(4), willingness: 7 };
+    assert_eq!(c.routing, RoutingConfig::Olsr(want));
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"OLSR\"\n")).unwrap().config(1);
+    assert_eq!(c.routing, RoutingConfig::Olsr(OlsrConfig::default()));
+    let bad = |p: &str, extra: &str| {
+        let t = format!("{BASE}\n[routing]\nprotocol = \"{p}\"\n{extra}\n");
+        parse(&t).err().unwrap_or_else(|| panic!("{extra} accepted")).to_string()
+    };
+    assert!(bad("olsr", "update_interval = \"1s\"").contains("not used by protocol = \"olsr\""));
+    assert!(bad("dsdv", "tc_interval = \"1s\"").contains("not used by protocol = \"dsdv\""));
+    assert!(bad("aodv", "mac_feedback = true").contains("not used by protocol = \"aodv\""));
+    assert!(bad("olsr", "willingness = 8").contains("from 0 to 7"));
+    assert!(bad("dsdv", "update_interval = \"0s\"").contains("greater than zero"));
+}

@@ -141,13 +141,16 @@ pub struct Simulation {
     wired: crate::net::wired::Wired,
     /// TCP controls at the Internet gateway, when configured.
     gateway: Option<crate::net::gateway::Gateway>,
+    /// The bytes of variable-length routing messages (`wire/board.rs`).
+    board: crate::wire::board::WireBoard,
 }
 
 impl Simulation {
     /// Registers an observer (`metrics/observe.rs`): trace writers, the link
     /// view, recorders. Observers see events in registration order; a run
     /// without any pays nothing for them.
-    pub fn add_observer(&mut self, o: Box<dyn Observer>) {
+    pub fn add_observer(&mut self, mut o: Box<dyn Observer>) {
+        o.attach_board(&self.board);
         self.obs.add(o);
     }
 

@@ -6,6 +6,7 @@
 
 pub mod aodv;
 pub mod arp;
+pub mod board;
 pub mod dsr;
 pub mod elfn;
 pub mod frame;

@@ -11,9 +11,11 @@
 
 pub mod aodv;
 pub mod delayed;
+pub mod dsdv;
 pub mod dsr;
 #[cfg(test)]
 pub(crate) mod harness;
+pub mod olsr;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};
@@ -23,7 +25,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
+pub use dsdv::{Dsdv, DsdvConfig};
 pub use dsr::{Dsr, DsrConfig};
+pub use olsr::{Olsr, OlsrConfig};
 pub use static_routes::StaticRouting;
 
 /// How routes are found.
@@ -38,6 +42,11 @@ pub enum RoutingConfig {
     Aodv(AodvConfig),
     /// Dynamic Source Routing (RFC 4728, CMU/ns-2 semantics), see `docs/dsr.md`.
     Dsr(DsrConfig),
+    /// Destination-Sequenced Distance-Vector routing (Perkins and Bhagwat
+    /// 1994), see `docs/dsdv.md`.
+    Dsdv(DsdvConfig),
+    /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
+    Olsr(OlsrConfig),
 }
 
 impl RoutingConfig {
@@ -47,6 +56,8 @@ impl RoutingConfig {
             RoutingConfig::Static { .. } => "static",
             RoutingConfig::Aodv(_) => "aodv",
             RoutingConfig::Dsr(_) => "dsr",
+            RoutingConfig::Dsdv(_) => "dsdv",
+            RoutingConfig::Olsr(_) => "olsr",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Section `[routing]`: the protocol and its keys (static paths, AODV, DSR). A protocol's keys are listed beside its parser.
 
 use super::*;
+use crate::net::routing::{DsdvConfig, OlsrConfig};
 
 pub(super) fn node_index(s: &Spanned<u32>, key: &str, n: u64) -> Result<u32, Diag> {
     let v = *s.get_ref();
@@ -96,6 +97,11 @@ pub(super) fn routing_keys_given(r: &RoutingSection) -> Vec<(&'static str, Optio
         ("send_buffer_timeout", o(&r.send_buffer_timeout)),
         ("cache_size", o(&r.cache_size)),
         ("cache_timeout", o(&r.cache_timeout)),
+        ("update_interval", o(&r.update_interval)),
+        ("settling_time", o(&r.settling_time)),
+        ("mac_feedback", o(&r.mac_feedback)),
+        ("tc_interval", o(&r.tc_interval)),
+        ("willingness", o(&r.willingness)),
     ]
 }
 
@@ -106,12 +112,20 @@ pub(super) fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Static,
         Aodv,
         Dsr,
+        Dsdv,
+        Olsr,
     }
     let protocol = match &r.protocol {
         Some(p) => choice(
             p,
             "routing.protocol",
-            &[("static", Protocol::Static), ("aodv", Protocol::Aodv), ("dsr", Protocol::Dsr)],
+            &[
+                ("static", Protocol::Static),
+                ("aodv", Protocol::Aodv),
+                ("dsr", Protocol::Dsr),
+                ("dsdv", Protocol::Dsdv),
+                ("olsr", Protocol::Olsr),
+            ],
         )?,
         None => Protocol::Static,
     };
@@ -119,11 +133,15 @@ pub(super) fn routing(f: &ScenarioFile, n: u64) -> Result<RoutingConfig, Diag> {
         Protocol::Static => ("static", &["paths"]),
         Protocol::Aodv => ("aodv", AODV_KEYS),
         Protocol::Dsr => ("dsr", DSR_KEYS),
+        Protocol::Dsdv => ("dsdv", DSDV_KEYS),
+        Protocol::Olsr => ("olsr", OLSR_KEYS),
     };
     refuse_unused_keys("routing", "protocol", name, uses, routing_keys_given(r))?;
     match protocol {
         Protocol::Aodv => aodv(r).map(RoutingConfig::Aodv),
         Protocol::Dsr => dsr(r).map(RoutingConfig::Dsr),
+        Protocol::Dsdv => dsdv(r).map(RoutingConfig::Dsdv),
+        Protocol::Olsr => olsr(r).map(RoutingConfig::Olsr),
         Protocol::Static => {
             let mut paths = Vec::new();
             let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
@@ -319,3 +337,54 @@ pub(super) fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
     }
     Ok(c)
 }
+
+/// The [routing] keys of protocol = "dsdv".
+pub(super) const DSDV_KEYS: &[&str] = &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
+
+/// The [routing] keys of protocol = "olsr".
+pub(super) const OLSR_KEYS: &[&str] = &["hello_interval", "tc_interval", "willingness"];
+
+pub(super) fn positive_duration(s: &Option<Spanned<Duration>>, key: &str) -> Result<Option<Time>, Diag> {
+    match s {
+        Some(s) if s.get_ref().0 == Time::ZERO => {
+            Err(err(ErrorKind::OutOfRange, s, format!("'routing.{key}' must be greater than zero")))
+        }
+        Some(s) => Ok(Some(s.get_ref().0)),
+        None => Ok(None),
+    }
+}
+
+pub(super) fn dsdv(r: &RoutingSection) -> Result<DsdvConfig, Diag> {
+    let mut c = DsdvConfig::default();
+    if let Some(t) = positive_duration(&r.update_interval, "update_interval")? {
+        c.update_interval = t;
+    }
+    if let Some(t) = positive_duration(&r.settling_time, "settling_time")? {
+        c.settling_time = t;
+    }
+    if let Some(t) = positive_duration(&r.buffer_timeout, "buffer_timeout")? {
+        c.buffer_timeout = t;
+    }
+    if let Some(v) = routing_int(&r.buffer_size, "buffer_size", 0, 1_000_000)? {
+        c.buffer_size = v as usize;
+    }
+    if let Some(v) = &r.mac_feedback {
+        c.mac_feedback = *v.get_ref();
+    }
+    Ok(c)
+}
+
+pub(super) fn olsr(r: &RoutingSection) -> Result<OlsrConfig, Diag> {
+    let mut c = OlsrConfig::default();
+    if let Some(t) = positive_duration(&r.hello_interval, "hello_interval")? {
+        c.hello_interval = t;
+    }
+    if let Some(t) = positive_duration(&r.tc_interval, "tc_interval")? {
+        c.tc_interval = t;
+    }
+    if let Some(v) = routing_int(&r.willingness, "willingness", 0, 7)? {
+        c.willingness = v as u8;
+    }
+    Ok(c)
+}
+
