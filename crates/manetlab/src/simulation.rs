@@ -244,11 +244,12 @@ impl Simulation {
                     RngStream::new(cfg.seed, id as u64, Purpose::Phy, 0),
                 ),
                 mac: match cfg.mac.kind {
-                    MacKind::Dcf => Mac::Dcf(Dcf::new(
-                        id,
+                    MacKind::Dcf => Mac::Dcf(crate::mac::rate::dcf_with_rate_control(
+                        Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
                         &cfg.mac,
-                        nav_on_capture,
-                        RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                        &cfg.radio,
+                        cfg.seed,
+                        id,
                     )),
                     MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
                 },
@@ -506,6 +507,7 @@ impl Simulation {
                 let (outcome, idle) = n.radio.finish_signal(now, tx);
                 match outcome {
                     RxOutcome::Decoded(id) => {
+                        n.mac.on_rx_power(self.channel.get(id).frame.src, n.radio.last_decoded_power());
                         n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out);
                         if self.tracer.is_some() {
                             let frame = self.channel.get(id).frame;
@@ -1200,6 +1202,8 @@ impl Simulation {
                     radio: n.radio.stats,
                     arp: n.arp.as_ref().map(|a| a.stats),
                     routing: n.routing.stats(),
+                    data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
+                        .then(|| n.mac.rate_counts()),
                 }
             })
             .collect::<Vec<NodeReport>>();

@@ -889,6 +889,9 @@ fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
             }
         }
     }
+    if let Some(r) = &m.rate_control {
+        mac.rate_control = choice(r, "mac.rate_control", &crate::mac::RateControlKind::ALL)?;
+    }
     let tdma = match &m.protocol {
         Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
         None => false,

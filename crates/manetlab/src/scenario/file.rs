@@ -141,6 +141,8 @@ pub(crate) struct MacSection {
     pub tdma_max_packet: Option<Spanned<u32>>,
     /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
     pub edca: Option<Spanned<bool>>,
+    /// "constant" (default), "arf", "aarf", "minstrel", "ideal".
+    pub rate_control: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
