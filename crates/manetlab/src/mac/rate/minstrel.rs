@@ -80,6 +80,8 @@ pub struct Minstrel {
     /// Packets whose chain starts with a sample rate (direct sampling), for
     /// the sampling-share tests.
     pub sampled_first: u64,
+    /// Packets with a slower sample rate deferred to the second stage.
+    pub deferred: u64,
     pub packets: u64,
 }
 
@@ -109,7 +111,7 @@ impl Minstrel {
             table: Vec::new(),
             started: false,
         };
-        Minstrel { rates, attempt_us, st: PerNeighbour::new(init), rng, sampled_first: 0, packets: 0 }
+        Minstrel { rates, attempt_us, st: PerNeighbour::new(init), rng, sampled_first: 0, deferred: 0, packets: 0 }
     }
 
     /// Index of the best-throughput rate towards `dst`.
@@ -196,6 +198,7 @@ impl Minstrel {
         // Look-around: keep sample packets near LOOKAROUND_PERCENT of all.
         let delta = (s.packets * LOOKAROUND_PERCENT / 100) as i64 - (s.sample_packets + s.sample_deferred / 2) as i64;
         let mut direct = false;
+        let mut deferred = false;
         if delta > 0 && !s.table.is_empty() {
             let ndx = s.table[s.sample_row][s.sample_col];
             s.sample_row += 1;
@@ -209,6 +212,7 @@ impl Minstrel {
                     // Deferred: best rate first, the sample second.
                     s.sample_deferred += 1;
                     chain[1] = (ndx, 1);
+                    deferred = true;
                 } else {
                     s.sample_packets += 1;
                     chain[0] = (ndx, 1);
@@ -220,6 +224,9 @@ impl Minstrel {
         s.chain = chain;
         if direct {
             self.sampled_first += 1;
+        }
+        if deferred {
+            self.deferred += 1;
         }
     }
 
