@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use toml::Spanned;
 use toml_edit::Table;
 
+mod fading;
+
 /// Most nodes a topology may have.
 pub(crate) const MAX_NODES: u64 = 1_000_000;
 
@@ -702,6 +704,7 @@ fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Result<(), Diag>
             [("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start))],
         )?,
     }
+    fading::fading(r, radio)?;
     if let Some(p) = r.tx_power {
         radio.tx_power_w = p.0;
     }
