@@ -170,10 +170,22 @@ impl Minstrel {
         }
         // Best and second-best throughput (ties to the faster rate).
         let n = s.stats.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| s.stats[b].tp.total_cmp(&s.stats[a].tp).then(b.cmp(&a)));
-        if s.stats[order[0]].tp > 0.0 {
-            s.max_tp = [order[0], if n > 1 { order[1] } else { order[0] }];
+        // (No allocation: the two best by throughput, ties to the faster.)
+        let better = |a: usize, b: usize| s.stats[a].tp > s.stats[b].tp || (s.stats[a].tp == s.stats[b].tp && a > b);
+        let mut best = n - 1;
+        for i in 0..n {
+            if better(i, best) {
+                best = i;
+            }
+        }
+        let mut second = if best == 0 { n - 1 } else { 0 };
+        for i in 0..n {
+            if i != best && better(i, second) {
+                second = i;
+            }
+        }
+        if s.stats[best].tp > 0.0 {
+            s.max_tp = [best, if n > 1 { second } else { best }];
         }
         // Most reliable: best throughput above 95 %, else highest probability.
         let reliable = (0..n).filter(|&i| s.stats[i].prob.unwrap_or(0.0) >= 0.95).max_by(|&a, &b| {
