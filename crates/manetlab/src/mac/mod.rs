@@ -6,7 +6,7 @@
 
 pub mod dcf;
 pub mod edca;
-pub mod frame;
+pub use crate::wire::frame;
 pub mod rate;
 pub mod tdma;
 
@@ -15,7 +15,7 @@ pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
 
-use crate::net::Packet;
+use crate::wire::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
 

@@ -22,9 +22,7 @@
 //! stream: a node's or link's draws do not depend on other nodes.
 
 use super::channel::Hearer;
-use crate::config::Position;
-use crate::net::NodeId;
-use crate::sim::{Purpose, RngStream, Time};
+use crate::sim::{NodeId, Position, Purpose, RngStream, Time};
 use std::collections::HashMap;
 
 /// How shadowing varies.
