@@ -132,6 +132,19 @@ fn main() {
                 sum(&|r| r.nodes[0].radio.collisions),
                 sum(&|r| r.nodes[0].radio.errors),
             );
+            let air = |n: usize| {
+                rs.iter().map(|r| r.nodes.get(n).map_or(0, |x| x.mac.airtime_ns)).sum::<u64>() as f64
+                    / 1e9
+                    / rs.len() as f64
+                    / scn.duration().as_secs_f64()
+            };
+            println!(
+                "    airtime share: node 2 {:.0} %, node 1 {:.0} %, node 3 {:.0} %, node 0 {:.0} %",
+                100.0 * air(2),
+                100.0 * air(1),
+                100.0 * air(3),
+                100.0 * air(0)
+            );
             if rs[0].nodes[2].data_rates.is_some() {
                 println!("    rates node 2: {}", rates(&rs, 2));
                 println!("    rates node 1: {}", rates(&rs, 1));
