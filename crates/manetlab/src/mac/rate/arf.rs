@@ -1,7 +1,7 @@
 //! Auto Rate Fallback (ARF): A. Kamerman and L. Monteban, "WaveLAN-II: a
 //! high-performance wireless LAN for the unlicensed band", Bell Labs
-//! Technical Journal, 1997. The semantics follow ns-3's `ArfWifiManager`
-//! (read for the semantics, not copied):
+//! Technical Journal, 1997, as described by Lacage et al. (MSWiM 2004)
+//! and ns-3's `ArfWifiManager` (read for the semantics, not copied):
 //!
 //! * after [`SUCCESS_THRESHOLD`] (10) consecutive acknowledged attempts, or
 //!   when the timer expires ([`TIMER_THRESHOLD`] = 15 attempts at the
@@ -10,7 +10,10 @@
 //! * the first attempt after moving up is a *probe*: if it fails, the rate
 //!   falls back at once (recovery fallback);
 //! * otherwise the rate falls one step after 2 consecutive failed attempts
-//!   (and again after every further 2).
+//!   (and again after every further 2; ns-3 falls once per run of
+//!   failures and then treats the next failure as a failed probe, which
+//!   also falls: the same rate after 2, 3, 4... failures differs by at
+//!   most one step).
 //!
 //! The state machine is shared with AARF (`aarf.rs`), which only changes
 //! the thresholds on a failed probe and on a normal fallback.
