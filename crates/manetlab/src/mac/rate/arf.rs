@@ -10,10 +10,9 @@
 //! * the first attempt after moving up is a *probe*: if it fails, the rate
 //!   falls back at once (recovery fallback);
 //! * otherwise the rate falls one step after 2 consecutive failed attempts
-//!   (and again after every further 2; ns-3 falls once per run of
-//!   failures and then treats the next failure as a failed probe, which
-//!   also falls: the same rate after 2, 3, 4... failures differs by at
-//!   most one step).
+//!   (and again after every further 2, as the original description; ns-3's
+//!   implementation handles a long run of failures differently and may
+//!   fall less far).
 //!
 //! The state machine is shared with AARF (`aarf.rs`), which only changes
 //! the thresholds on a failed probe and on a normal fallback.
