@@ -142,8 +142,8 @@ impl Minstrel {
                 let j = self.rng.uniform_incl(i as u32) as usize;
                 perm.swap(i, j);
             }
-            for (row, &r) in perm.iter().enumerate() {
-                table[row][col] = r;
+            for (row, &r) in table.iter_mut().zip(&perm) {
+                row[col] = r;
             }
         }
         self.st.get(dst).table = table;
