@@ -90,7 +90,9 @@ fn rates(rs: &[Report], node: usize) -> String {
     acc.sort_by(|a, b| a.0.total_cmp(&b.0));
     let total: u64 = acc.iter().map(|a| a.1).sum();
     acc.iter()
-        .map(|a| format!("{}:{:.0}%({:.0}%ok)", a.0, 100.0 * a.1 as f64 / total as f64, 100.0 * a.2 as f64 / a.1 as f64))
+        .map(|a| {
+            format!("{}:{:.0}%({:.0}%ok)", a.0, 100.0 * a.1 as f64 / total as f64, 100.0 * a.2 as f64 / a.1 as f64)
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -105,10 +107,8 @@ fn main() {
     println!("runs per cell: {runs} (seeds 1..={runs}); paper: UDP 99.2 / 97.4 / 78.4 %, TCP S2 1.34, S3 0.93 Mbit/s");
     for name in names {
         for scn in Scenario::ALL {
-            let rs: Vec<Report> = (1..=runs)
-                .into_par_iter()
-                .map(|s| Simulation::new(variant(name, scn, s)).unwrap().run())
-                .collect();
+            let rs: Vec<Report> =
+                (1..=runs).into_par_iter().map(|s| Simulation::new(variant(name, scn, s)).unwrap().run()).collect();
             let udp: Vec<f64> = rs.iter().map(|r| 100.0 * r.flows[0].delivery_ratio).collect();
             let (u, uc) = mean_ci(&udp);
             let tcp = if rs[0].flows.len() > 1 {

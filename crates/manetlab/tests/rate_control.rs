@@ -61,7 +61,12 @@ fn rate_steps_down_and_goodput_falls_with_distance() {
     let c = run(link(230.0, RateControlKind::Constant));
     let a = run(link(230.0, RateControlKind::Ideal));
     assert!(c.nodes[0].data_rates.is_none(), "no rate counters without rate control");
-    assert!(a.flows[0].goodput_bps > 2.0 * c.flows[0].goodput_bps.max(1.0), "{} vs {}", a.flows[0].goodput_bps, c.flows[0].goodput_bps);
+    assert!(
+        a.flows[0].goodput_bps > 2.0 * c.flows[0].goodput_bps.max(1.0),
+        "{} vs {}",
+        a.flows[0].goodput_bps,
+        c.flows[0].goodput_bps
+    );
 }
 
 #[test]

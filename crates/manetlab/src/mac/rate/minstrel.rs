@@ -188,12 +188,14 @@ impl Minstrel {
             s.max_tp = [best, if n > 1 { second } else { best }];
         }
         // Most reliable: best throughput above 95 %, else highest probability.
-        let reliable = (0..n).filter(|&i| s.stats[i].prob.unwrap_or(0.0) >= 0.95).max_by(|&a, &b| {
-            s.stats[a].tp.total_cmp(&s.stats[b].tp).then(a.cmp(&b))
-        });
+        let reliable = (0..n)
+            .filter(|&i| s.stats[i].prob.unwrap_or(0.0) >= 0.95)
+            .max_by(|&a, &b| s.stats[a].tp.total_cmp(&s.stats[b].tp).then(a.cmp(&b)));
         s.max_prob = reliable.unwrap_or_else(|| {
             (0..n)
-                .max_by(|&a, &b| s.stats[a].prob.unwrap_or(0.0).total_cmp(&s.stats[b].prob.unwrap_or(0.0)).then(b.cmp(&a)))
+                .max_by(|&a, &b| {
+                    s.stats[a].prob.unwrap_or(0.0).total_cmp(&s.stats[b].prob.unwrap_or(0.0)).then(b.cmp(&a))
+                })
                 .unwrap_or(0)
         });
     }
@@ -206,7 +208,8 @@ impl Minstrel {
         s.packets += 1;
         let lowest = 0usize;
         let [tp0, tp1] = s.max_tp;
-        let mut chain = [(tp0, STAGE_ATTEMPTS), (tp1, STAGE_ATTEMPTS), (s.max_prob, STAGE_ATTEMPTS), (lowest, u32::MAX)];
+        let mut chain =
+            [(tp0, STAGE_ATTEMPTS), (tp1, STAGE_ATTEMPTS), (s.max_prob, STAGE_ATTEMPTS), (lowest, u32::MAX)];
         // Look-around: keep sample packets near LOOKAROUND_PERCENT of all.
         let delta = (s.packets * LOOKAROUND_PERCENT / 100) as i64 - (s.sample_packets + s.sample_deferred / 2) as i64;
         let mut direct = false;

@@ -170,7 +170,10 @@ fn minstrel_converges_to_the_best_throughput_rate_and_samples_about_ten_percent(
     let mut m = Minstrel::new(&phy, rate_set(&phy), RngStream::new(1, 0, Purpose::RateControl, 0));
     let (first, delivered) = drive(&mut m, &phy, &table, 20, 1);
     let total: u64 = first.iter().sum();
-    eprintln!("minstrel first-attempt rates {first:?} of {total}, delivered {delivered}, direct samples {}, deferred {}", m.sampled_first, m.deferred);
+    eprintln!(
+        "minstrel first-attempt rates {first:?} of {total}, delivered {delivered}, direct samples {}, deferred {}",
+        m.sampled_first, m.deferred
+    );
     assert_eq!(m.best_rate(D), 5_500_000);
     let share55 = first[2] as f64 / total as f64;
     assert!(share55 > 0.8, "5.5 Mbit/s first on {:.1} % of packets", 100.0 * share55);

@@ -22,12 +22,20 @@ pub(super) fn fading(r: &RadioSection, radio: &mut RadioConfig) -> Result<(), Di
         let rayleigh = r.fading.as_ref().is_some_and(|v| v.get_ref() == "rayleigh");
         let m = match &r.nakagami_m {
             Some(m) if rayleigh => {
-                return Err(err(ErrorKind::Inconsistent, m, "'radio.nakagami_m' does not apply with fading = \"rayleigh\" (m = 1)"))
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    m,
+                    "'radio.nakagami_m' does not apply with fading = \"rayleigh\" (m = 1)",
+                ))
             }
             Some(m) => {
                 let v = *m.get_ref();
                 if !(v.is_finite() && v >= 0.5) {
-                    return Err(err(ErrorKind::OutOfRange, m, "'radio.nakagami_m' must be at least 0.5 (1 = Rayleigh)"));
+                    return Err(err(
+                        ErrorKind::OutOfRange,
+                        m,
+                        "'radio.nakagami_m' must be at least 0.5 (1 = Rayleigh)",
+                    ));
                 }
                 v
             }
@@ -35,7 +43,13 @@ pub(super) fn fading(r: &RadioSection, radio: &mut RadioConfig) -> Result<(), Di
         };
         f.nakagami_m = Some(m);
     } else {
-        refuse_unused_keys("radio", "fading", "none", &[], [("nakagami_m", r.nakagami_m.as_ref().map(|v| v.span().start))])?;
+        refuse_unused_keys(
+            "radio",
+            "fading",
+            "none",
+            &[],
+            [("nakagami_m", r.nakagami_m.as_ref().map(|v| v.span().start))],
+        )?;
     }
     let correlated = match &r.shadowing {
         Some(v) => {
