@@ -22,21 +22,21 @@
 /// is checked by `tests/layers.rs` over every library source file (test
 /// modules aside); `docs/architecture.md` explains each layer.
 pub const LAYERS: &[&[&str]] = &[
-    &["sim"],                 // time, events, random streams, shared vocabulary
-    &["wire"],                // frame, packet and header formats
-    &["mobility"],            // node positions over time
-    &["phy"],                 // propagation, channel, radios
-    &["mac"],                 // 802.11 DCF/EDCA, TDMA
-    &["queue"],               // interface queues, backpressure
-    &["net"],                 // forwarding, routing, ARP, wires, gateway
-    &["app"],                 // traffic generators, call quality
-    &["transport"],           // UDP, TCP, TFRC, VoIP endpoints
-    &["config"],              // the typed description of one run
-    &["metrics"],             // reports, traces, statistics, analytic models
-    &["node", "simulation"],  // the kernel: event loop, pipeline, builder
-    &["scenario"],            // scenario files -> configs
-    &["study"],               // paper reproductions
-    &["exec"],                // running scenarios and sweeps for front ends
+    &["sim"],                // time, events, random streams, shared vocabulary
+    &["wire"],               // frame, packet and header formats
+    &["mobility"],           // node positions over time
+    &["phy"],                // propagation, channel, radios
+    &["mac"],                // 802.11 DCF/EDCA, TDMA
+    &["queue"],              // interface queues, backpressure
+    &["net"],                // forwarding, routing, ARP, wires, gateway
+    &["app"],                // traffic generators, call quality
+    &["transport"],          // UDP, TCP, TFRC, VoIP endpoints
+    &["config"],             // the typed description of one run
+    &["metrics"],            // reports, traces, statistics, analytic models
+    &["node", "simulation"], // the kernel: event loop, pipeline, builder
+    &["scenario"],           // scenario files -> configs
+    &["study"],              // paper reproductions
+    &["exec"],               // running scenarios and sweeps for front ends
 ];
 
 pub mod app;

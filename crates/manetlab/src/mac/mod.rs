@@ -15,9 +15,9 @@ pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
 
-use crate::wire::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
+use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {

@@ -14,9 +14,9 @@ use std::path::Path;
 pub use super::trace_ns2::{Ns2Format, Ns2Sink};
 pub use super::trace_pcap::{PcapMode, PcapSink};
 
-pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
 /// The observer under its first name (trace sinks were the first observers).
 pub use super::observe::Observer as TraceSink;
+pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]

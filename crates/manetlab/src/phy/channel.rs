@@ -27,11 +27,11 @@
 //! only under shadowing.
 
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
-use crate::sim::Position;
-use crate::wire::Frame;
 use crate::mobility::Trajectory;
 use crate::sim::NodeId;
+use crate::sim::Position;
 use crate::sim::Time;
+use crate::wire::Frame;
 use super::fading::Fading;
 
 /// Index of a transmission in flight.
