@@ -211,6 +211,8 @@ struct Rec {
     kind: FrameKind,
     /// IP total length and protocol (DATA frames).
     ip: Option<(u16, u8)>,
+    /// Radiotap Rate field, 500 kbit/s units.
+    rate: u8,
 }
 
 fn u16le(b: &[u8]) -> u16 {
@@ -287,7 +289,7 @@ fn parse_pcap(path: &Path) -> Vec<Rec> {
             }
             ip_info = Some((total, proto));
         }
-        out.push(Rec { ts_ns, present, kind, ip: ip_info });
+        out.push(Rec { ts_ns, present, kind, ip: ip_info, rate: rec[17] });
     }
     assert!(out.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns), "records in time order");
     out
@@ -313,6 +315,42 @@ fn pcap_merged_holds_every_transmission_once() {
     if let Some(t) = Tshark::find() {
         t.check(&dir.join(PcapSink::MERGED_FILE_NAME), recs.len(), udp, tcp);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pcap_rate_field_is_each_frames_rate_under_rate_control() {
+    // Minstrel samples several rates: the radiotap Rate of each DATA frame
+    // is its own, and the capture's DATA frames per rate equal the nodes'
+    // per-rate attempt counters; control frames stay at the 1 Mbit/s basic rate.
+    let dir = scratch_dir("pcap-rates");
+    let mut cfg = mixed_chain(3);
+    cfg.mac.rate_control = manetlab::mac::RateControlKind::Minstrel;
+    let opts = TraceOptions { ns2: None, pcap: Some(PcapMode::Merged) };
+    let (r, _) = run_traced(cfg, opts, &dir);
+    let recs = parse_pcap(&dir.join(PcapSink::MERGED_FILE_NAME));
+    let mut by_rate: Vec<(u8, u64)> = Vec::new();
+    for rec in recs.iter().filter(|r| r.kind == FrameKind::Data) {
+        match by_rate.iter_mut().find(|(x, _)| *x == rec.rate) {
+            Some(e) => e.1 += 1,
+            None => by_rate.push((rec.rate, 1)),
+        }
+    }
+    by_rate.sort();
+    let mut counted: Vec<(u8, u64)> = Vec::new();
+    for n in &r.nodes {
+        for c in n.data_rates.as_ref().unwrap() {
+            let units = (c.rate_mbps * 2.0).round() as u8;
+            match counted.iter_mut().find(|(x, _)| *x == units) {
+                Some(e) => e.1 += c.attempts,
+                None => counted.push((units, c.attempts)),
+            }
+        }
+    }
+    counted.sort();
+    assert!(by_rate.len() >= 3, "DATA rates in the capture: {by_rate:?}");
+    assert_eq!(by_rate, counted);
+    assert!(recs.iter().filter(|r| r.kind != FrameKind::Data).all(|r| r.rate == 2), "control frames at 1 Mbit/s");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -18,6 +18,7 @@
 //! on a medium idle for at least DIFS, is sent at once.
 
 use super::edca::{AccessCategory, EdcaParams};
+use super::rate::{DcfRate, RateControl, RateCount};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
 use crate::phy::PhyMode;
@@ -124,6 +125,11 @@ struct Ac {
     current_retry: bool,
     ssrc: u32,
     slrc: u32,
+    /// DATA attempts of the current packet that got no ACK, and the rate
+    /// chosen for attempt `rate_attempt` (`u32::MAX`: none yet).
+    data_failures: u32,
+    rate: u64,
+    rate_attempt: u32,
 }
 
 impl Ac {
@@ -143,6 +149,9 @@ impl Ac {
             current_retry: false,
             ssrc: 0,
             slrc: 0,
+            data_failures: 0,
+            rate: 0,
+            rate_attempt: u32::MAX,
         }
     }
 }
@@ -198,6 +207,8 @@ pub struct Dcf {
 
     rng: RngStream,
     pub stats: MacStats,
+    /// Data-rate control (`mac/rate/`).
+    rate: DcfRate,
 }
 
 /// Entries kept for duplicate detection (most recent senders).
@@ -258,7 +269,23 @@ impl Dcf {
             },
             rng,
             stats: MacStats::default(),
+            rate: DcfRate::constant(&phy),
         }
+    }
+
+    /// Replaces the constant data rate by a rate controller.
+    pub fn set_rate_control(&mut self, ctl: Box<dyn RateControl>) {
+        self.rate = DcfRate::new(&self.phy, ctl);
+    }
+
+    /// Rate control: a frame from `src` decoded with power `power_w`.
+    pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
+        self.rate.on_rx_power(src, power_w);
+    }
+
+    /// DATA attempts and ACKs per rate.
+    pub fn rate_counts(&self) -> Vec<RateCount> {
+        self.rate.counts()
     }
 
     /// Whether the MAC holds no packet and can take one from the queue
@@ -308,8 +335,23 @@ impl Dcf {
         self.nav_until
     }
 
-    fn ack_time(&self) -> Time {
-        self.phy.frame_time(frame::ACK_BYTES, self.phy.basic_rate)
+    /// The ACK answering a DATA frame sent at `rate`.
+    fn ack_time(&self, rate: u64) -> Time {
+        self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
+    }
+
+    /// The rate of the current packet's next DATA attempt (chosen once per
+    /// attempt; an RTS retry keeps it).
+    fn pick_rate(&mut self, now: Time, p: &Packet) -> u64 {
+        let a = &self.acs[self.active];
+        if a.rate_attempt != a.data_failures {
+            let (attempt, bytes) = (a.data_failures, Frame::data_bytes(p));
+            let r = self.rate.choose(now, p.next_hop, bytes, attempt);
+            let a = &mut self.acs[self.active];
+            a.rate = r;
+            a.rate_attempt = attempt;
+        }
+        self.acs[self.active].rate
     }
     fn cts_time(&self) -> Time {
         self.phy.frame_time(frame::CTS_BYTES, self.phy.basic_rate)
@@ -345,6 +387,8 @@ impl Dcf {
         a.current_retry = false;
         a.ssrc = 0;
         a.slrc = 0;
+        a.data_failures = 0;
+        a.rate_attempt = u32::MAX;
     }
 
     /// Hands the entity of access category `ac` a packet (only when
@@ -449,7 +493,7 @@ impl Dcf {
                         seq: 0,
                         retry: false,
                         bytes: frame::CTS_BYTES,
-                        rate: self.phy.basic_rate,
+                        rate: self.rate.response_rate(&self.phy, f.rate),
                         packet: None,
                     };
                     self.respond(now, cts, out);
@@ -474,7 +518,7 @@ impl Dcf {
                         seq: 0,
                         retry: false,
                         bytes: frame::ACK_BYTES,
-                        rate: self.phy.basic_rate,
+                        rate: self.rate.response_rate(&self.phy, f.rate),
                         packet: None,
                     };
                     self.respond(now, ack, out);
@@ -489,6 +533,10 @@ impl Dcf {
                 if self.state == State::WaitAck {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.stats.unicast_success += 1;
+                    let a = &self.acs[self.active];
+                    if let Some(p) = a.current {
+                        self.rate.ok(now, p.next_hop, a.rate, a.data_failures);
+                    }
                     let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
                     out.push(MacAction::TxSuccess(p));
                     if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
@@ -523,12 +571,14 @@ impl Dcf {
         out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
     }
 
+    /// The DATA frame of `p` (unicast: at the rate `pick_rate` chose).
     fn data_frame(&self, p: Packet) -> Frame {
         let bytes = Frame::data_bytes(&p);
         let (duration, rate) = if p.next_hop == BROADCAST {
             (Time::ZERO, self.phy.basic_rate)
         } else {
-            (self.sifs + self.ack_time(), self.phy.data_rate)
+            let r = self.acs[self.active].rate;
+            (self.sifs + self.ack_time(r), r)
         };
         Frame {
             kind: FrameKind::Data,
@@ -577,6 +627,9 @@ impl Dcf {
                 } else {
                     self.stats.ack_failures += 1;
                     let p = self.acs[self.active].current.expect("ACK timeout without a packet");
+                    let a = &mut self.acs[self.active];
+                    self.rate.failed(now, p.next_hop, a.rate, a.data_failures);
+                    a.data_failures += 1;
                     if self.uses_rts(&p) {
                         self.acs[self.active].slrc += 1;
                         self.acs[self.active].slrc >= self.long_limit
@@ -595,6 +648,7 @@ impl Dcf {
                     if f.kind == FrameKind::Data {
                         self.state = State::SendingData;
                         self.stats.data_sent += 1;
+                        self.rate.sent(f.rate);
                     } else {
                         self.responding = true;
                         if f.kind == FrameKind::Cts {
@@ -621,8 +675,9 @@ impl Dcf {
         } else if self.uses_rts(&p) {
             self.state = State::SendingRts;
             self.stats.rts_sent += 1;
-            let data_time = self.phy.frame_time(Frame::data_bytes(&p), self.phy.data_rate);
-            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time();
+            let rate = self.pick_rate(now, &p);
+            let data_time = self.phy.frame_time(Frame::data_bytes(&p), rate);
+            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time(rate);
             let rts = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,
@@ -638,6 +693,8 @@ impl Dcf {
         } else {
             self.state = State::SendingData;
             self.stats.data_sent += 1;
+            let rate = self.pick_rate(now, &p);
+            self.rate.sent(rate);
             let f = self.data_frame(p);
             self.transmit(now, f, out);
         }
@@ -673,7 +730,7 @@ impl Dcf {
                         unreachable!("broadcast uses SendingBroadcast");
                     }
                     self.state = State::WaitAck;
-                    self.set_timeout(now, self.ack_time(), out);
+                    self.set_timeout(now, self.ack_time(self.acs[self.active].rate), out);
                 }
                 State::SendingBroadcast => {
                     let p = self.acs[self.active].current.take().expect("broadcast without a packet");

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use toml::Spanned;
 use toml_edit::Table;
 
+mod fading;
 mod flow;
 mod mobility;
 mod radio;

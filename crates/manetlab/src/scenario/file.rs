@@ -121,6 +121,13 @@ pub(crate) struct RadioSection {
     pub shadowing_deviation: Option<Spanned<Ratio>>,
     pub reception: Option<Spanned<String>>,
     pub noise_figure: Option<Spanned<Ratio>>,
+    /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
+    pub fading: Option<Spanned<String>>,
+    pub nakagami_m: Option<Spanned<f64>>,
+    /// "per-frame" (default, ns-2) or "correlated".
+    pub shadowing: Option<Spanned<String>>,
+    pub shadowing_decorrelation: Option<Spanned<Distance>>,
+    pub shadowing_coherence_time: Option<Spanned<Duration>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -141,6 +148,8 @@ pub(crate) struct MacSection {
     pub tdma_max_packet: Option<Spanned<u32>>,
     /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
     pub edca: Option<Spanned<bool>>,
+    /// "constant" (default), "arf", "aarf", "minstrel", "ideal".
+    pub rate_control: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -138,11 +138,12 @@ impl Simulation {
                     RngStream::new(cfg.seed, id as u64, Purpose::Phy, 0),
                 ),
                 mac: match cfg.mac.kind {
-                    MacKind::Dcf => Mac::Dcf(Dcf::new(
-                        id,
+                    MacKind::Dcf => Mac::Dcf(crate::mac::rate::dcf_with_rate_control(
+                        Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
                         &cfg.mac,
-                        nav_on_capture,
-                        RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                        &cfg.radio,
+                        cfg.seed,
+                        id,
                     )),
                     MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
                 },

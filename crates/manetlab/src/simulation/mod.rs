@@ -247,7 +247,9 @@ impl Simulation {
                 let (outcome, idle) = n.radio.finish_signal(now, tx);
                 match outcome {
                     RxOutcome::Decoded(id) => {
-                        n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out)
+                        let f = &self.channel.get(id).frame;
+                        n.mac.on_rx_power(f.src, n.radio.last_decoded_power());
+                        n.mac.on_rx_end(now, Some(f), idle, &mut self.mac_out)
                     }
                     RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),

@@ -67,14 +67,15 @@ impl Dcf {
         {
             return false;
         }
-        let exchange =
-            self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), self.phy.data_rate) + self.ack_time();
+        let rate = self.rate.choose(now, pkt.next_hop, Frame::data_bytes(&pkt), 0);
+        let exchange = self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), rate) + self.ack_time(rate);
         if now + exchange > self.txop_start + limit {
             return false;
         }
         self.freeze(now);
         self.load(i, pkt);
         self.active = i;
+        (self.acs[i].rate, self.acs[i].rate_attempt) = (rate, 0);
         self.state = State::DataPending;
         self.stats.txop_continuations += 1;
         let data = self.data_frame(pkt);

@@ -227,6 +227,7 @@ pub(super) fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Resul
             [("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start))],
         )?,
     }
+    super::fading::fading(r, radio)?;
     if let Some(p) = r.tx_power {
         radio.tx_power_w = p.0;
     }
@@ -413,6 +414,9 @@ pub(super) fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
                 ));
             }
         }
+    }
+    if let Some(r) = &m.rate_control {
+        mac.rate_control = choice(r, "mac.rate_control", &crate::mac::RateControlKind::ALL)?;
     }
     let tdma = match &m.protocol {
         Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
