@@ -12,7 +12,7 @@ use crate::config::{NodeAction, SimConfig, Traffic};
 use crate::mac::dcf::{Dcf, MacAction, MacTimer};
 use crate::mac::{Mac, MacKind, Tdma};
 use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
-use crate::metrics::trace::{Action, FrameDir, FrameEvent, Layer, PacketEvent, TraceSink};
+use crate::metrics::trace::{Action, FrameDir, FrameEvent, Interest, Layer, PacketEvent, Reception, TraceSink};
 use crate::metrics::{DropReason, Fate, Metrics};
 use crate::net::arp::{Arp, ArpAction, ArpConfig, ArpOp, ARP_BYTES};
 use crate::net::routing::{self, NetAction, Origin, RouteCtx, RoutingConfig};
@@ -141,6 +141,10 @@ pub struct Simulation {
     hearers: Vec<Hearer>,
     arp_out: Vec<ArpAction>,
     tracer: Option<Box<dyn TraceSink>>,
+    /// The tracer's optional hooks (all off without a tracer).
+    interest: Interest,
+    /// Reused buffer for `Interest::routes`.
+    route_buf: Vec<routing::RouteEntry>,
     /// Per node: radio switched off by a node event.
     radio_off: Vec<bool>,
     radios_off: usize,
@@ -321,6 +325,8 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             tracer: None,
+            interest: Interest::default(),
+            route_buf: Vec::new(),
             radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
             radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),
             reclaimed: Vec::new(),
@@ -370,7 +376,45 @@ impl Simulation {
 
     /// Installs a trace sink (tracing is off, and free, without one).
     pub fn set_tracer(&mut self, sink: Box<dyn TraceSink>) {
+        self.interest = sink.interest();
         self.tracer = Some(sink);
+    }
+
+    /// `Interest::receptions`: what `node` made of transmission `tx`.
+    fn trace_reception(&mut self, node: NodeId, tx: crate::phy::TxId, power_w: f64, outcome: Reception) {
+        if let Some(t) = self.tracer.as_mut() {
+            let x = self.channel.get(tx);
+            let ev = crate::metrics::trace::ReceptionEvent {
+                time: self.queue.now(),
+                node,
+                sender: x.sender,
+                tx_start: x.start,
+                frame: &x.frame,
+                power_w,
+                outcome,
+            };
+            t.reception(&ev);
+        }
+    }
+
+    /// `Interest::queues`: the length of `node`'s interface queue.
+    fn trace_queue(&mut self, node: NodeId) {
+        if self.interest.queues {
+            let len = self.nodes[node as usize].ifq.len();
+            if let Some(t) = self.tracer.as_mut() {
+                t.queue_len(self.queue.now(), node, len);
+            }
+        }
+    }
+
+    /// `Interest::routes`: `node`'s routing table.
+    fn trace_routes(&mut self, node: NodeId) {
+        if let Some(t) = self.tracer.as_mut() {
+            let now = self.queue.now();
+            self.route_buf.clear();
+            self.nodes[node as usize].routing.route_table(now, &mut self.route_buf);
+            t.routes(now, node, &self.route_buf);
+        }
     }
 
     #[inline]
@@ -499,6 +543,9 @@ impl Simulation {
                 }
                 if o.captured_out {
                     n.mac.on_captured_out(now, end, &mut self.mac_out);
+                    if self.interest.receptions {
+                        self.trace_reception(node, tx, power, Reception::Captured);
+                    }
                 }
             }
             Event::SignalEnd { node, tx } => {
@@ -531,6 +578,17 @@ impl Simulation {
                         }
                     }
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
+                }
+                if self.interest.receptions {
+                    let t = self.channel.get(tx);
+                    let p = self.channel.power_between(t.sender, node, t.start);
+                    let r = match outcome {
+                        RxOutcome::Decoded(_) => Reception::Decoded,
+                        RxOutcome::Failed { collided: true, .. } => Reception::Collided,
+                        RxOutcome::Failed { collided: false, .. } => Reception::Error,
+                        RxOutcome::Nothing => Reception::NotLocked,
+                    };
+                    self.trace_reception(node, tx, p, r);
                 }
                 self.channel.signal_ended(tx);
             }
@@ -631,6 +689,9 @@ impl Simulation {
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
         f(n.routing.as_mut(), &mut ctx);
+        if self.interest.routes {
+            self.trace_routes(node);
+        }
         for i in self.queued[1]..self.net_out.len() {
             self.work.push_back(Work::Net(node, i as u32));
         }
@@ -742,6 +803,9 @@ impl Simulation {
                     }
                 }
                 self.nodes[node as usize].net.link_failures += 1;
+                if let Some(t) = self.tracer.as_mut() {
+                    t.link_failure(now, node, pkt.next_hop);
+                }
                 self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
             }
             MacAction::Ready => self.feed_mac(node),
@@ -764,6 +828,7 @@ impl Simulation {
             if let Some(p) = next {
                 n.mac.enqueue(now, p, &mut self.mac_out);
                 self.collect_mac(node);
+                self.trace_queue(node);
             } else if !n.ifq.is_empty() {
                 if let Some(bp) = self.bp.as_mut() {
                     if !bp.is_blocked(node) {
@@ -784,6 +849,7 @@ impl Simulation {
                 if let Some(p) = n.ifq.dequeue_ac(ac) {
                     n.mac.enqueue_ac(now, p, ac, &mut self.mac_out);
                     self.collect_mac(node);
+                    self.trace_queue(node);
                 }
             }
         }
@@ -839,6 +905,7 @@ impl Simulation {
             NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
+                self.trace_queue(node);
                 if let Some(bp) = self.bp.as_mut() {
                     let mut wake = false;
                     for p in &back {
@@ -881,6 +948,7 @@ impl Simulation {
                 if wake {
                     self.bp_wake_all();
                 }
+                self.trace_queue(node);
                 self.feed_mac(node);
             }
         }
@@ -895,6 +963,9 @@ impl Simulation {
                 ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
                 ArpAction::LinkFailure(p) => {
                     self.nodes[node as usize].net.link_failures += 1;
+                    if let Some(t) = self.tracer.as_mut() {
+                        t.link_failure(now, node, p.next_hop);
+                    }
                     self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
                 }
                 ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),

@@ -112,10 +112,85 @@ pub struct FrameEvent<'a> {
     pub power_w: f64,
 }
 
+/// What one receiver made of a frame (the per-receiver outcome of a
+/// transmission, for the browser viewer's recorder, `metrics/viz`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reception {
+    /// At the frame's first bit: the receiver stays locked on another,
+    /// stronger frame (capture), so this one is ignored.
+    Captured,
+    /// At the last bit: decoded.
+    Decoded,
+    /// At the last bit: the locked frame was lost to an overlapping signal.
+    Collided,
+    /// At the last bit: the locked frame was lost for being too weak or
+    /// because the receiver transmitted meanwhile (or, under the SINR model,
+    /// to bit errors).
+    Error,
+    /// At the last bit: the receiver was not locked on this frame (it was
+    /// too weak to lock onto, was captured out, or lost the receiver in a
+    /// collision to a frame that lasted longer).
+    NotLocked,
+}
+
+/// One receiver's view of one transmission: every radio within
+/// carrier-sense range gets one event at the last bit (and one more at the
+/// first bit when the frame is captured out).
+#[derive(Copy, Clone, Debug)]
+pub struct ReceptionEvent<'a> {
+    pub time: Time,
+    /// The receiver.
+    pub node: NodeId,
+    /// The transmitter and when it started sending the frame.
+    pub sender: NodeId,
+    pub tx_start: Time,
+    pub frame: &'a Frame,
+    /// Received power, watts.
+    pub power_w: f64,
+    pub outcome: Reception,
+}
+
+/// Which optional (more costly) hooks a sink wants; the simulation asks once
+/// when the sink is installed and skips the others entirely.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interest {
+    /// [`TraceSink::reception`] for every (frame, receiver in range).
+    pub receptions: bool,
+    /// [`TraceSink::queue_len`] whenever an interface queue may have changed.
+    pub queues: bool,
+    /// [`TraceSink::routes`] after every call into a node's routing protocol.
+    pub routes: bool,
+}
+
+impl Interest {
+    pub fn or(self, o: Interest) -> Interest {
+        Interest {
+            receptions: self.receptions || o.receptions,
+            queues: self.queues || o.queues,
+            routes: self.routes || o.routes,
+        }
+    }
+}
+
 /// A trace consumer. Sinks are owned by the simulation and must be `Send`.
 pub trait TraceSink: Send {
     fn packet(&mut self, ev: &PacketEvent);
     fn frame(&mut self, _ev: &FrameEvent) {}
+    /// The optional hooks below that this sink wants (none by default).
+    fn interest(&self) -> Interest {
+        Interest::default()
+    }
+    /// A receiver's outcome of a frame (only with `Interest::receptions`).
+    fn reception(&mut self, _ev: &ReceptionEvent) {}
+    /// `node`'s interface queue holds `len` packets (only with
+    /// `Interest::queues`; may repeat an unchanged length).
+    fn queue_len(&mut self, _time: Time, _node: NodeId, _len: usize) {}
+    /// `node`'s routing table after its protocol handled an event (only with
+    /// `Interest::routes`; usually unchanged).
+    fn routes(&mut self, _time: Time, _node: NodeId, _table: &[crate::net::routing::RouteEntry]) {}
+    /// `node`'s MAC (or ARP) gave up on the link to `next_hop`: the link
+    /// failure the routing protocol is told about.
+    fn link_failure(&mut self, _time: Time, _node: NodeId, _next_hop: NodeId) {}
     /// Called once when the run ends (flush files).
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -160,6 +235,21 @@ impl TraceSink for Tee {
     }
     fn frame(&mut self, ev: &FrameEvent) {
         self.0.iter_mut().for_each(|s| s.frame(ev));
+    }
+    fn interest(&self) -> Interest {
+        self.0.iter().fold(Interest::default(), |a, s| a.or(s.interest()))
+    }
+    fn reception(&mut self, ev: &ReceptionEvent) {
+        self.0.iter_mut().for_each(|s| s.reception(ev));
+    }
+    fn queue_len(&mut self, time: Time, node: NodeId, len: usize) {
+        self.0.iter_mut().for_each(|s| s.queue_len(time, node, len));
+    }
+    fn routes(&mut self, time: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
+        self.0.iter_mut().for_each(|s| s.routes(time, node, table));
+    }
+    fn link_failure(&mut self, time: Time, node: NodeId, next_hop: NodeId) {
+        self.0.iter_mut().for_each(|s| s.link_failure(time, node, next_hop));
     }
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.finish())

@@ -50,6 +50,9 @@ pub struct Scenario {
     /// `output.trace` and `output.pcap`: the trace files a run should write
     /// (give them to [`crate::metrics::trace::open`]). Off by default.
     pub trace: TraceOptions,
+    /// `output.viz` and its options: the browser viewer's recording (give
+    /// them to [`crate::metrics::viz::VizRecorder`]). Off by default.
+    pub viz: Option<crate::metrics::viz::VizOptions>,
     /// `[sweep]` axes (empty: a single point). See [`sweep`].
     pub sweep: Vec<sweep::SweepAxis>,
     seed: u64,
@@ -125,6 +128,7 @@ impl Scenario {
             replications: plan.replications,
             output_dir: plan.output_dir.map(PathBuf::from),
             trace: plan.trace,
+            viz: plan.viz,
             sweep: plan.sweep,
             seed: plan.seed,
             base: plan.base,
