@@ -233,8 +233,8 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
             sink = manetlab::metrics::trace::open(&tdir, &trace_opts, &positions)
                 .with_context(|| format!("opening trace files in {}", tdir.display()))?;
         }
-        if k == 0 && (args.viz || scenario.viz.is_some()) {
-            let opts = scenario.viz.unwrap_or_default();
+        if k == 0 && (args.viz || scenario.viz) {
+            let opts = scenario.viz_options;
             let (rec, _) = manetlab::metrics::viz::VizRecorder::new(sim.config(), &scenario.name, opts);
             let rec: Box<dyn manetlab::metrics::trace::TraceSink> = Box::new(rec.write_to(dir.clone()));
             sink = Some(match sink {
@@ -313,7 +313,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         for f in traced {
             println!("wrote {}", f.display());
         }
-        if args.viz || scenario.viz.is_some() {
+        if args.viz || scenario.viz {
             println!("wrote {}", dir.join(manetlab::metrics::viz::HTML_FILE_NAME).display());
         }
         for r in &reports {

@@ -48,7 +48,8 @@ pub(crate) struct Plan {
     pub replications: u32,
     pub output_dir: Option<String>,
     pub trace: TraceOptions,
-    pub viz: Option<VizOptions>,
+    pub viz: bool,
+    pub viz_options: VizOptions,
     /// The run with `nodes` empty and `seed` unset.
     pub base: SimConfig,
     pub topology: Topology,
@@ -344,7 +345,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         None => None,
     };
     let trace = trace_options(&f.output)?;
-    let viz = viz_options(&f.output, cfg.duration)?;
+    let (viz, viz_options) = viz_options(&f.output, cfg.duration)?;
 
     Ok(Plan {
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
@@ -353,6 +354,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         output_dir,
         trace,
         viz,
+        viz_options,
         base: cfg,
         mobility: mobility(f, &topology, base_dir)?,
         topology,
@@ -411,26 +413,11 @@ fn gateway(
     })
 }
 
-/// `[output] viz`, `viz_window`, `viz_decimate`, `viz_sensed`: the browser
-/// viewer's recording (None: off). The other keys need `viz = true`.
-fn viz_options(o: &super::file::OutputSection, duration: Time) -> Result<Option<VizOptions>, Diag> {
+/// `[output] viz`, `viz_window`, `viz_decimate`, `viz_sensed`: whether the
+/// run writes the browser viewer, and its recording options (used also
+/// when `manetlab run --viz` turns it on).
+fn viz_options(o: &super::file::OutputSection, duration: Time) -> Result<(bool, VizOptions), Diag> {
     let on = o.viz.as_ref().is_some_and(|v| *v.get_ref());
-    if !on {
-        let extra: Option<(&str, At)> = o
-            .viz_window
-            .as_ref()
-            .map(|s| ("viz_window", at(s)))
-            .or(o.viz_decimate.as_ref().map(|s| ("viz_decimate", at(s))))
-            .or(o.viz_sensed.as_ref().map(|s| ("viz_sensed", at(s))));
-        if let Some((key, place)) = extra {
-            return Err(Diag::new(
-                ErrorKind::Inconsistent,
-                place,
-                format!("'output.{key}' is only used with 'output.viz = true' (or `manetlab run --viz`)"),
-            ));
-        }
-        return Ok(None);
-    }
     let mut opts = VizOptions::default();
     if let Some(w) = &o.viz_window {
         let v = w.get_ref();
@@ -460,7 +447,7 @@ fn viz_options(o: &super::file::OutputSection, duration: Time) -> Result<Option<
     if let Some(s) = &o.viz_sensed {
         opts.sensed = *s.get_ref();
     }
-    Ok(Some(opts))
+    Ok((on, opts))
 }
 
 /// `[output] trace` and `pcap`.
