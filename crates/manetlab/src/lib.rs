@@ -12,12 +12,14 @@
 //! - [`mobility`]: node movement;
 //! - [`metrics`]: counters, per-flow statistics, drop accounting;
 //! - [`scenario`]: scenario files, validation, building a run;
-//! - [`study`]: paper reproductions.
+//! - [`study`]: paper reproductions;
+//! - [`exec`]: running scenarios and sweeps for front ends (CLI, Python).
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
 
 pub mod app;
 pub mod config;
+pub mod exec;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
