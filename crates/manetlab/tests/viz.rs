@@ -11,56 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-/// Twelve mobile nodes, AODV with HELLOs, RTS/CTS on, three CBR flows that
-/// load the network enough for collisions and captures.
-pub const SCENARIO: &str = r#"
-[run]
-name = "viz test"
-duration = "24s"
-seed = 3
-
-[topology]
-kind = "random"
-nodes = 12
-area = ["900m", "500m"]
-
-[mobility]
-model = "random-waypoint"
-speed = ["2m/s", "15m/s"]
-pause = "1s"
-
-[mac]
-standard = "dsss"
-data_rate = "2Mbps"
-basic_rate = "1Mbps"
-
-[routing]
-protocol = "aodv"
-
-[[flow]]
-src = 0
-dst = 5
-type = "cbr"
-packet_size = "512B"
-interval = "40ms"
-start = "1s"
-
-[[flow]]
-src = 7
-dst = 2
-type = "cbr"
-packet_size = "1000B"
-interval = "25ms"
-start = "2s"
-
-[[flow]]
-src = 9
-dst = 11
-type = "cbr"
-packet_size = "512B"
-interval = "60ms"
-start = "1.5s"
-"#;
+pub const SCENARIO: &str = include_str!("data/viz.toml");
 
 #[derive(Clone, Default)]
 struct Shared(Arc<Mutex<Vec<u8>>>);

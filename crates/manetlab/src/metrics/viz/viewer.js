@@ -50,10 +50,7 @@ const linksBy = perNode(D.links.node);
 const eventTimes = Array.from(new Set([].concat(F.t, D.rx.t, D.drops.t, D.delivered.t, D.links.t,
   D.routes.t, D.queues.t))).sort((a, b) => a - b);
 
-// Flow packets: which uids are data of flow f (sent by its source), and
-// the DATA frames carrying each uid.
-const dataUid = new Map();
-D.sent.uid.forEach((u, i) => dataUid.set(u, D.sent.flow[i]));
+// The DATA frames carrying each uid.
 const framesOfUid = new Map();
 for (let i = 0; i < NF; i++) {
   if (F.kind[i] !== 3 || F.uid[i] < 0) continue;
@@ -74,7 +71,8 @@ function position(k, t) {
 
 // ---- view ---------------------------------------------------------------
 const canvas = document.getElementById('area');
-const ctx = canvas.getContext('2d');
+// The self-test reads pixels back; ordinary viewing does not.
+const ctx = canvas.getContext('2d', { willReadFrequently: location.hash.includes('selftest') });
 const view = { scale: 1, ox: 0, oy: 0, pad: 40, width: 0, height: 0, dpr: 1 };
 /** Fits the area into the canvas; y grows upwards as in the scenario. */
 function layout() {
@@ -106,7 +104,7 @@ function routeOf(f, t) {
   const dl = D.delivered;
   let uid = -1;
   for (let i = upper(dl.t, t) - 1; i >= 0; i--) {
-    if (dl.flow[i] === f && dataUid.get(dl.uid[i]) === f) { uid = dl.uid[i]; break; }
+    if (dl.flow[i] === f) { uid = dl.uid[i]; break; }
   }
   if (uid < 0) return { uid: -1, hops: [] };
   const hops = [];
