@@ -142,7 +142,8 @@ function panel() {
 
 // ---- chart: per-flow goodput and delay over the window ------------------------
 const chartPad = 44;
-const BINS = 200;
+// Bins of at least half a second (10 to 200 of them).
+const BINS = Math.max(10, Math.min(200, Math.round(SPAN / NS / 0.5)));
 const binNs = SPAN / BINS;
 const series = D.flows.map(() => ({ bytes: new Float64Array(BINS), delay: new Float64Array(BINS), n: new Uint32Array(BINS) }));
 D.delivered.t.forEach((t, i) => {
@@ -168,7 +169,7 @@ function drawChart() {
   const half = (h - 12) / 2, pw = w - 2 * chartPad;
   const X = b => chartPad + (b + 0.5) / BINS * pw;
   cctx.font = '10px sans-serif'; cctx.fillStyle = '#555';
-  cctx.fillText(`goodput (max ${maxRate.toFixed(0)} kbit/s)`, 4, 10);
+  cctx.fillText(`goodput, kbit/s per ${(binNs / NS).toFixed(2)} s (max ${maxRate.toFixed(0)})`, 4, 10);
   cctx.fillText(`delay (max ${maxDelay.toFixed(1)} ms)`, 4, half + 18);
   cctx.strokeStyle = '#ddd'; cctx.strokeRect(chartPad, 2, pw, half); cctx.strokeRect(chartPad, half + 10, pw, half);
   series.forEach((s, f) => {
@@ -219,6 +220,8 @@ layout(); layoutChart();
   if (p.has('node')) state.node = Number(p.get('node'));
   if (p.has('speed')) state.speed = Number(p.get('speed'));
   setTime(p.has('t') ? Number(p.get('t')) * NS : W0);
+  // Milliseconds from navigation start to the first drawing (parse included).
+  window.manetlabViz.loadMs = performance.now();
   if (p.has('selftest')) selfTest(p);
 }
 
@@ -228,7 +231,7 @@ layout(); layoutChart();
  * slider and reports every node's screen position and the pixel under it,
  * then selects each flow with the drop-down and reports the highlighted hops. */
 function selfTest(p) {
-  const out = { errors: window.__vizErrors, nodes: N, steps: [] };
+  const out = { errors: window.__vizErrors, nodes: N, loadMs: window.manetlabViz.loadMs, steps: [] };
   const times = (p.get('times') || '').split(',').filter(s => s).map(Number);
   for (const s of times) {
     scrub.value = String(Math.round((s * NS - W0) / SPAN * Number(scrub.max)));
