@@ -17,6 +17,28 @@
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
 
+/// The layers of the house, bottom first. A module may name (`crate::...`)
+/// only modules of its own layer or below: nothing imports upward. The rule
+/// is checked by `tests/layers.rs` over every library source file (test
+/// modules aside); `docs/architecture.md` explains each layer.
+pub const LAYERS: &[&[&str]] = &[
+    &["sim"],                 // time, events, random streams, shared vocabulary
+    &["wire"],                // frame, packet and header formats
+    &["mobility"],            // node positions over time
+    &["phy"],                 // propagation, channel, radios
+    &["mac"],                 // 802.11 DCF/EDCA, TDMA
+    &["queue"],               // interface queues, backpressure
+    &["net"],                 // forwarding, routing, ARP, wires, gateway
+    &["app"],                 // traffic generators, call quality
+    &["transport"],           // UDP, TCP, TFRC, VoIP endpoints
+    &["config"],              // the typed description of one run
+    &["metrics"],             // reports, traces, statistics, analytic models
+    &["node", "simulation"],  // the kernel: event loop, pipeline, builder
+    &["scenario"],            // scenario files -> configs
+    &["study"],               // paper reproductions
+    &["exec"],                // running scenarios and sweeps for front ends
+];
+
 pub mod app;
 pub mod config;
 pub mod exec;
@@ -32,6 +54,7 @@ pub mod sim;
 pub mod simulation;
 pub mod study;
 pub mod transport;
+pub mod wire;
 pub use config::SimConfig;
 pub use metrics::Report;
 pub use simulation::{BuildError, Simulation};

@@ -5,10 +5,10 @@
 //! pinned byte for byte in `tests/snapshots/`:
 //!
 //! - `NAME.toml`: the scenario (one replication, the file's seed);
-//! - `NAME.json`: the summary as `manetlab run` writes it to `summary.json`
-//!   (`scenario`, `seeds`, `replications` = the full [`Report`], pretty JSON)
-//!   without the CLI's derived `aggregate` block and its mobile-run
-//!   expected-throughput cache (both computed from the pinned reports);
+//! - `NAME.json`: `summary.json` exactly as `manetlab run` writes it
+//!   ([`manetlab::exec::summary::summary_json`]: the full [`Report`] and the
+//!   per-flow aggregate), except the expected throughput of mobile TCP flows
+//!   (`exec::add_expected_throughput`, a cached chain-table study);
 //! - `NAME.traces.txt`, for scenarios whose `[output] trace` is set: size and
 //!   FNV-1a 64 digest of every trace file written (ns-2 text, pcap), and of
 //!   the link-view CSVs of flow 0, so the tracing / observer path is pinned
@@ -27,7 +27,8 @@
 use manetlab::metrics::linkview::{hops_csv, inter_delivery_csv, LinkViewSink};
 use manetlab::metrics::trace;
 use manetlab::scenario::Scenario;
-use manetlab::{Report, Simulation};
+use manetlab::exec::summary::summary_json;
+use manetlab::Simulation;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -44,15 +45,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The summary JSON of one run, laid out as the CLI's `summary.json`.
-fn summary_json(name: &str, seed: u64, report: &Report) -> String {
-    let v = serde_json::json!({
-        "scenario": name,
-        "seeds": [seed],
-        "replications": [report],
-    });
-    serde_json::to_string_pretty(&v).unwrap() + "\n"
-}
 
 /// Runs one snapshot scenario: (summary JSON, trace digest if traced).
 fn run(path: &Path) -> (String, Option<String>) {
@@ -72,7 +64,7 @@ fn run(path: &Path) -> (String, Option<String>) {
     }
     let report = sim.run();
     assert!(report.audit.balances(), "{stem}: {:?}", report.audit);
-    let json = summary_json(&sc.name, seed, &report);
+    let json = summary_json(&sc.name, &[seed], std::slice::from_ref(&report));
     let digest = views.map(|v| {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&tdir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();

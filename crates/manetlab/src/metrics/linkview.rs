@@ -176,7 +176,8 @@ impl LinkViewSink {
         (sink, views)
     }
 
-    /// Also hands every event to `next` (e.g. a file trace).
+    /// Also hands every event to `next` (e.g. a file trace). Registering
+    /// both with `Simulation::add_observer` does the same.
     pub fn chain(mut self, next: Box<dyn TraceSink>) -> Self {
         self.next = Some(next);
         self
@@ -197,17 +198,22 @@ impl TraceSink for LinkViewSink {
             n.frame(ev);
         }
     }
-    fn interest(&self) -> super::trace::Interest {
-        self.next.as_ref().map(|n| n.interest()).unwrap_or_default()
-    }
-    fn reception(&mut self, ev: &super::trace::ReceptionEvent) {
+    fn start(&mut self, cfg: &crate::config::SimConfig) {
         if let Some(n) = self.next.as_mut() {
-            n.reception(ev);
+            n.start(cfg);
         }
     }
-    fn queue_len(&mut self, time: Time, node: NodeId, len: usize) {
+    fn queue(&mut self, ev: &super::observe::QueueEvent) {
         if let Some(n) = self.next.as_mut() {
-            n.queue_len(time, node, len);
+            n.queue(ev);
+        }
+    }
+    fn interest(&self) -> super::observe::Interest {
+        self.next.as_ref().map(|n| n.interest()).unwrap_or_default()
+    }
+    fn reception(&mut self, ev: &super::observe::ReceptionEvent) {
+        if let Some(n) = self.next.as_mut() {
+            n.reception(ev);
         }
     }
     fn routes(&mut self, time: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {

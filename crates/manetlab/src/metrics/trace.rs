@@ -1,201 +1,24 @@
 //! Packet-fate tracing: every send, receive, forward and drop at every layer,
 //! and every frame on the air, handed to a [`TraceSink`].
 //!
-//! Tracing is off unless a sink is installed (`Simulation::set_tracer`); the
-//! hooks then cost one branch each. Sinks write formats: ns-2's wireless
-//! trace text ([`super::trace_ns2`]) and pcap with radiotap/802.11 headers
+//! A trace sink is an [`Observer`] (`metrics/observe.rs`); tracing is off
+//! unless one is registered (`Simulation::add_observer`). Sinks write
+//! formats: ns-2's wireless trace text ([`super::trace_ns2`]) and pcap with radiotap/802.11 headers
 //! ([`super::trace_pcap`]); [`open`] builds the sinks a [`TraceOptions`]
 //! asks for. The formats are described in `docs/tracing.md`.
 
-use super::DropReason;
 use crate::config::Position;
-use crate::mac::Frame;
-use crate::net::{NodeId, Packet};
-use crate::sim::Time;
 use std::io;
 use std::path::Path;
 
 pub use super::trace_ns2::{Ns2Format, Ns2Sink};
 pub use super::trace_pcap::{PcapMode, PcapSink};
 
-/// The layer an event happened at (ns-2's trace levels).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Layer {
-    /// Application / transport agent ("AGT").
-    Agent,
-    /// Routing / network layer ("RTR").
-    Router,
-    /// Interface queue ("IFQ").
-    Ifq,
-    /// MAC ("MAC").
-    Mac,
-}
-
-impl Layer {
-    pub fn ns2(self) -> &'static str {
-        match self {
-            Layer::Agent => "AGT",
-            Layer::Router => "RTR",
-            Layer::Ifq => "IFQ",
-            Layer::Mac => "MAC",
-        }
-    }
-    /// The layer at which a drop with this reason happens.
-    pub fn of_drop(why: DropReason) -> Layer {
-        match why {
-            DropReason::Ifq | DropReason::Arp | DropReason::Pace => Layer::Ifq,
-            DropReason::Ret | DropReason::Col | DropReason::Err | DropReason::Dup => Layer::Mac,
-            DropReason::End => Layer::Ifq,
-            DropReason::Bps => Layer::Agent,
-            _ => Layer::Router,
-        }
-    }
-}
-
-/// What happened to a packet.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// "s": sent by this layer (handed down).
-    Send,
-    /// "r": received by this layer (from below).
-    Recv,
-    /// "f": forwarded by the router.
-    Forward,
-    /// "D": dropped, with the reason.
-    Drop(DropReason),
-}
-
-impl Action {
-    pub fn ns2(self) -> &'static str {
-        match self {
-            Action::Send => "s",
-            Action::Recv => "r",
-            Action::Forward => "f",
-            Action::Drop(_) => "D",
-        }
-    }
-}
-
-/// One traced packet event.
-#[derive(Copy, Clone, Debug)]
-pub struct PacketEvent<'a> {
-    pub time: Time,
-    pub node: NodeId,
-    pub layer: Layer,
-    pub action: Action,
-    pub pkt: &'a Packet,
-    /// For MAC-level events: the frame carrying the packet.
-    pub frame: Option<&'a Frame>,
-}
-
-/// Direction of a frame event.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FrameDir {
-    /// The node put the frame on the air.
-    Tx,
-    /// The node decoded the frame.
-    Rx,
-    /// The node's receiver lost the frame (collision or error).
-    Lost(DropReason),
-}
-
-/// One traced frame (every kind: RTS, CTS, DATA, ACK).
-#[derive(Copy, Clone, Debug)]
-pub struct FrameEvent<'a> {
-    pub time: Time,
-    pub node: NodeId,
-    pub dir: FrameDir,
-    pub frame: &'a Frame,
-    /// Air time of the frame.
-    pub duration: Time,
-    /// Received power, watts (Rx and Lost; 0 for Tx).
-    pub power_w: f64,
-}
-
-/// What one receiver made of a frame (the per-receiver outcome of a
-/// transmission, for the browser viewer's recorder, `metrics/viz`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Reception {
-    /// At the frame's first bit: the receiver stays locked on another,
-    /// stronger frame (capture), so this one is ignored.
-    Captured,
-    /// At the last bit: decoded.
-    Decoded,
-    /// At the last bit: the locked frame was lost to an overlapping signal.
-    Collided,
-    /// At the last bit: the locked frame was lost for being too weak or
-    /// because the receiver transmitted meanwhile (or, under the SINR model,
-    /// to bit errors).
-    Error,
-    /// At the last bit: the receiver was not locked on this frame (it was
-    /// too weak to lock onto, was captured out, or lost the receiver in a
-    /// collision to a frame that lasted longer).
-    NotLocked,
-}
-
-/// One receiver's view of one transmission: every radio within
-/// carrier-sense range gets one event at the last bit (and one more at the
-/// first bit when the frame is captured out).
-#[derive(Copy, Clone, Debug)]
-pub struct ReceptionEvent<'a> {
-    pub time: Time,
-    /// The receiver.
-    pub node: NodeId,
-    /// The transmitter and when it started sending the frame.
-    pub sender: NodeId,
-    pub tx_start: Time,
-    pub frame: &'a Frame,
-    /// Received power, watts.
-    pub power_w: f64,
-    pub outcome: Reception,
-}
-
-/// Which optional (more costly) hooks a sink wants; the simulation asks once
-/// when the sink is installed and skips the others entirely.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Interest {
-    /// [`TraceSink::reception`] for every (frame, receiver in range).
-    pub receptions: bool,
-    /// [`TraceSink::queue_len`] whenever an interface queue may have changed.
-    pub queues: bool,
-    /// [`TraceSink::routes`] after every call into a node's routing protocol.
-    pub routes: bool,
-}
-
-impl Interest {
-    pub fn or(self, o: Interest) -> Interest {
-        Interest {
-            receptions: self.receptions || o.receptions,
-            queues: self.queues || o.queues,
-            routes: self.routes || o.routes,
-        }
-    }
-}
-
-/// A trace consumer. Sinks are owned by the simulation and must be `Send`.
-pub trait TraceSink: Send {
-    fn packet(&mut self, ev: &PacketEvent);
-    fn frame(&mut self, _ev: &FrameEvent) {}
-    /// The optional hooks below that this sink wants (none by default).
-    fn interest(&self) -> Interest {
-        Interest::default()
-    }
-    /// A receiver's outcome of a frame (only with `Interest::receptions`).
-    fn reception(&mut self, _ev: &ReceptionEvent) {}
-    /// `node`'s interface queue holds `len` packets (only with
-    /// `Interest::queues`; may repeat an unchanged length).
-    fn queue_len(&mut self, _time: Time, _node: NodeId, _len: usize) {}
-    /// `node`'s routing table after its protocol handled an event (only with
-    /// `Interest::routes`; usually unchanged).
-    fn routes(&mut self, _time: Time, _node: NodeId, _table: &[crate::net::routing::RouteEntry]) {}
-    /// `node`'s MAC (or ARP) gave up on the link to `next_hop`: the link
-    /// failure the routing protocol is told about.
-    fn link_failure(&mut self, _time: Time, _node: NodeId, _next_hop: NodeId) {}
-    /// Called once when the run ends (flush files).
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+pub use super::observe::{
+    Action, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+};
+/// The observer under its first name (trace sinks were the first observers).
+pub use super::observe::Observer as TraceSink;
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]
@@ -230,6 +53,12 @@ impl TraceSink for MemorySink {
 pub struct Tee(pub Vec<Box<dyn TraceSink>>);
 
 impl TraceSink for Tee {
+    fn start(&mut self, cfg: &crate::config::SimConfig) {
+        self.0.iter_mut().for_each(|s| s.start(cfg));
+    }
+    fn queue(&mut self, ev: &QueueEvent) {
+        self.0.iter_mut().for_each(|s| s.queue(ev));
+    }
     fn packet(&mut self, ev: &PacketEvent) {
         self.0.iter_mut().for_each(|s| s.packet(ev));
     }
@@ -242,13 +71,10 @@ impl TraceSink for Tee {
     fn reception(&mut self, ev: &ReceptionEvent) {
         self.0.iter_mut().for_each(|s| s.reception(ev));
     }
-    fn queue_len(&mut self, time: Time, node: NodeId, len: usize) {
-        self.0.iter_mut().for_each(|s| s.queue_len(time, node, len));
-    }
-    fn routes(&mut self, time: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
+    fn routes(&mut self, time: crate::sim::Time, node: crate::net::NodeId, table: &[crate::net::routing::RouteEntry]) {
         self.0.iter_mut().for_each(|s| s.routes(time, node, table));
     }
-    fn link_failure(&mut self, time: Time, node: NodeId, next_hop: NodeId) {
+    fn link_failure(&mut self, time: crate::sim::Time, node: crate::net::NodeId, next_hop: crate::net::NodeId) {
         self.0.iter_mut().for_each(|s| s.link_failure(time, node, next_hop));
     }
     fn finish(&mut self) -> std::io::Result<()> {

@@ -3,10 +3,11 @@
 //! `viz.json` (the data, format in `docs/viz.md`) and `viz.html` (one
 //! self-contained page that animates it, [`page`]).
 //!
-//! [`VizRecorder`] is a trace sink (`Simulation::set_tracer`, alone or in a
-//! [`super::trace::Tee`]). It asks for the optional hooks (per-receiver
-//! outcome of every frame, interface-queue lengths, routing tables), so a
-//! run without a recorder touches none of this. It keeps node trajectories
+//! [`VizRecorder`] is an observer (`metrics/observe.rs`,
+//! `Simulation::add_observer`). It asks for the optional hooks
+//! (`Observer::interest`: the outcome of every frame at every receiver in
+//! range, routing tables) and uses queue-length and link-failure events, so
+//! a run without a recorder touches none of this. It keeps node trajectories
 //! as their legs (the page evaluates them exactly as `mobility::Trajectory`
 //! does), every frame started in the window with each receiver's outcome,
 //! agent sends and deliveries, drops, queue lengths, routing-table changes
@@ -22,7 +23,8 @@ mod record;
 
 pub use record::Recording;
 
-use super::trace::{Action, FrameDir, FrameEvent, Interest, Layer, PacketEvent, Reception, ReceptionEvent, TraceSink};
+use super::observe::{Action, FrameDir, FrameEvent, Interest, Layer, PacketEvent, QueueEvent, Reception, ReceptionEvent};
+use super::trace::TraceSink;
 use super::DropReason;
 use crate::config::SimConfig;
 use crate::mac::FrameKind;
@@ -184,7 +186,7 @@ fn drop_index(why: DropReason) -> usize {
 
 impl TraceSink for VizRecorder {
     fn interest(&self) -> Interest {
-        Interest { receptions: true, queues: true, routes: true }
+        Interest { receptions: true, routes: true }
     }
 
     fn packet(&mut self, ev: &PacketEvent) {
@@ -296,7 +298,8 @@ impl TraceSink for VizRecorder {
         self.data.rx.push(idx, ev.node, out, ev.time);
     }
 
-    fn queue_len(&mut self, time: Time, node: NodeId, len: usize) {
+    fn queue(&mut self, ev: &QueueEvent) {
+        let (time, node, len) = (ev.time, ev.node, ev.len);
         let c = &mut self.counters[node as usize];
         if c.queue == len {
             return;
