@@ -141,7 +141,10 @@ fn every_recorded_frame_is_in_the_ns2_trace_and_vice_versa() {
             // A frame the addressee's receiver lost: recorded as lost there.
             "COL" | "ERR" => {
                 dropped += 1;
-                assert!(lost.contains(&(key.0, key.1, sender)), "ns-2 drop {key:?} from {sender} {why} not recorded as lost");
+                assert!(
+                    lost.contains(&(key.0, key.1, sender)),
+                    "ns-2 drop {key:?} from {sender} {why} not recorded as lost"
+                );
             }
             _ => {}
         }
@@ -180,7 +183,9 @@ fn window_decimation_and_sensed_options() {
     let dec = record(VizOptions { from, to: Some(to), decimate: 4, sensed: false }, false).0;
     let (a, b) = (from.as_ns(), to.as_ns());
     assert!(full.frames.t.iter().all(|&t| t >= a && t <= b));
-    assert!([&full.drops.t, &full.delivered.t, &full.queues.t, &full.routes.t].iter().all(|v| v.iter().all(|&t| t >= a && t <= b)));
+    assert!([&full.drops.t, &full.delivered.t, &full.queues.t, &full.routes.t]
+        .iter()
+        .all(|v| v.iter().all(|&t| t >= a && t <= b)));
     assert_eq!(full.window_ns, [a, b]);
     // Decimated: flow data frames of uids divisible by 4 only, no
     // RTS/CTS/ACK, control frames all kept, no "below threshold" receivers.
@@ -193,7 +198,8 @@ fn window_decimation_and_sensed_options() {
     assert!(!dec.rx.out.contains(&3) && full.rx.out.contains(&3));
     let ctl = |r: &Recording| r.frames.ctl.iter().filter(|&&c| c >= 0).count();
     assert_eq!(ctl(&full), ctl(&dec));
-    let kept = (0..full.frames.len()).filter(|&i| full.frames.kind[i] == 3 && (full.frames.flow[i] < 0 || full.frames.uid[i] % 4 == 0));
+    let kept = (0..full.frames.len())
+        .filter(|&i| full.frames.kind[i] == 3 && (full.frames.flow[i] < 0 || full.frames.uid[i] % 4 == 0));
     assert_eq!(kept.count(), dec.frames.len());
     // Deliveries (the chart) and the baseline are not decimated.
     assert_eq!(full.delivered, dec.delivered);
@@ -215,5 +221,26 @@ fn trajectories_are_the_simulators_legs() {
         for (l, m) in legs.iter().zip(tr.legs()) {
             assert_eq!((l.0, l.1, l.2, l.3, l.4), (m.start.as_ns(), m.from.x, m.from.y, m.vx, m.vy));
         }
+    }
+}
+
+#[test]
+fn scenario_viz_keys() {
+    let with = |extra: &str| Scenario::from_str(&format!("{SCENARIO}\n[output]\n{extra}\n"), "viz.toml");
+    let s = with("viz = true\nviz_window = [\"5s\", \"7.5s\"]\nviz_decimate = 3\nviz_sensed = false").unwrap();
+    assert!(s.viz);
+    let o = s.viz_options;
+    assert_eq!((o.from, o.to, o.decimate, o.sensed), (Time::from_secs(5), Some(Time::from_ms(7500)), 3, false));
+    // Options without `viz = true` are kept for `--viz`.
+    let s = with("viz_window = [\"5s\", \"6s\"]").unwrap();
+    assert!(!s.viz && s.viz_options.from == Time::from_secs(5));
+    for (bad, says) in [
+        ("viz_window = [\"5s\"]", "[from, to]"),
+        ("viz_window = [\"6s\", \"5s\"]", "must end after it starts"),
+        ("viz_decimate = 0", "at least 1"),
+        ("viz = \"yes\"", "output.viz"),
+    ] {
+        let e = with(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
     }
 }

@@ -231,7 +231,8 @@ fn viewer_in_headless_chromium() {
     let mut img = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut img).unwrap();
     let ch = info.color_type.samples();
-    let px: Vec<f64> = img[..info.buffer_size()].chunks(ch).map(|p| (p[0] as f64 + p[1] as f64 + p[2] as f64) / 3.0).collect();
+    let px: Vec<f64> =
+        img[..info.buffer_size()].chunks(ch).map(|p| (p[0] as f64 + p[1] as f64 + p[2] as f64) / 3.0).collect();
     let mean = px.iter().sum::<f64>() / px.len() as f64;
     let var = px.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / px.len() as f64;
     let colours: BTreeSet<&[u8]> = img[..info.buffer_size()].chunks(ch).collect();

@@ -345,7 +345,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         None => None,
     };
     let trace = trace_options(&f.output)?;
-    let (viz, viz_options) = viz_options(&f.output, cfg.duration)?;
+    let (viz, viz_options) = viz_options(&f.output)?;
 
     Ok(Plan {
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
@@ -415,8 +415,9 @@ fn gateway(
 
 /// `[output] viz`, `viz_window`, `viz_decimate`, `viz_sensed`: whether the
 /// run writes the browser viewer, and its recording options (used also
-/// when `manetlab run --viz` turns it on).
-fn viz_options(o: &super::file::OutputSection, duration: Time) -> Result<(bool, VizOptions), Diag> {
+/// when `manetlab run --viz` turns it on). A window past the end of the
+/// run records nothing (the duration may be overridden later).
+fn viz_options(o: &super::file::OutputSection) -> Result<(bool, VizOptions), Diag> {
     let on = o.viz.as_ref().is_some_and(|v| *v.get_ref());
     let mut opts = VizOptions::default();
     if let Some(w) = &o.viz_window {
@@ -428,19 +429,16 @@ fn viz_options(o: &super::file::OutputSection, duration: Time) -> Result<(bool, 
         if to <= from {
             return Err(err(ErrorKind::Inconsistent, w, "'output.viz_window' must end after it starts"));
         }
-        if from >= duration {
-            return Err(err(
-                ErrorKind::OutOfRange,
-                &v[0],
-                format!("'output.viz_window' starts at or after the end of the run ({} s)", duration.as_secs_f64()),
-            ));
-        }
         opts.from = from;
         opts.to = Some(to);
     }
     if let Some(d) = &o.viz_decimate {
         if *d.get_ref() == 0 {
-            return Err(err(ErrorKind::OutOfRange, d, "'output.viz_decimate' must be at least 1 (1 keeps every frame)"));
+            return Err(err(
+                ErrorKind::OutOfRange,
+                d,
+                "'output.viz_decimate' must be at least 1 (1 keeps every frame)",
+            ));
         }
         opts.decimate = *d.get_ref();
     }

@@ -48,7 +48,8 @@ impl Observers {
         }
         let x = channel.get(tx);
         let power_w = power_w.unwrap_or_else(|| channel.power_between(x.sender, node, x.start));
-        let ev = ReceptionEvent { time: now, node, sender: x.sender, tx_start: x.start, frame: &x.frame, power_w, outcome };
+        let ev =
+            ReceptionEvent { time: now, node, sender: x.sender, tx_start: x.start, frame: &x.frame, power_w, outcome };
         self.0.iter_mut().for_each(|o| o.reception(&ev));
     }
 
@@ -104,7 +105,14 @@ impl Observers {
 
     /// A signal ended at `node` with `outcome`: the frame's fate there.
     #[inline]
-    pub(super) fn signal_end(&mut self, now: Time, node: NodeId, channel: &Channel, tx: crate::phy::TxId, outcome: RxOutcome) {
+    pub(super) fn signal_end(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        channel: &Channel,
+        tx: crate::phy::TxId,
+        outcome: RxOutcome,
+    ) {
         if self.0.is_empty() {
             return;
         }

@@ -23,7 +23,9 @@ mod record;
 
 pub use record::Recording;
 
-use super::observe::{Action, FrameDir, FrameEvent, Interest, Layer, PacketEvent, QueueEvent, Reception, ReceptionEvent};
+use super::observe::{
+    Action, FrameDir, FrameEvent, Interest, Layer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+};
 use super::trace::TraceSink;
 use super::DropReason;
 use crate::config::SimConfig;
@@ -156,7 +158,7 @@ impl VizRecorder {
     }
 
     fn keep_packet_frames(&self, pkt: &Packet) -> bool {
-        pkt.flow == FLOW_NONE || self.opts.decimate <= 1 || pkt.uid % self.opts.decimate as u64 == 0
+        pkt.flow == FLOW_NONE || self.opts.decimate <= 1 || pkt.uid.is_multiple_of(self.opts.decimate as u64)
     }
 }
 
@@ -202,17 +204,21 @@ impl TraceSink for VizRecorder {
                     self.data.drops.push(ev.time, ev.node, drop_index(why) as u64, ev.pkt.uid, f);
                 }
             }
-            Action::Send if ev.layer == Layer::Agent && flow != FLOW_NONE && inw => {
-                if self.flows.get(flow as usize).is_some_and(|&(s, _)| s == ev.node) {
-                    self.data.sent.push(ev.time, flow, ev.pkt.uid);
-                }
+            Action::Send
+                if ev.layer == Layer::Agent
+                    && inw
+                    && self.flows.get(flow as usize).is_some_and(|&(s, _)| s == ev.node) =>
+            {
+                self.data.sent.push(ev.time, flow, ev.pkt.uid);
             }
-            Action::Recv if ev.layer == Layer::Agent && flow != FLOW_NONE && inw => {
-                if self.flows.get(flow as usize).is_some_and(|&(_, d)| d == ev.node) {
-                    let bytes = ev.pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES);
-                    let delay = ev.time.saturating_sub(ev.pkt.created).as_ns();
-                    self.data.delivered.push(ev.time, flow, ev.pkt.uid, bytes as u64, delay);
-                }
+            Action::Recv
+                if ev.layer == Layer::Agent
+                    && inw
+                    && self.flows.get(flow as usize).is_some_and(|&(_, d)| d == ev.node) =>
+            {
+                let bytes = ev.pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES);
+                let delay = ev.time.saturating_sub(ev.pkt.created).as_ns();
+                self.data.delivered.push(ev.time, flow, ev.pkt.uid, bytes as u64, delay);
             }
             _ => {}
         }
