@@ -64,8 +64,9 @@ fn published() -> Published {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Outcome {
     throughput_kbps: f64,
-    delay_ms: f64,
-    jitter_ms: f64,
+    /// `None` when the run delivered nothing (jitter: fewer than two).
+    delay_ms: Option<f64>,
+    jitter_ms: Option<f64>,
     delivered: u64,
     /// Background CBR delivery ratio (all flows together).
     background_delivery: f64,
@@ -137,8 +138,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         let (sent, got) = bg.iter().fold((0u64, 0u64), |a, f| (a.0 + f.sent_packets, a.1 + f.received_packets));
         Ok(Outcome {
             throughput_kbps: f.goodput_bps / 1e3,
-            delay_ms: f.delay_mean_s * 1e3,
-            jitter_ms: f.jitter_s * 1e3,
+            delay_ms: f.delay_mean_s.map(|d| d * 1e3),
+            jitter_ms: f.jitter_s.map(|j| j * 1e3),
             delivered: f.received_packets,
             background_delivery: if sent > 0 { got as f64 / sent as f64 } else { 0.0 },
         })
@@ -149,14 +150,14 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         &outcomes[i..i + seeds]
     };
     let metric = |o: &Outcome, m: &str| match m {
-        "throughput" => o.throughput_kbps,
+        "throughput" => Some(o.throughput_kbps),
         "jitter" => o.jitter_ms,
         _ => o.delay_ms,
     };
     let agg = |t: usize, p: usize, v: usize, m: &str| {
         // Jitter and delay average over runs that delivered something.
         let runs = at(t, p, v).iter().filter(|o| m == "throughput" || o.delivered > 1);
-        sweep::Aggregate::of(runs.map(|o| metric(o, m)))
+        sweep::Aggregate::of(runs.filter_map(|o| metric(o, m)))
     };
 
     let mut md = String::new();
