@@ -208,6 +208,24 @@ impl TraceSink for LinkViewSink {
             n.queue(ev);
         }
     }
+    fn interest(&self) -> super::observe::Interest {
+        self.next.as_ref().map(|n| n.interest()).unwrap_or_default()
+    }
+    fn reception(&mut self, ev: &super::observe::ReceptionEvent) {
+        if let Some(n) = self.next.as_mut() {
+            n.reception(ev);
+        }
+    }
+    fn routes(&mut self, time: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
+        if let Some(n) = self.next.as_mut() {
+            n.routes(time, node, table);
+        }
+    }
+    fn link_failure(&mut self, time: Time, node: NodeId, next_hop: NodeId) {
+        if let Some(n) = self.next.as_mut() {
+            n.link_failure(time, node, next_hop);
+        }
+    }
     fn finish(&mut self) -> std::io::Result<()> {
         match self.next.as_mut() {
             Some(n) => n.finish(),

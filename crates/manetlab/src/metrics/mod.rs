@@ -12,6 +12,7 @@ pub mod trace;
 pub mod trace_ns2;
 pub mod trace_payload;
 pub mod trace_pcap;
+pub mod viz;
 pub mod voip;
 
 pub use crate::sim::{drop, fate};

@@ -16,7 +16,9 @@ pub use super::trace_pcap::{PcapMode, PcapSink};
 
 /// The observer under its first name (trace sinks were the first observers).
 pub use super::observe::Observer as TraceSink;
-pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
+pub use super::observe::{
+    Action, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+};
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]
@@ -65,6 +67,18 @@ impl TraceSink for Tee {
     }
     fn frame(&mut self, ev: &FrameEvent) {
         self.0.iter_mut().for_each(|s| s.frame(ev));
+    }
+    fn interest(&self) -> Interest {
+        self.0.iter().fold(Interest::default(), |a, s| a.or(s.interest()))
+    }
+    fn reception(&mut self, ev: &ReceptionEvent) {
+        self.0.iter_mut().for_each(|s| s.reception(ev));
+    }
+    fn routes(&mut self, time: crate::sim::Time, node: crate::net::NodeId, table: &[crate::net::routing::RouteEntry]) {
+        self.0.iter_mut().for_each(|s| s.routes(time, node, table));
+    }
+    fn link_failure(&mut self, time: crate::sim::Time, node: crate::net::NodeId, next_hop: crate::net::NodeId) {
+        self.0.iter_mut().for_each(|s| s.link_failure(time, node, next_hop));
     }
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.finish())

@@ -9,6 +9,7 @@ use super::source::section_at;
 use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
+use crate::metrics::viz::VizOptions;
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
@@ -57,6 +58,8 @@ pub(crate) struct Plan {
     pub replications: u32,
     pub output_dir: Option<String>,
     pub trace: TraceOptions,
+    pub viz: bool,
+    pub viz_options: VizOptions,
     /// The run with `nodes` empty and `seed` unset.
     pub base: SimConfig,
     pub topology: Topology,
@@ -352,6 +355,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         None => None,
     };
     let trace = trace_options(&f.output)?;
+    let (viz, viz_options) = viz_options(&f.output)?;
 
     Ok(Plan {
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
@@ -359,6 +363,8 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         replications,
         output_dir,
         trace,
+        viz,
+        viz_options,
         base: cfg,
         mobility: mobility(f, &topology, base_dir)?,
         topology,
@@ -415,6 +421,41 @@ fn gateway(
         ack_pacing: rate(&g.ack_pacing, "ack_pacing")?,
         pacing_queue: positive(&g.pacing_queue, "pacing_queue", "packet")?.unwrap_or(50) as usize,
     })
+}
+
+/// `[output] viz`, `viz_window`, `viz_decimate`, `viz_sensed`: whether the
+/// run writes the browser viewer, and its recording options (used also
+/// when `manetlab run --viz` turns it on). A window past the end of the
+/// run records nothing (the duration may be overridden later).
+fn viz_options(o: &super::file::OutputSection) -> Result<(bool, VizOptions), Diag> {
+    let on = o.viz.as_ref().is_some_and(|v| *v.get_ref());
+    let mut opts = VizOptions::default();
+    if let Some(w) = &o.viz_window {
+        let v = w.get_ref();
+        if v.len() != 2 {
+            return Err(err(ErrorKind::BadValue, w, "'output.viz_window' is [from, to], e.g. [\"100s\", \"110s\"]"));
+        }
+        let (from, to) = (v[0].get_ref().0, v[1].get_ref().0);
+        if to <= from {
+            return Err(err(ErrorKind::Inconsistent, w, "'output.viz_window' must end after it starts"));
+        }
+        opts.from = from;
+        opts.to = Some(to);
+    }
+    if let Some(d) = &o.viz_decimate {
+        if *d.get_ref() == 0 {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                d,
+                "'output.viz_decimate' must be at least 1 (1 keeps every frame)",
+            ));
+        }
+        opts.decimate = *d.get_ref();
+    }
+    if let Some(s) = &o.viz_sensed {
+        opts.sensed = *s.get_ref();
+    }
+    Ok((on, opts))
 }
 
 /// `[output] trace` and `pcap`.

@@ -283,6 +283,14 @@ pub(crate) struct OutputSection {
     pub trace: Option<Spanned<Vec<Spanned<String>>>>,
     /// pcap layout: "merged" or "per-node".
     pub pcap: Option<Spanned<String>>,
+    /// Write the browser viewer `viz.html` (and `viz.json`).
+    pub viz: Option<Spanned<bool>>,
+    /// The viewer's recording window `[from, to]`.
+    pub viz_window: Option<Spanned<Vec<Spanned<Duration>>>>,
+    /// Keep the frames of every N-th flow packet.
+    pub viz_decimate: Option<Spanned<u32>>,
+    /// Record receivers that only sensed a frame.
+    pub viz_sensed: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -48,6 +48,7 @@ impl Simulation {
                 ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
                 ArpAction::LinkFailure(p) => {
                     self.nodes[node as usize].net.link_failures += 1;
+                    self.obs.link_failure(now, node, p.next_hop);
                     self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
                 }
                 // ns-2.35 arpresolve: a packet with a transmit-failure

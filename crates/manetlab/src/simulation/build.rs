@@ -216,6 +216,7 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             obs: Observers::default(),
+            route_buf: Vec::new(),
             radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
             radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),
             reclaimed: Vec::new(),

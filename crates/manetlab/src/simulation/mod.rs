@@ -25,6 +25,7 @@ pub use build::BuildError;
 
 use crate::config::{NodeAction, SimConfig};
 use crate::mac::dcf::{MacAction, MacTimer};
+use crate::metrics::observe::Reception;
 use crate::metrics::trace::Observer;
 use crate::metrics::{Metrics, Report};
 use crate::net::arp::ArpAction;
@@ -130,6 +131,8 @@ pub struct Simulation {
     arp_out: Vec<ArpAction>,
     /// Everything watching the run (traces, link view, recorders).
     obs: Observers,
+    /// Reused buffer for routing tables handed to observers.
+    route_buf: Vec<routing::RouteEntry>,
     /// Per node: radio switched off by a node event.
     radio_off: Vec<bool>,
     radios_off: usize,
@@ -239,6 +242,7 @@ impl Simulation {
                 }
                 if o.captured_out {
                     n.mac.on_captured_out(now, end, &mut self.mac_out);
+                    self.obs.reception(now, node, &self.channel, tx, Some(power), Reception::Captured);
                 }
                 node
             }
@@ -254,7 +258,7 @@ impl Simulation {
                     RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
                 }
-                self.obs.signal_end(now, node, &self.channel, outcome);
+                self.obs.signal_end(now, node, &self.channel, tx, outcome);
                 self.channel.signal_ended(tx);
                 node
             }
@@ -308,6 +312,11 @@ impl Simulation {
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
         f(n.routing.as_mut(), &mut ctx);
+        if self.obs.interest().routes {
+            self.route_buf.clear();
+            n.routing.route_table(now, &mut self.route_buf);
+            self.obs.routes(now, node, &self.route_buf);
+        }
         for i in self.queued[1]..self.net_out.len() {
             self.work.push_back(Work::Net(node, i as u32));
         }

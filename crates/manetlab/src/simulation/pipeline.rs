@@ -69,6 +69,7 @@ impl Simulation {
                     // packet's fate is what routing then does with it.
                     self.trace(node, Layer::Mac, Action::Drop(DropReason::Ret), &pkt, None);
                 }
+                self.obs.link_failure(now, node, pkt.next_hop);
                 self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
             }
             MacAction::Ready => self.feed_mac(node),

@@ -219,6 +219,20 @@ impl RoutingStats {
     }
 }
 
+/// One routing-table entry as the browser viewer shows it (`metrics/viz`):
+/// generic over protocols (AODV's table, DSR's route cache, static routes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RouteEntry {
+    pub dst: NodeId,
+    pub next_hop: NodeId,
+    /// Hop count, where the protocol keeps one (static tables do not).
+    pub hops: Option<u32>,
+    /// Usable now (AODV: valid and not expired; DSR: cached).
+    pub valid: bool,
+    /// Destination sequence number, where the protocol has one.
+    pub seq: Option<u32>,
+}
+
 pub trait Routing: Send {
     /// Short protocol name for reports ("static", "aodv", "dsr").
     fn name(&self) -> &'static str;
@@ -270,4 +284,8 @@ pub trait Routing: Send {
     fn stats(&self) -> RoutingStats {
         RoutingStats::default()
     }
+    /// Appends the routing table as it stands at `now`, one entry per
+    /// destination in destination order (for the browser viewer; called only
+    /// when a recorder asks). The default shows no table.
+    fn route_table(&self, _now: Time, _out: &mut Vec<RouteEntry>) {}
 }

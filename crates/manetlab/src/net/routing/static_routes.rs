@@ -29,6 +29,13 @@ impl Routing for StaticRouting {
     fn name(&self) -> &'static str {
         "static"
     }
+    fn route_table(&self, _now: crate::sim::Time, out: &mut Vec<super::RouteEntry>) {
+        for (dst, &h) in self.next_hop.iter().enumerate() {
+            if h != NO_ROUTE && h as usize != dst {
+                out.push(super::RouteEntry { dst: dst as NodeId, next_hop: h, hops: None, valid: true, seq: None });
+            }
+        }
+    }
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, _origin: Origin) {
         if pkt.dst == BROADCAST {
             pkt.next_hop = BROADCAST;

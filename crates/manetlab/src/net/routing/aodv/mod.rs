@@ -468,6 +468,16 @@ impl Routing for Aodv {
         "aodv"
     }
 
+    fn route_table(&self, now: Time, out: &mut Vec<super::RouteEntry>) {
+        out.extend(self.table.iter().map(|r| super::RouteEntry {
+            dst: r.dst,
+            next_hop: r.next_hop,
+            hops: Some(r.hops as u32),
+            valid: r.is_active(now),
+            seq: r.valid_seq.then_some(r.seq),
+        }));
+    }
+
     fn start(&mut self, ctx: &mut RouteCtx) {
         if self.cfg.link_detection.uses_hello() {
             // Each node's HELLOs keep a random phase in the interval.

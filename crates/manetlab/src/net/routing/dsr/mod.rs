@@ -447,6 +447,10 @@ impl Routing for Dsr {
         "dsr"
     }
 
+    fn route_table(&self, now: Time, out: &mut Vec<super::RouteEntry>) {
+        self.cache.routes(now, out);
+    }
+
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
         match origin {
             Origin::Local => {
