@@ -12,7 +12,9 @@
 //! - [`mobility`]: node movement;
 //! - [`metrics`]: counters, per-flow statistics, drop accounting;
 //! - [`scenario`]: scenario files, validation, building a run;
-//! - [`study`]: paper reproductions.
+//! - [`study`]: the experiment kit (sweeps, statistics, figures, the study
+//!   trait and report builder); the paper reproductions are in the
+//!   `manetlab-studies` crate.
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
 

@@ -32,18 +32,18 @@
 //! (7,4), FQ-src and FQ-dst; full: (7,4), (21,12), FQ-src, FQ-dst, both
 //! cases. The server's DATA frames are counted by payload (ACK share).
 
-use super::sweep::{self, Aggregate, Job};
-use super::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
-use crate::config::{FlowConfig, SimConfig, Traffic};
-use crate::mac::{FrameKind, MacKind};
-use crate::metrics::trace::{Action, Layer, PacketEvent, TraceSink};
-use crate::metrics::Report;
-use crate::net::routing::aodv::{AodvConfig, LinkDetection};
-use crate::net::routing::RoutingConfig;
-use crate::net::Body;
-use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
-use crate::sim::Time;
-use crate::transport::tcp::{DataSource, TcpConfig, TcpVariant};
+use manetlab::study::sweep::{self, Aggregate, Job};
+use manetlab::study::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use manetlab::config::{FlowConfig, SimConfig, Traffic};
+use manetlab::mac::{FrameKind, MacKind};
+use manetlab::metrics::trace::{Action, Layer, PacketEvent, TraceSink};
+use manetlab::metrics::Report;
+use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
+use manetlab::net::routing::RoutingConfig;
+use manetlab::net::Body;
+use manetlab::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
+use manetlab::sim::Time;
+use manetlab::transport::tcp::{DataSource, TcpConfig, TcpVariant};
 use serde::{Deserialize, Serialize};
 
 pub const SIDE: usize = 13;
@@ -362,9 +362,9 @@ impl Outcome {
         }
     }
     /// Runs `cfg` (a 13 x 13 grid, server 84) counting the server's frames.
-    pub fn measure(cfg: &SimConfig) -> Result<Outcome, crate::BuildError> {
+    pub fn measure(cfg: &SimConfig) -> Result<Outcome, manetlab::BuildError> {
         let counts = std::sync::Arc::new(std::sync::Mutex::new([0u64; 3]));
-        let mut sim = crate::Simulation::new(cfg.clone())?;
+        let mut sim = manetlab::Simulation::new(cfg.clone())?;
         sim.set_tracer(Box::new(ServerFrames { server: SERVER, from: cfg.warmup, counts: counts.clone() }));
         let mut o = Outcome::of(&sim.run());
         o.server_frames = *counts.lock().unwrap();
@@ -388,7 +388,7 @@ struct Published {
 }
 
 fn published() -> Published {
-    toml::from_str(include_str!("../../data/published/gupta.toml")).expect("data/published/gupta.toml is valid")
+    toml::from_str(include_str!("../data/published/gupta.toml")).expect("data/published/gupta.toml is valid")
 }
 
 /// The schemes, cases, seeds and duration a run of the study uses.
@@ -870,7 +870,7 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::routing::static_routes::build_tables;
+    use manetlab::net::routing::static_routes::build_tables;
 
     /// Follows the static tables from `src` to `dst`.
     fn path(t: &[Vec<u32>], src: u32, dst: u32) -> Vec<u32> {
@@ -949,7 +949,7 @@ mod measure_tests {
     #[test]
     fn measuring_does_not_perturb() {
         let cfg = config_with(Scheme::Fq(ClassKey::Src), Case::Encircle, true, 1, Time::from_secs(16), Routes::Pinned);
-        let plain = Outcome::of(&crate::Simulation::new(cfg.clone()).unwrap().run());
+        let plain = Outcome::of(&manetlab::Simulation::new(cfg.clone()).unwrap().run());
         let m = Outcome::measure(&cfg).unwrap();
         assert_eq!(plain.client_bps, m.client_bps);
         assert_eq!(plain.udp_delivered, m.udp_delivered);

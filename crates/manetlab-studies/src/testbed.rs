@@ -26,18 +26,18 @@
 //! figure 7 dB, two-ray ground with 4 dB log-normal shadowing per frame:
 //! links near the range edge become intermittent).
 
-use super::sweep::{self, Aggregate, Job};
-use super::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
-use crate::config::{FlowConfig, Position, SimConfig, Traffic};
-use crate::metrics::linkview::{longest_gap, FlowView, LinkViewSink};
-use crate::metrics::Report;
-use crate::mobility::{MobilityConfig, Trajectory};
-use crate::net::routing::aodv::{AodvConfig, LinkDetection};
-use crate::net::routing::RoutingConfig;
-use crate::phy::{PhyMode, PhyStandard, Preamble, Propagation, Reception};
-use crate::sim::Time;
-use crate::transport::tcp::{DataSource, SeqEvent, TcpConfig, TcpVariant};
-use crate::Simulation;
+use manetlab::study::sweep::{self, Aggregate, Job};
+use manetlab::study::{write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use manetlab::config::{FlowConfig, Position, SimConfig, Traffic};
+use manetlab::metrics::linkview::{longest_gap, FlowView, LinkViewSink};
+use manetlab::metrics::Report;
+use manetlab::mobility::{MobilityConfig, Trajectory};
+use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
+use manetlab::net::routing::RoutingConfig;
+use manetlab::phy::{PhyMode, PhyStandard, Preamble, Propagation, Reception};
+use manetlab::sim::Time;
+use manetlab::transport::tcp::{DataSource, SeqEvent, TcpConfig, TcpVariant};
+use manetlab::Simulation;
 use serde::{Deserialize, Serialize};
 
 pub const UDP_BYTES: u32 = 1470;
@@ -333,7 +333,7 @@ fn std_dev(g: &[(f64, f64)]) -> f64 {
 }
 
 /// Runs one config with link views on both flows.
-pub fn run_one(cfg: &SimConfig, keep_series: bool) -> Result<RunOut, crate::simulation::BuildError> {
+pub fn run_one(cfg: &SimConfig, keep_series: bool) -> Result<RunOut, manetlab::simulation::BuildError> {
     let flows: Vec<u32> = (0..cfg.flows.len() as u32).collect();
     let (sink, views) = LinkViewSink::for_flows(cfg, &flows);
     let duration = cfg.duration;
@@ -435,7 +435,7 @@ struct Published {
 }
 
 fn published() -> Published {
-    toml::from_str(include_str!("../../data/published/testbed.toml")).expect("data/published/testbed.toml is valid")
+    toml::from_str(include_str!("../data/published/testbed.toml")).expect("data/published/testbed.toml is valid")
 }
 
 /// Aggregates of one (scenario, model) cell of table 1.

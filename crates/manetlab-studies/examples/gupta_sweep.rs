@@ -10,7 +10,7 @@
 use manetlab::net::routing::RoutingConfig;
 use manetlab::queue::{ClassKey, Knowledge};
 use manetlab::sim::Time;
-use manetlab::study::gupta::{self, Case, Outcome, Scheme};
+use manetlab_studies::gupta::{self, Case, Outcome, Scheme};
 use manetlab::{SimConfig, Simulation};
 use rayon::prelude::*;
 

@@ -16,13 +16,13 @@
 //! covers ~400 m), the standard error of the 50-pattern mean is ~5% of the
 //! mean, and the full study fits in 15 minutes on two cores.
 
-use super::{chain, sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
-use crate::config::{SimConfig, Traffic};
-use crate::metrics::path::{expected_throughput, Span};
-use crate::metrics::stats::Summary;
-use crate::scenario::Scenario;
-use crate::sim::Time;
-use crate::transport::tcp::SeqEvent;
+use manetlab::study::{chain, sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use manetlab::config::{SimConfig, Traffic};
+use manetlab::metrics::path::{expected_throughput, Span};
+use manetlab::metrics::stats::Summary;
+use manetlab::scenario::Scenario;
+use manetlab::sim::Time;
+use manetlab::transport::tcp::SeqEvent;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -50,7 +50,7 @@ struct Finding {
 }
 
 fn published() -> Published {
-    toml::from_str(include_str!("../../data/published/holland.toml")).expect("data/published/holland.toml is valid")
+    toml::from_str(include_str!("../data/published/holland.toml")).expect("data/published/holland.toml is valid")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,8 +278,8 @@ pub fn run(opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, Study
         }
     }
     let outcomes = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| {
-        let r = crate::Simulation::new(cfg.clone())?.run();
-        let tcp_flows: Vec<&crate::metrics::FlowReport> = r.flows.iter().filter(|f| f.kind == "tcp").collect();
+        let r = manetlab::Simulation::new(cfg.clone())?.run();
+        let tcp_flows: Vec<&manetlab::metrics::FlowReport> = r.flows.iter().filter(|f| f.kind == "tcp").collect();
         Ok(Outcome {
             goodput_bps: tcp_flows.iter().map(|f| f.goodput_bps).collect(),
             expected_bps: tcp_flows

@@ -5,7 +5,7 @@ use manetlab::metrics::trace::{Action, Layer, PacketEvent, TraceSink};
 use manetlab::net::{Body, Packet};
 use manetlab::queue::ClassKey;
 use manetlab::sim::Time;
-use manetlab::study::gupta::{self, Case, Scheme, SERVER};
+use manetlab_studies::gupta::{self, Case, Scheme, SERVER};
 use manetlab::Simulation;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};

@@ -20,15 +20,15 @@
 //! ACK pacing at the gateway (`net/gateway.rs`), found by searching W or R;
 //! (f) scalability with the number of TCP flows and the Internet delay.
 
-use super::{sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
-use crate::config::{FlowConfig, Position, SimConfig, Traffic};
-use crate::metrics::Report;
-use crate::net::gateway::GatewayConfig;
-use crate::net::wired::LinkConfig;
-use crate::phy::{PhyMode, PhyStandard, Preamble};
-use crate::queue::QueueKind;
-use crate::sim::Time;
-use crate::transport::tcp::{DataSource, TcpConfig, TcpVariant};
+use manetlab::study::{sweep, write_file, Check, Figure, Progress, Series, StudyError, StudyOptions, StudyOutput};
+use manetlab::config::{FlowConfig, Position, SimConfig, Traffic};
+use manetlab::metrics::Report;
+use manetlab::net::gateway::GatewayConfig;
+use manetlab::net::wired::LinkConfig;
+use manetlab::phy::{PhyMode, PhyStandard, Preamble};
+use manetlab::queue::QueueKind;
+use manetlab::sim::Time;
+use manetlab::transport::tcp::{DataSource, TcpConfig, TcpVariant};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -203,7 +203,7 @@ impl Setup {
                 name: format!("call{}", i + 1),
                 src: 0,
                 dst: client,
-                traffic: Traffic::Voip(crate::app::voip::VoipConfig::default()),
+                traffic: Traffic::Voip(manetlab::app::voip::VoipConfig::default()),
                 start: Time::ZERO,
                 stop: None,
             });
@@ -231,7 +231,7 @@ impl Setup {
                 }
             }
             Data::Bursty { burst } => {
-                let size = DATA_IP_BYTES - crate::net::IP_HEADER_BYTES - crate::net::packet::UDP_HEADER_BYTES;
+                let size = DATA_IP_BYTES - manetlab::net::IP_HEADER_BYTES - manetlab::net::packet::UDP_HEADER_BYTES;
                 let interval = Time::from_ns(DATA_IP_BYTES as u64 * 8 * 1_000_000_000 / DATA_BPS);
                 let traffic = if burst <= 1 {
                     Traffic::Cbr { size, interval, jitter: Time::ZERO }
@@ -368,7 +368,7 @@ impl Plan {
     /// Runs every job (in parallel, resumable).
     pub fn run(&mut self, opts: &StudyOptions, progress: Progress) -> Result<(), StudyError> {
         self.results = sweep::run(&self.jobs, &opts.sweep_options(progress), |cfg| {
-            Ok(RunSummary::of(&crate::Simulation::new(cfg.clone())?.run()))
+            Ok(RunSummary::of(&manetlab::Simulation::new(cfg.clone())?.run()))
         })?;
         Ok(())
     }
@@ -468,7 +468,7 @@ struct Published {
 }
 
 fn published() -> Published {
-    toml::from_str(include_str!("../../data/published/kim.toml")).expect("data/published/kim.toml is valid")
+    toml::from_str(include_str!("../data/published/kim.toml")).expect("data/published/kim.toml is valid")
 }
 
 /// The five variants of figure 4.
@@ -1263,7 +1263,7 @@ mod tests {
     #[test]
     fn a_run_without_data_or_calls_stores_and_loads_back() {
         let s = Setup::string(1, Data::None, Time::from_secs(5));
-        let r = RunSummary::of(&crate::Simulation::new(s.config(1)).unwrap().run());
+        let r = RunSummary::of(&manetlab::Simulation::new(s.config(1)).unwrap().run());
         assert_eq!((r.data_delay_ms, r.goodput_ratio), (None, None));
         assert!(r.voip_delay_ms.is_some_and(|d| d > 0.0) && r.mos.len() == 1, "{r:?}");
         let back: RunSummary = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
