@@ -8,9 +8,7 @@
 //! `zaini.rs`, the smallest) and one line in [`STUDIES`].
 
 pub mod chain;
-pub mod gupta;
 pub mod holland;
-pub mod kim;
 pub mod testbed;
 pub mod zaini;
 
@@ -21,10 +19,8 @@ use manetlab::study::{AnyStudy, StudyInfo};
 pub static STUDIES: &[&dyn AnyStudy] = &[
     &chain::Chain,
     &holland::Holland,
-    &gupta::Gupta,
     &zaini::Zaini,
     &testbed::Testbed,
-    &kim::Kim,
 ];
 
 /// What each study is (name, paper, one line).
