@@ -8,6 +8,7 @@
 //! `zaini.rs`, the smallest) and one line in [`STUDIES`].
 
 pub mod chain;
+pub mod gupta;
 pub mod holland;
 pub mod testbed;
 pub mod zaini;
@@ -19,6 +20,7 @@ use manetlab::study::{AnyStudy, StudyInfo};
 pub static STUDIES: &[&dyn AnyStudy] = &[
     &chain::Chain,
     &holland::Holland,
+    &gupta::Gupta,
     &zaini::Zaini,
     &testbed::Testbed,
 ];
