@@ -10,6 +10,7 @@
 pub mod chain;
 pub mod gupta;
 pub mod holland;
+pub mod kim;
 pub mod testbed;
 pub mod zaini;
 
@@ -23,6 +24,7 @@ pub static STUDIES: &[&dyn AnyStudy] = &[
     &gupta::Gupta,
     &zaini::Zaini,
     &testbed::Testbed,
+    &kim::Kim,
 ];
 
 /// What each study is (name, paper, one line).

@@ -100,6 +100,36 @@ pub fn checks_summary(checks: &[Check]) -> String {
     format!("{passed} of {} checks reproduce", checks.len())
 }
 
+/// A piece of a report recorded by an analysis (for studies whose analysis
+/// decides what is shown): played into a [`ReportDoc`] by
+/// [`ReportDoc::play`].
+#[derive(Clone, Debug)]
+pub enum Block {
+    Section(String),
+    Para(String),
+    Table(Table),
+    Figure(Figure),
+}
+
+/// A list of [`Block`]s, built like a [`ReportDoc`].
+#[derive(Clone, Debug, Default)]
+pub struct Blocks(pub Vec<Block>);
+
+impl Blocks {
+    pub fn section(&mut self, text: impl Display) {
+        self.0.push(Block::Section(text.to_string()));
+    }
+    pub fn para(&mut self, text: impl Display) {
+        self.0.push(Block::Para(text.to_string()));
+    }
+    pub fn table(&mut self, t: Table) {
+        self.0.push(Block::Table(t));
+    }
+    pub fn figure(&mut self, f: Figure) {
+        self.0.push(Block::Figure(f));
+    }
+}
+
 /// A report being written: Markdown plus the files beside it.
 pub struct ReportDoc {
     md: String,
@@ -182,6 +212,19 @@ impl ReportDoc {
         let md = f.write_with(&self.dir, &mut self.files, &self.style)?;
         self.md += &md;
         self.md.push('\n');
+        Ok(self)
+    }
+
+    /// Writes recorded blocks, in order.
+    pub fn play(&mut self, blocks: &Blocks) -> std::io::Result<&mut ReportDoc> {
+        for b in &blocks.0 {
+            match b {
+                Block::Section(t) => self.section(t),
+                Block::Para(t) => self.para(t),
+                Block::Table(t) => self.table(t),
+                Block::Figure(f) => self.figure(f)?,
+            };
+        }
         Ok(self)
     }
 
