@@ -297,7 +297,7 @@ pub fn write_tcp_traces(
 /// `$MANETLAB_CACHE` (default `out/cache`).
 pub fn add_expected_throughput(scenario: &manetlab::scenario::Scenario, reports: &mut [Report], quiet: bool) {
     use manetlab::config::Traffic;
-    use manetlab::study::chain;
+    use manetlab::study::chain_table as chain;
     let cfg = scenario.config(scenario.seed());
     let cache = std::env::var_os("MANETLAB_CACHE").map(std::path::PathBuf::from).unwrap_or_else(|| "out/cache".into());
     for (i, f) in cfg.flows.iter().enumerate() {
