@@ -314,7 +314,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
-    output::add_expected_throughput(scenario, &mut reports, args.quiet);
+    manetlab::exec::add_expected_throughput(scenario, &mut reports, args.quiet);
 
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_summary(&dir, &scenario.name, &seeds, &reports)?;

@@ -1,50 +1,16 @@
 //! Result files and the terminal table.
 
 use anyhow::{Context, Result};
-use manetlab::metrics::stats::{mean_ci95, Summary};
+use manetlab::metrics::stats::mean_ci95;
 use manetlab::Report;
-use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Per-flow aggregate over replications of the main metrics.
-fn aggregate(reports: &[Report]) -> Vec<serde_json::Value> {
-    let Some(first) = reports.first() else { return Vec::new() };
-    first
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let col = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| -> Summary {
-                reports.iter().map(|r| g(&r.flows[i])).collect()
-            };
-            json!({
-                "flow": f.name,
-                "src": f.src,
-                "dst": f.dst,
-                "goodput_bps": col(&|x| x.goodput_bps).values(),
-                "delivery_ratio": col(&|x| x.delivery_ratio).values(),
-                "delay_mean_s": col(&|x| x.delay_mean_s).values(),
-                "delay_p95_s": col(&|x| x.delay_p95_s).values(),
-                "jitter_s": col(&|x| x.jitter_s).values(),
-            })
-        })
-        .collect()
-}
-
+/// Writes `summary.json` (built by the library, so the Python package
+/// writes the same bytes).
 pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> Result<()> {
-    let v = json!({
-        "scenario": name,
-        "seeds": seeds,
-        "replications": reports,
-        "aggregate": aggregate(reports),
-    });
-    let path = dir.join("summary.json");
-    let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    manetlab::exec::summary::write_summary(dir, name, seeds, reports)
+        .with_context(|| format!("writing {}", dir.join("summary.json").display()))
 }
 
 const CSV_COLUMNS: [&str; 18] = [
@@ -290,35 +256,6 @@ pub fn write_tcp_traces(
         }
     }
     Ok(files)
-}
-
-/// Fills `expected_bps` of every TCP flow that has a path profile (mobile
-/// runs) from the chain table for the scenario's settings, cached under
-/// `$MANETLAB_CACHE` (default `out/cache`).
-pub fn add_expected_throughput(scenario: &manetlab::scenario::Scenario, reports: &mut [Report], quiet: bool) {
-    use manetlab::config::Traffic;
-    use manetlab::study::chain_table as chain;
-    let cfg = scenario.config(scenario.seed());
-    let cache = std::env::var_os("MANETLAB_CACHE").map(std::path::PathBuf::from).unwrap_or_else(|| "out/cache".into());
-    for (i, f) in cfg.flows.iter().enumerate() {
-        let Traffic::Tcp { tcp, .. } = &f.traffic else { continue };
-        if reports.iter().all(|r| r.flows[i].path_profile.is_none()) {
-            continue;
-        }
-        if !quiet {
-            eprintln!(
-                "expected throughput: chain table for these radio/MAC/TCP settings (cached in {})",
-                cache.display()
-            );
-        }
-        let table = chain::table(&cfg, tcp, &cache, 3, manetlab::sim::Time::from_secs(100));
-        let from = cfg.warmup.as_secs_f64().max(f.start.as_secs_f64());
-        for r in reports.iter_mut() {
-            if let Some(p) = &r.flows[i].path_profile {
-                r.flows[i].expected_bps = Some(manetlab::metrics::path::expected_throughput(p, &table, from));
-            }
-        }
-    }
 }
 
 /// Writes `path-<flow>-spans.csv` (start_s,end_s,hops; empty = partitioned)

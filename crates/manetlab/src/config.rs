@@ -12,23 +12,8 @@ use crate::queue::QueueConfig;
 use crate::sim::Time;
 use crate::transport::tcp::{DataSource, TcpConfig};
 
-/// A point in metres. `z` is the ground height of the node (antenna height
-/// is added by the radio).
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct Position {
-    pub x: f64,
-    pub y: f64,
-    pub z: f64,
-}
+pub use crate::sim::Position;
 
-impl Position {
-    pub fn new(x: f64, y: f64) -> Self {
-        Position { x, y, z: 0.0 }
-    }
-    pub fn distance(&self, o: &Position) -> f64 {
-        ((self.x - o.x).powi(2) + (self.y - o.y).powi(2) + (self.z - o.z).powi(2)).sqrt()
-    }
-}
 
 /// What a flow's source sends.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,11 +15,35 @@
 //! - [`study`]: the experiment kit (sweeps, statistics, figures, the study
 //!   trait and report builder); the paper reproductions are in the
 //!   `manetlab-studies` crate.
+//! - [`exec`]: running scenarios and sweeps for front ends (CLI, Python).
 //!
 //! [`config::SimConfig`] describes one run; `Simulation` executes it.
 
+/// The layers of the house, bottom first. A module may name (`crate::...`)
+/// only modules of its own layer or below: nothing imports upward. The rule
+/// is checked by `tests/layers.rs` over every library source file (test
+/// modules aside); `docs/architecture.md` explains each layer.
+pub const LAYERS: &[&[&str]] = &[
+    &["sim"],                 // time, events, random streams, shared vocabulary
+    &["wire"],                // frame, packet and header formats
+    &["mobility"],            // node positions over time
+    &["phy"],                 // propagation, channel, radios
+    &["mac"],                 // 802.11 DCF/EDCA, TDMA
+    &["queue"],               // interface queues, backpressure
+    &["net"],                 // forwarding, routing, ARP, wires, gateway
+    &["app"],                 // traffic generators, call quality
+    &["transport"],           // UDP, TCP, TFRC, VoIP endpoints
+    &["config"],              // the typed description of one run
+    &["metrics"],             // reports, traces, statistics, analytic models
+    &["node", "simulation"],  // the kernel: event loop, pipeline, builder
+    &["scenario"],            // scenario files -> configs
+    &["study"],               // experiment kit (sweeps, figures, studies trait)
+    &["exec"],                // running scenarios and sweeps for front ends
+];
+
 pub mod app;
 pub mod config;
+pub mod exec;
 pub mod mac;
 pub mod metrics;
 pub mod mobility;
@@ -32,6 +56,7 @@ pub mod sim;
 pub mod simulation;
 pub mod study;
 pub mod transport;
+pub mod wire;
 pub use config::SimConfig;
 pub use metrics::Report;
 pub use simulation::{BuildError, Simulation};

@@ -2,6 +2,7 @@
 //! they are. A transport endpoint asks its source for each departure.
 
 pub mod cbr;
+pub mod quality;
 pub mod voip;
 
 pub use cbr::{BurstyCbr, Cbr};

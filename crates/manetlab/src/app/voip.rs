@@ -8,7 +8,7 @@
 //! the two directions and different calls are not synchronised.
 
 use super::TrafficSource;
-use crate::metrics::voip::VoiceQuality;
+use super::quality::VoiceQuality;
 use crate::sim::{RngStream, Time};
 
 /// RTP header bytes (RFC 3550, no CSRC, no extension).

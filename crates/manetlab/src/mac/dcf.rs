@@ -20,7 +20,7 @@
 use super::edca::{AccessCategory, EdcaParams};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
-use crate::net::{Packet, BROADCAST};
+use crate::wire::{Packet, BROADCAST};
 use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};
 

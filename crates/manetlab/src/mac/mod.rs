@@ -6,14 +6,14 @@
 
 pub mod dcf;
 pub mod edca;
-pub mod frame;
+pub use crate::wire::frame;
 pub mod tdma;
 
 pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use tdma::Tdma;
 
-use crate::net::Packet;
+use crate::wire::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
 

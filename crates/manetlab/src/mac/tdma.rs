@@ -17,7 +17,7 @@
 use super::dcf::{MacAction, MacStats, MacTimer};
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::MacConfig;
-use crate::net::{Packet, BROADCAST};
+use crate::wire::{Packet, BROADCAST};
 use crate::sim::Time;
 
 pub struct Tdma {

@@ -176,7 +176,8 @@ impl LinkViewSink {
         (sink, views)
     }
 
-    /// Also hands every event to `next` (e.g. a file trace).
+    /// Also hands every event to `next` (e.g. a file trace). Registering
+    /// both with `Simulation::add_observer` does the same.
     pub fn chain(mut self, next: Box<dyn TraceSink>) -> Self {
         self.next = Some(next);
         self
@@ -195,6 +196,16 @@ impl TraceSink for LinkViewSink {
     fn frame(&mut self, ev: &super::trace::FrameEvent) {
         if let Some(n) = self.next.as_mut() {
             n.frame(ev);
+        }
+    }
+    fn start(&mut self, cfg: &crate::config::SimConfig) {
+        if let Some(n) = self.next.as_mut() {
+            n.start(cfg);
+        }
+    }
+    fn queue(&mut self, ev: &super::observe::QueueEvent) {
+        if let Some(n) = self.next.as_mut() {
+            n.queue(ev);
         }
     }
     fn finish(&mut self) -> std::io::Result<()> {

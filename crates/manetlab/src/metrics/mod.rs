@@ -2,10 +2,9 @@
 //! the end-of-run report.
 
 pub mod analytic;
-pub mod drop;
-pub mod fate;
 pub mod flow;
 pub mod linkview;
+pub mod observe;
 pub mod path;
 pub mod report;
 pub mod stats;
@@ -14,8 +13,8 @@ pub mod trace_ns2;
 pub mod trace_pcap;
 pub mod voip;
 
-pub use drop::DropReason;
-pub use fate::{Fate, FateTable};
+pub use crate::sim::{drop, fate};
+pub use crate::sim::{DropReason, Fate, FateTable};
 pub use flow::FlowStats;
 pub use report::{Audit, FlowReport, NodeReport, Report};
 
@@ -53,5 +52,17 @@ impl Metrics {
                 f.duplicates += 1;
             }
         }
+    }
+}
+
+impl crate::transport::FlowRecorder for Metrics {
+    fn flow_sent(&mut self, flow: u32, now: Time, payload: u32) {
+        Metrics::flow_sent(self, flow, now, payload)
+    }
+    fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool) {
+        Metrics::flow_received(self, flow, now, created, payload, first)
+    }
+    fn fate(&mut self) -> &mut FateTable {
+        &mut self.fate
     }
 }

@@ -1,126 +1,22 @@
 //! Packet-fate tracing: every send, receive, forward and drop at every layer,
 //! and every frame on the air, handed to a [`TraceSink`].
 //!
-//! Tracing is off unless a sink is installed (`Simulation::set_tracer`); the
-//! hooks then cost one branch each. Sinks write formats: ns-2's wireless
-//! trace text ([`super::trace_ns2`]) and pcap with radiotap/802.11 headers
+//! A trace sink is an [`Observer`] (`metrics/observe.rs`); tracing is off
+//! unless one is registered (`Simulation::add_observer`). Sinks write
+//! formats: ns-2's wireless trace text ([`super::trace_ns2`]) and pcap with radiotap/802.11 headers
 //! ([`super::trace_pcap`]); [`open`] builds the sinks a [`TraceOptions`]
 //! asks for. The formats are described in `docs/tracing.md`.
 
-use super::DropReason;
 use crate::config::Position;
-use crate::mac::Frame;
-use crate::net::{NodeId, Packet};
-use crate::sim::Time;
 use std::io;
 use std::path::Path;
 
 pub use super::trace_ns2::{Ns2Format, Ns2Sink};
 pub use super::trace_pcap::{PcapMode, PcapSink};
 
-/// The layer an event happened at (ns-2's trace levels).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Layer {
-    /// Application / transport agent ("AGT").
-    Agent,
-    /// Routing / network layer ("RTR").
-    Router,
-    /// Interface queue ("IFQ").
-    Ifq,
-    /// MAC ("MAC").
-    Mac,
-}
-
-impl Layer {
-    pub fn ns2(self) -> &'static str {
-        match self {
-            Layer::Agent => "AGT",
-            Layer::Router => "RTR",
-            Layer::Ifq => "IFQ",
-            Layer::Mac => "MAC",
-        }
-    }
-    /// The layer at which a drop with this reason happens.
-    pub fn of_drop(why: DropReason) -> Layer {
-        match why {
-            DropReason::Ifq | DropReason::Arp | DropReason::Pace => Layer::Ifq,
-            DropReason::Ret | DropReason::Col | DropReason::Err | DropReason::Dup => Layer::Mac,
-            DropReason::End => Layer::Ifq,
-            DropReason::Bps => Layer::Agent,
-            _ => Layer::Router,
-        }
-    }
-}
-
-/// What happened to a packet.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// "s": sent by this layer (handed down).
-    Send,
-    /// "r": received by this layer (from below).
-    Recv,
-    /// "f": forwarded by the router.
-    Forward,
-    /// "D": dropped, with the reason.
-    Drop(DropReason),
-}
-
-impl Action {
-    pub fn ns2(self) -> &'static str {
-        match self {
-            Action::Send => "s",
-            Action::Recv => "r",
-            Action::Forward => "f",
-            Action::Drop(_) => "D",
-        }
-    }
-}
-
-/// One traced packet event.
-#[derive(Copy, Clone, Debug)]
-pub struct PacketEvent<'a> {
-    pub time: Time,
-    pub node: NodeId,
-    pub layer: Layer,
-    pub action: Action,
-    pub pkt: &'a Packet,
-    /// For MAC-level events: the frame carrying the packet.
-    pub frame: Option<&'a Frame>,
-}
-
-/// Direction of a frame event.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FrameDir {
-    /// The node put the frame on the air.
-    Tx,
-    /// The node decoded the frame.
-    Rx,
-    /// The node's receiver lost the frame (collision or error).
-    Lost(DropReason),
-}
-
-/// One traced frame (every kind: RTS, CTS, DATA, ACK).
-#[derive(Copy, Clone, Debug)]
-pub struct FrameEvent<'a> {
-    pub time: Time,
-    pub node: NodeId,
-    pub dir: FrameDir,
-    pub frame: &'a Frame,
-    /// Air time of the frame.
-    pub duration: Time,
-    /// Received power, watts (Rx and Lost; 0 for Tx).
-    pub power_w: f64,
-}
-
-/// A trace consumer. Sinks are owned by the simulation and must be `Send`.
-pub trait TraceSink: Send {
-    fn packet(&mut self, ev: &PacketEvent);
-    fn frame(&mut self, _ev: &FrameEvent) {}
-    /// Called once when the run ends (flush files).
-    fn finish(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
+/// The observer under its first name (trace sinks were the first observers).
+pub use super::observe::Observer as TraceSink;
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]
@@ -155,6 +51,12 @@ impl TraceSink for MemorySink {
 pub struct Tee(pub Vec<Box<dyn TraceSink>>);
 
 impl TraceSink for Tee {
+    fn start(&mut self, cfg: &crate::config::SimConfig) {
+        self.0.iter_mut().for_each(|s| s.start(cfg));
+    }
+    fn queue(&mut self, ev: &QueueEvent) {
+        self.0.iter_mut().for_each(|s| s.queue(ev));
+    }
     fn packet(&mut self, ev: &PacketEvent) {
         self.0.iter_mut().for_each(|s| s.packet(ev));
     }

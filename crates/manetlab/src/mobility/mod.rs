@@ -11,7 +11,7 @@
 pub mod ns2;
 pub mod waypoint;
 
-use crate::config::Position;
+use crate::sim::Position;
 use crate::sim::Time;
 
 /// One straight segment: from `from` at `start`, moving at `velocity`

@@ -13,7 +13,7 @@
 //! ignored.
 
 use super::Trajectory;
-use crate::config::Position;
+use crate::sim::Position;
 use crate::sim::Time;
 use std::fmt::Write;
 

@@ -13,7 +13,7 @@
 //! scale as 1/v. (Pauses scale too; the paper used pause 0.)
 
 use super::{Leg, Trajectory};
-use crate::config::Position;
+use crate::sim::Position;
 use crate::sim::{Purpose, RngStream, Time};
 
 #[derive(Clone, Debug, PartialEq)]

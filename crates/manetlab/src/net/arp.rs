@@ -18,13 +18,12 @@
 //!
 //! Resolved entries do not expire (addresses never change).
 
-use crate::metrics::DropReason;
+use crate::sim::DropReason;
 use crate::net::{NodeId, Packet};
 use crate::sim::Time;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-/// ARP message size (Ethernet/IPv4 ARP body).
-pub const ARP_BYTES: u32 = 28;
+pub use crate::wire::arp::ARP_BYTES;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum ArpConfig {
@@ -51,11 +50,7 @@ impl ArpConfig {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum ArpOp {
-    Request,
-    Reply,
-}
+pub use crate::wire::arp::ArpOp;
 
 /// What ARP asks the node to do.
 #[derive(Debug)]

@@ -1,9 +1,9 @@
 //! Network layer: the packet format, forwarding, and routing protocols.
 
 pub mod arp;
-pub mod elfn;
+pub use crate::wire::elfn;
 pub mod gateway;
-pub mod packet;
+pub use crate::wire::packet;
 pub mod routing;
 pub mod wired;
 

@@ -27,10 +27,10 @@
 //! only under shadowing.
 
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
-use crate::config::Position;
-use crate::mac::Frame;
+use crate::sim::Position;
+use crate::wire::Frame;
 use crate::mobility::Trajectory;
-use crate::net::NodeId;
+use crate::sim::NodeId;
 use crate::sim::Time;
 use crate::sim::{Purpose, RngStream};
 

@@ -105,7 +105,7 @@ impl PhyMode {
     /// preamble, so EIFS does not depend on the preamble setting.
     pub fn eifs(&self) -> Time {
         let lowest = PhyMode { preamble: Preamble::Long, ..*self };
-        self.sifs() + lowest.frame_time(crate::mac::frame::ACK_BYTES, self.lowest_rate()) + self.difs()
+        self.sifs() + lowest.frame_time(crate::wire::frame::ACK_BYTES, self.lowest_rate()) + self.difs()
     }
 }
 

@@ -32,7 +32,7 @@
 //! points where packets enter and leave a node and where frames are heard.
 
 use super::ClassKey;
-use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::wire::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use std::collections::HashMap;
 

@@ -10,7 +10,7 @@
 //! want of control traffic rather than of connectivity.
 
 use super::QueueDisc;
-use crate::net::Packet;
+use crate::wire::Packet;
 use std::collections::VecDeque;
 
 pub struct DropTail {

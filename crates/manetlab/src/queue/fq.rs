@@ -13,7 +13,7 @@
 //! afterwards, so the steady state allocates nothing.
 
 use super::{ClassKey, QueueDisc};
-use crate::net::{Body, Packet};
+use crate::wire::{Body, Packet};
 use std::collections::VecDeque;
 
 struct Class {

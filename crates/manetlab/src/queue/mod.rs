@@ -14,7 +14,7 @@ pub use droptail::DropTail;
 pub use fq::FairQueue;
 pub use priority::Priority;
 
-use crate::net::Packet;
+use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueueConfig {

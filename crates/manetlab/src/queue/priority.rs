@@ -9,8 +9,8 @@
 
 use super::QueueDisc;
 use crate::mac::edca::AccessCategory;
-use crate::net::packet::DSCP_EF;
-use crate::net::Packet;
+use crate::wire::packet::DSCP_EF;
+use crate::wire::Packet;
 use std::collections::VecDeque;
 
 pub struct Priority {

@@ -142,7 +142,9 @@ pub fn run_reports(jobs: &[Job], opts: &SweepOptions) -> Result<Vec<crate::Repor
     run(jobs, opts, |cfg| Ok(crate::Simulation::new(cfg.clone())?.run()))
 }
 
-fn load<T: DeserializeOwned>(dir: &Path, job: &Job) -> Option<T> {
+/// The stored result of `job` in `dir`, if there is one for this key and
+/// config (same fingerprint).
+pub fn load<T: DeserializeOwned>(dir: &Path, job: &Job) -> Option<T> {
     let path = dir.join(file_name(&job.key));
     let text = std::fs::read_to_string(&path).ok()?;
     match serde_json::from_str::<Stored<T>>(&text) {
@@ -160,7 +162,7 @@ fn load<T: DeserializeOwned>(dir: &Path, job: &Job) -> Option<T> {
 /// `null`, which does not read back as an `f64`), so a result holding one
 /// could never be resumed: say so at once rather than re-running it
 /// silently on every `--resume`. Store such values as `Option<f64>`.
-fn store<T: Serialize + DeserializeOwned>(dir: &Path, job: &Job, result: &T) -> Result<(), StudyError> {
+pub fn store<T: Serialize + DeserializeOwned>(dir: &Path, job: &Job, result: &T) -> Result<(), StudyError> {
     let s = Stored { key: job.key.clone(), fingerprint: fingerprint(&job.config), result };
     let text = serde_json::to_string(&s).map_err(|e| StudyError::Other(format!("{}: {e}", job.key)))?;
     if let Err(e) = serde_json::from_str::<Stored<T>>(&text) {

@@ -10,9 +10,8 @@ pub mod tfrc;
 pub mod udp;
 pub mod voip;
 
-use crate::metrics::Metrics;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet};
-use crate::sim::{RngStream, Time};
+use crate::sim::{FateTable, RngStream, Time};
 
 /// What an endpoint asks the node to do.
 #[derive(Copy, Clone, Debug)]
@@ -23,20 +22,33 @@ pub enum EndpointAction {
     Timer { at: Time, token: u64 },
 }
 
+/// Where endpoints record their flow's statistics and their packets' fates.
+/// Implemented by `metrics::Metrics` (the kernel passes it in), so the
+/// transport layer names no layer above it.
+pub trait FlowRecorder {
+    /// `payload` bytes of flow `flow` were handed to the network at `now`.
+    fn flow_sent(&mut self, flow: u32, now: Time, payload: u32);
+    /// A packet of flow `flow` created at `created` reached its application;
+    /// `first` is false for a duplicate.
+    fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool);
+    /// The run's packet uids and fates (the audit).
+    fn fate(&mut self) -> &mut FateTable;
+}
+
 /// What an endpoint may use while handling one event.
 pub struct EndpointCtx<'a> {
     pub now: Time,
     pub node: NodeId,
     pub rng: &'a mut RngStream,
     pub out: &'a mut Vec<EndpointAction>,
-    pub metrics: &'a mut Metrics,
+    pub metrics: &'a mut dyn FlowRecorder,
 }
 
 impl EndpointCtx<'_> {
     /// A new packet with a fresh uid; `l4_bytes` is the transport header and
     /// payload (the IP header is added here).
     pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, flow: u32, body: Body) -> Packet {
-        let uid = self.metrics.fate.create(self.now);
+        let uid = self.metrics.fate().create(self.now);
         Packet::new(uid, self.node, dst, l4_bytes, flow, body, self.now)
     }
     pub fn send(&mut self, pkt: Packet) {
@@ -75,7 +87,7 @@ pub trait Endpoint: Send {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.
-    fn voip_record(&self) -> Option<&crate::metrics::voip::VoipRecord> {
+    fn voip_record(&self) -> Option<&crate::app::quality::VoipRecord> {
         None
     }
 }

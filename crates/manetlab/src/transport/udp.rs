@@ -65,7 +65,7 @@ impl Endpoint for UdpSink {
     fn on_timer(&mut self, _ctx: &mut EndpointCtx, _token: u64) {}
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let payload = pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES);
-        let first = ctx.metrics.fate.delivered(pkt.uid);
+        let first = ctx.metrics.fate().delivered(pkt.uid);
         ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, payload, first);
     }
 }

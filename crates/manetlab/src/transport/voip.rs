@@ -11,7 +11,7 @@
 use super::{Endpoint, EndpointCtx};
 use crate::app::voip::{VoipConfig, VoipSource};
 use crate::app::TrafficSource;
-use crate::metrics::voip::VoipRecord;
+use crate::app::quality::VoipRecord;
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 use crate::sim::Time;
@@ -79,7 +79,7 @@ impl Endpoint for VoipEndpoint {
     }
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let payload = pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES);
-        let first = ctx.metrics.fate.delivered(pkt.uid);
+        let first = ctx.metrics.fate().delivered(pkt.uid);
         ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, payload, first);
         if first && self.counted(pkt.created) {
             self.record.delays.push((ctx.now - pkt.created).as_ns());

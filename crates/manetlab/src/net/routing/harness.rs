@@ -2,7 +2,7 @@
 //! directly, its timers fired in time order, its other actions collected.
 
 use super::{NetAction, RouteCtx, Routing};
-use crate::metrics::FateTable;
+use crate::sim::FateTable;
 use crate::net::NodeId;
 use crate::sim::{Purpose, RngStream, Time};
 

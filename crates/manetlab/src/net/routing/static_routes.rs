@@ -1,8 +1,8 @@
 //! Static routing: a next-hop table per node, fixed for the whole run.
 
 use super::{Origin, RouteCtx, Routing};
-use crate::config::Position;
-use crate::metrics::DropReason;
+use crate::sim::Position;
+use crate::sim::DropReason;
 use crate::net::{NodeId, Packet, BROADCAST};
 use std::collections::VecDeque;
 

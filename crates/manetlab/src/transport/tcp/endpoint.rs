@@ -121,7 +121,7 @@ impl Endpoint for TcpSource {
         self.pump(ctx);
     }
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
-        ctx.metrics.fate.delivered(pkt.uid);
+        ctx.metrics.fate().delivered(pkt.uid);
         if let Body::Tcp(seg) = pkt.body {
             self.tx.on_segment(ctx.now, &seg);
             self.pump(ctx);
@@ -258,7 +258,7 @@ impl Endpoint for TcpSink {
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let Body::Tcp(seg) = pkt.body else { return };
         self.peer = Some((pkt.src, seg.sport));
-        ctx.metrics.fate.delivered(pkt.uid);
+        ctx.metrics.fate().delivered(pkt.uid);
         let before = self.rx.rcv_nxt();
         let out = self.rx.on_segment(ctx.now, &seg);
         if seg.flags & TcpSeg::SYN == 0 && seg.len > 0 {

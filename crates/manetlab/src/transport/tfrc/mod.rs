@@ -15,6 +15,7 @@ pub mod loss;
 pub mod receiver;
 pub mod sender;
 
+pub use crate::wire::tfrc::{TfrcKind, TfrcMsg};
 pub use receiver::TfrcReceiver;
 pub use sender::{TfrcSender, TfrcSummary};
 
@@ -58,21 +59,3 @@ impl Default for TfrcConfig {
     }
 }
 
-/// A TFRC packet body.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct TfrcMsg {
-    pub sport: u16,
-    pub dport: u16,
-    pub kind: TfrcKind,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum TfrcKind {
-    /// A data packet: its sequence number, when it was sent, and the
-    /// sender's current RTT estimate (zero while unknown).
-    Data { seq: u64, ts: Time, rtt: Time },
-    /// Receiver feedback: the timestamp of the last data packet received,
-    /// the time it was held before this report, the receive rate since the
-    /// last report (bytes/s) and the loss event rate.
-    Feedback { ts_echo: Time, t_delay: Time, x_recv: f64, p: f64 },
-}

@@ -217,7 +217,7 @@ impl Endpoint for TfrcReceiver {
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let Body::Tfrc(TfrcMsg { sport, kind: TfrcKind::Data { seq, ts, rtt }, .. }) = pkt.body else { return };
         let now = ctx.now;
-        let first = ctx.metrics.fate.delivered(pkt.uid);
+        let first = ctx.metrics.fate().delivered(pkt.uid);
         let payload =
             pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES + super::DATA_HEADER_BYTES);
         ctx.metrics.flow_received(self.flow, now, pkt.created, payload, first);

@@ -300,7 +300,7 @@ impl Endpoint for TfrcSender {
         }
     }
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
-        ctx.metrics.fate.delivered(pkt.uid);
+        ctx.metrics.fate().delivered(pkt.uid);
         if let Body::Tfrc(TfrcMsg { kind: TfrcKind::Feedback { ts_echo, t_delay, x_recv, p }, .. }) = pkt.body {
             self.on_feedback(ctx, ts_echo, t_delay, x_recv, p);
         }

@@ -21,7 +21,7 @@
 pub mod buffer;
 pub mod config;
 pub mod neighbours;
-pub mod packet;
+pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
 pub mod table;
 
@@ -29,7 +29,7 @@ pub use config::{AodvConfig, LinkDetection};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::metrics::DropReason;
+use crate::sim::DropReason;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
 use buffer::SendBuffer;

@@ -14,9 +14,9 @@
 //! RREP-ACK (§5.4) is not modelled: the simulator's links are symmetric, so
 //! the 'A' flag and the blacklist of unidirectional links are never needed.
 
-use crate::net::elfn::ELFN_BYTES;
-use crate::net::packet::UDP_HEADER_BYTES;
-use crate::net::{LinkFailureNotice, NodeId};
+use super::elfn::ELFN_BYTES;
+use super::packet::UDP_HEADER_BYTES;
+use super::{LinkFailureNotice, NodeId};
 
 /// Most unreachable destinations one RERR carries here; longer lists are
 /// split into several messages (keeps `Packet` small and `Copy`).
@@ -163,7 +163,7 @@ impl AodvMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Body, Packet, IP_HEADER_BYTES};
+    use crate::wire::{Body, Packet, IP_HEADER_BYTES};
 
     #[test]
     fn sizes_as_on_the_wire() {

@@ -1,7 +1,7 @@
 //! 802.11 frames as the simulator sees them: kind, addresses, duration/ID
 //! (NAV), sequence number, size on the air and, for data, the packet.
 
-use crate::net::{NodeId, Packet};
+use super::{NodeId, Packet};
 use crate::sim::Time;
 
 pub type MacAddr = NodeId;

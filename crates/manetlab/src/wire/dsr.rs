@@ -12,9 +12,9 @@
 //!
 //! where the source route header is 4 + 4 × hops (`SourceRoute::header_bytes`).
 
-use super::header::SourceRoute;
-use crate::net::elfn::ELFN_BYTES;
-use crate::net::{LinkFailureNotice, NodeId};
+use super::elfn::ELFN_BYTES;
+use super::source_route::SourceRoute;
+use super::{LinkFailureNotice, NodeId};
 
 pub const DSR_FIXED_BYTES: u32 = 4;
 pub const RREQ_OPTION_BYTES: u32 = 8;

@@ -6,12 +6,7 @@
 
 use crate::sim::Time;
 
-/// Node identifier, also used as IP and MAC address.
-pub type NodeId = u32;
-/// Broadcast address at IP and MAC level.
-pub const BROADCAST: NodeId = u32::MAX;
-/// Flow id of packets that belong to no application flow (routing, ARP).
-pub const FLOW_NONE: u32 = u32::MAX;
+pub use crate::sim::{NodeId, BROADCAST, FLOW_NONE};
 
 pub const IP_HEADER_BYTES: u32 = 20;
 /// DSCP Expedited Forwarding (RFC 3246), carried by VoIP packets.
@@ -60,16 +55,16 @@ pub enum Body {
     Tcp(TcpSeg),
     /// ARP request or reply (not IP: `size` is the ARP body only).
     Arp {
-        op: crate::net::arp::ArpOp,
+        op: super::arp::ArpOp,
         sender: NodeId,
         target: NodeId,
     },
     /// An AODV control message (RFC 3561), carried in UDP.
-    Aodv(crate::net::routing::aodv::AodvMsg),
+    Aodv(super::aodv::AodvMsg),
     /// A DSR control message (RFC 4728); its DSR header is `Packet::sr`.
-    Dsr(crate::net::routing::dsr::DsrMsg),
+    Dsr(super::dsr::DsrMsg),
     /// A TFRC data or feedback packet (RFC 5348), carried in UDP.
-    Tfrc(crate::transport::tfrc::TfrcMsg),
+    Tfrc(super::tfrc::TfrcMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -93,7 +88,7 @@ pub struct Packet {
     pub body: Body,
     /// DSR source route (RFC 4728 §6.7), empty unless DSR routes the packet;
     /// its bytes are counted in `size` while it is set.
-    pub sr: crate::net::routing::dsr::SourceRoute,
+    pub sr: super::source_route::SourceRoute,
 }
 
 impl Packet {
@@ -118,6 +113,22 @@ impl Packet {
         }
     }
 
+    /// Source and destination ports of a transport payload (UDP, TCP,
+    /// TFRC); `None` for routing and ARP messages. The one place ports are
+    /// read: the kernel demultiplexes local delivery with it.
+    pub fn ports(&self) -> Option<(u16, u16)> {
+        match self.body {
+            Body::Udp { sport, dport, .. } => Some((sport, dport)),
+            Body::Tcp(s) => Some((s.sport, s.dport)),
+            Body::Tfrc(m) => Some((m.sport, m.dport)),
+            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) => None,
+        }
+    }
+    /// The destination port (see [`Packet::ports`]).
+    pub fn dport(&self) -> Option<u16> {
+        self.ports().map(|p| p.1)
+    }
+
     pub fn is_control(&self) -> bool {
         self.flow == FLOW_NONE
     }
@@ -126,8 +137,8 @@ impl Packet {
         match self.body {
             Body::Udp { .. } => "cbr",
             Body::Tfrc(m) => match m.kind {
-                crate::transport::tfrc::TfrcKind::Data { .. } => "tfrc",
-                crate::transport::tfrc::TfrcKind::Feedback { .. } => "tfrc_fb",
+                super::tfrc::TfrcKind::Data { .. } => "tfrc",
+                super::tfrc::TfrcKind::Feedback { .. } => "tfrc_fb",
             },
             Body::Tcp(s) if s.len == 0 => "ack",
             Body::Tcp(_) => "tcp",

@@ -6,7 +6,7 @@
 //! The same type holds a route request's route record and a route reply's
 //! discovered route.
 
-use crate::net::NodeId;
+use super::NodeId;
 
 /// Most addresses in a source route (ns-2's `MAX_SR_LEN`).
 pub const MAX_SR_LEN: usize = 16;

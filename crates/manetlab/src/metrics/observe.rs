@@ -1,0 +1,144 @@
+//! The observer: the one interface through which everything that watches a
+//! run subscribes to it: trace writers (ns-2 text, pcap), the link view,
+//! test probes, and later time-series and viewer recorders.
+//!
+//! The kernel (`simulation/observe.rs`) calls every registered [`Observer`]
+//! in registration order at fixed points of the pipeline:
+//! - [`Observer::packet`]: a packet was sent, received, forwarded or dropped
+//!   (with the reason) at a node and layer; routing control packets are
+//!   packets like any other (`Packet::is_control`);
+//! - [`Observer::frame`]: a frame went on the air (`Tx`), and, for every
+//!   node that heard it, its outcome there (`Rx` decoded or `Lost` with the
+//!   reason), with the received power;
+//! - [`Observer::queue`]: a node's interface queue length changed;
+//! - [`Observer::start`] once before the first event with the run's
+//!   configuration: node positions at any time follow from
+//!   `cfg.mobility.trajectories(&cfg.nodes)` (position queries);
+//! - [`Observer::finish`] once at the end (packets still held are reported
+//!   first as `END` drops).
+//!
+//! With no observer registered the kernel skips all of this: each hook is
+//! one inlined emptiness test, and nothing is computed for it.
+
+use super::DropReason;
+use crate::config::SimConfig;
+use crate::mac::Frame;
+use crate::net::{NodeId, Packet};
+use crate::sim::Time;
+
+/// The layer an event happened at (ns-2's trace levels).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// Application / transport agent ("AGT").
+    Agent,
+    /// Routing / network layer ("RTR").
+    Router,
+    /// Interface queue ("IFQ").
+    Ifq,
+    /// MAC ("MAC").
+    Mac,
+}
+
+impl Layer {
+    pub fn ns2(self) -> &'static str {
+        match self {
+            Layer::Agent => "AGT",
+            Layer::Router => "RTR",
+            Layer::Ifq => "IFQ",
+            Layer::Mac => "MAC",
+        }
+    }
+    /// The layer at which a drop with this reason happens.
+    pub fn of_drop(why: DropReason) -> Layer {
+        match why {
+            DropReason::Ifq | DropReason::Arp | DropReason::Pace => Layer::Ifq,
+            DropReason::Ret | DropReason::Col | DropReason::Err | DropReason::Dup => Layer::Mac,
+            DropReason::End => Layer::Ifq,
+            DropReason::Bps => Layer::Agent,
+            _ => Layer::Router,
+        }
+    }
+}
+
+/// What happened to a packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// "s": sent by this layer (handed down).
+    Send,
+    /// "r": received by this layer (from below).
+    Recv,
+    /// "f": forwarded by the router.
+    Forward,
+    /// "D": dropped, with the reason.
+    Drop(DropReason),
+}
+
+impl Action {
+    pub fn ns2(self) -> &'static str {
+        match self {
+            Action::Send => "s",
+            Action::Recv => "r",
+            Action::Forward => "f",
+            Action::Drop(_) => "D",
+        }
+    }
+}
+
+/// One traced packet event.
+#[derive(Copy, Clone, Debug)]
+pub struct PacketEvent<'a> {
+    pub time: Time,
+    pub node: NodeId,
+    pub layer: Layer,
+    pub action: Action,
+    pub pkt: &'a Packet,
+    /// For MAC-level events: the frame carrying the packet.
+    pub frame: Option<&'a Frame>,
+}
+
+/// Direction of a frame event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FrameDir {
+    /// The node put the frame on the air.
+    Tx,
+    /// The node decoded the frame.
+    Rx,
+    /// The node's receiver lost the frame (collision or error).
+    Lost(DropReason),
+}
+
+/// One traced frame (every kind: RTS, CTS, DATA, ACK).
+#[derive(Copy, Clone, Debug)]
+pub struct FrameEvent<'a> {
+    pub time: Time,
+    pub node: NodeId,
+    pub dir: FrameDir,
+    pub frame: &'a Frame,
+    /// Air time of the frame.
+    pub duration: Time,
+    /// Received power, watts (Rx and Lost; 0 for Tx).
+    pub power_w: f64,
+}
+
+/// A node's interface queue changed length.
+#[derive(Copy, Clone, Debug)]
+pub struct QueueEvent {
+    pub time: Time,
+    pub node: NodeId,
+    /// Packets held after the change.
+    pub len: usize,
+}
+
+/// Watches a run. Every method has an empty default: implement what you
+/// need. Observers are owned by the simulation and must be `Send`.
+pub trait Observer: Send {
+    /// Once, before the first event.
+    fn start(&mut self, _cfg: &SimConfig) {}
+    fn packet(&mut self, _ev: &PacketEvent) {}
+    fn frame(&mut self, _ev: &FrameEvent) {}
+    fn queue(&mut self, _ev: &QueueEvent) {}
+    /// Called once when the run ends (flush files).
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

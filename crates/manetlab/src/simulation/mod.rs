@@ -1,0 +1,349 @@
+//! The kernel: one run's event loop (this file), the per-node pipeline that
+//! carries actions between layers (`pipeline.rs`), the cross-layer stages
+//! with their own state and events (`arp.rs`, `backpressure.rs`,
+//! `wired.rs`, `gateway.rs`), the observer hub (`observe.rs`), the builder
+//! (`build.rs`) and the report and audit (`report.rs`).
+//!
+//! Each event is handed to the layer it belongs to. A layer answers with
+//! actions (transmit a frame, deliver a packet up, queue a packet, set a
+//! timer); these go into a FIFO work list that is drained before the next
+//! event, so the order of everything that happens at one instant is fixed by
+//! the code, never by hashing or threads (docs/architecture.md, "One
+//! event"). Scratch buffers are reused: the steady state allocates nothing
+//! per event.
+
+mod arp;
+mod backpressure;
+mod build;
+mod gateway;
+mod observe;
+mod pipeline;
+mod report;
+mod wired;
+
+pub use build::BuildError;
+
+use crate::config::{NodeAction, SimConfig};
+use crate::mac::dcf::{MacAction, MacTimer};
+use crate::metrics::trace::Observer;
+use crate::metrics::{Metrics, Report};
+use crate::net::arp::ArpAction;
+use crate::net::routing::{self, NetAction, RouteCtx};
+use crate::net::{NodeId, Packet};
+use crate::node::Node;
+use crate::phy::channel::{Channel, Hearer, TxId};
+use crate::phy::radio::RxOutcome;
+use crate::sim::{EventQueue, RngStream, Time};
+use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
+use observe::Observers;
+use std::collections::VecDeque;
+
+/// Kernel events. Small and `Copy`: the queue stores them by value.
+#[derive(Copy, Clone, Debug)]
+enum Event {
+    /// The first bit of a transmission reaches `node`.
+    SignalStart {
+        node: NodeId,
+        tx: TxId,
+        power: f64,
+    },
+    /// The last bit of a transmission passes `node`.
+    SignalEnd {
+        node: NodeId,
+        tx: TxId,
+    },
+    /// `node`'s own transmission ends.
+    TxEnd {
+        node: NodeId,
+    },
+    Mac {
+        node: NodeId,
+        kind: MacTimer,
+        gen: u32,
+    },
+    Endpoint {
+        node: NodeId,
+        idx: u16,
+        token: u64,
+    },
+    Routing {
+        node: NodeId,
+        token: u64,
+    },
+    Arp {
+        node: NodeId,
+        token: u64,
+    },
+    /// A wired link direction finished serialising (`arrive = false`) or
+    /// its oldest propagating packet reaches the far end (`arrive = true`).
+    Wire {
+        dir: u32,
+        arrive: bool,
+    },
+    /// A scripted node event (`SimConfig::node_events`).
+    Node {
+        node: NodeId,
+        action: NodeAction,
+    },
+    /// A node blocked by backpressure looks at its queue again (its
+    /// estimates may have gone stale).
+    Backpressure {
+        node: NodeId,
+    },
+    /// A gateway shaper releases its head packet: the ACK shaper
+    /// (`to_wire`) or the data shaper (`net/gateway.rs`).
+    Gateway {
+        to_wire: bool,
+    },
+}
+
+/// Work produced while handling one event, executed in FIFO order.
+/// Work items name an action by its index in the layer's output vector, so
+/// an action is moved once (when it is carried out), not through the queue.
+#[derive(Debug)]
+enum Work {
+    Mac(NodeId, u32),
+    Net(NodeId, u32),
+    Endpoint(NodeId, u16, u32),
+}
+
+/// First port used by flows: flow i uses port FLOW_PORT_BASE + i at both ends.
+const FLOW_PORT_BASE: u32 = 10_000;
+
+pub struct Simulation {
+    cfg: SimConfig,
+    queue: EventQueue<Event>,
+    nodes: Vec<Node>,
+    channel: Channel,
+    metrics: Metrics,
+    /// Per endpoint (node, index) random stream, seeded by flow.
+    endpoint_rngs: Vec<Vec<RngStream>>,
+    executed: u64,
+    started: bool,
+    work: VecDeque<Work>,
+    mac_out: Vec<MacAction>,
+    net_out: Vec<NetAction>,
+    ep_out: Vec<EndpointAction>,
+    /// How many entries of each output vector already have work items.
+    queued: [usize; 3],
+    hearers: Vec<Hearer>,
+    arp_out: Vec<ArpAction>,
+    /// Everything watching the run (traces, link view, recorders).
+    obs: Observers,
+    /// Per node: radio switched off by a node event.
+    radio_off: Vec<bool>,
+    radios_off: usize,
+    reclaimed: Vec<Packet>,
+    /// Hop-by-hop backpressure state (`queue/backpressure.rs`), when on.
+    bp: Option<crate::queue::Backpressure>,
+    bp_wake: Vec<NodeId>,
+    /// Point-to-point links and wired routing (`net/wired.rs`).
+    wired: crate::net::wired::Wired,
+    /// TCP controls at the Internet gateway, when configured.
+    gateway: Option<crate::net::gateway::Gateway>,
+}
+
+impl Simulation {
+    /// Registers an observer (`metrics/observe.rs`): trace writers, the link
+    /// view, recorders. Observers see events in registration order; a run
+    /// without any pays nothing for them.
+    pub fn add_observer(&mut self, o: Box<dyn Observer>) {
+        self.obs.add(o);
+    }
+
+    /// Installs a trace sink: the same as [`Simulation::add_observer`].
+    pub fn set_tracer(&mut self, sink: Box<dyn Observer>) {
+        self.add_observer(sink);
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+    /// Events executed so far.
+    pub fn events(&self) -> u64 {
+        self.executed
+    }
+
+    /// Runs to the configured duration and returns the report.
+    pub fn run(mut self) -> Report {
+        self.run_until(self.cfg.duration);
+        self.finish()
+    }
+
+    /// Runs to the end in `steps` slices, calling `progress(now, events)`
+    /// after each (for progress bars); the result equals `run()`.
+    pub fn run_with_progress(mut self, steps: u32, progress: impl FnMut(Time, u64)) -> Report {
+        self.run_in_steps(steps, progress);
+        self.finish()
+    }
+
+    /// Runs to the end in `steps` slices without finishing, so that state
+    /// (e.g. TCP traces) can still be read before `finish()`.
+    pub fn run_in_steps(&mut self, steps: u32, mut progress: impl FnMut(Time, u64)) {
+        let steps = steps.max(1) as u64;
+        let total = self.cfg.duration.as_ns();
+        for k in 1..=steps {
+            self.run_until(Time(total / steps * k + if k == steps { total % steps } else { 0 }));
+            progress(self.now(), self.executed);
+        }
+    }
+
+    /// Executes every event up to and including time `t` (capped at the
+    /// configured duration). Can be called repeatedly to show progress.
+    pub fn run_until(&mut self, t: Time) {
+        let t = t.min(self.cfg.duration);
+        if !self.started {
+            self.started = true;
+            self.obs.start(&self.cfg);
+            for node in 0..self.nodes.len() {
+                self.with_routing(node as NodeId, |r, ctx| r.start(ctx));
+            }
+            for node in 0..self.nodes.len() {
+                for idx in 0..self.nodes[node].endpoints.len() {
+                    self.with_endpoint(node as NodeId, idx as u16, |ep, ctx| ep.start(ctx));
+                }
+            }
+            self.drain_work();
+        }
+        while let Some(next) = self.queue.peek_time() {
+            if next > t {
+                break;
+            }
+            let (_, ev) = self.queue.pop().unwrap();
+            self.executed += 1;
+            self.handle(ev);
+            self.drain_work();
+        }
+        self.queue.advance_to(t);
+    }
+
+    fn handle(&mut self, ev: Event) {
+        let now = self.queue.now();
+        let node = match ev {
+            Event::SignalStart { node, tx, power } => {
+                // Every receiver hears the whole frame: it ends one frame
+                // duration after its first bit arrives.
+                let t = self.channel.get(tx);
+                let end = now + (t.end - t.start);
+                let rate = t.frame.rate;
+                let n = &mut self.nodes[node as usize];
+                let o = n.radio.begin_signal(now, tx, power, end, rate);
+                if o.became_busy {
+                    n.mac.on_sense_busy(now);
+                }
+                if o.captured_out {
+                    n.mac.on_captured_out(now, end, &mut self.mac_out);
+                }
+                node
+            }
+            Event::SignalEnd { node, tx } => {
+                let n = &mut self.nodes[node as usize];
+                let (outcome, idle) = n.radio.finish_signal(now, tx);
+                match outcome {
+                    RxOutcome::Decoded(id) => {
+                        n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out)
+                    }
+                    RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
+                    RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
+                }
+                self.obs.signal_end(now, node, &self.channel, outcome);
+                self.channel.signal_ended(tx);
+                node
+            }
+            Event::TxEnd { node } => {
+                let n = &mut self.nodes[node as usize];
+                n.radio.end_tx();
+                n.mac.on_tx_end(now, &mut self.mac_out);
+                node
+            }
+            Event::Mac { node, kind, gen } => {
+                self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
+                node
+            }
+            Event::Endpoint { node, idx, token } => return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token)),
+            Event::Routing { node, token } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, token)),
+            Event::Arp { node, token } => return self.arp_timer(node, token),
+            Event::Backpressure { node } => return self.bp_recheck(node),
+            Event::Wire { dir, arrive } => return self.wire_event(dir, arrive),
+            Event::Gateway { to_wire } => return self.gateway_release(to_wire),
+            Event::Node { node, action } => return self.node_event(node, action),
+        };
+        self.collect_mac(node);
+    }
+
+    /// A scripted node event: switch a radio off or on.
+    fn node_event(&mut self, node: NodeId, action: NodeAction) {
+        if self.wired.is_wired_only(node) {
+            return; // no radio to switch
+        }
+        let off = action == NodeAction::RadioOff;
+        let was = std::mem::replace(&mut self.radio_off[node as usize], off);
+        match (was, off) {
+            (false, true) => self.radios_off += 1,
+            (true, false) => self.radios_off -= 1,
+            _ => {}
+        }
+    }
+
+    fn collect_mac(&mut self, node: NodeId) {
+        for i in self.queued[0]..self.mac_out.len() {
+            self.work.push_back(Work::Mac(node, i as u32));
+        }
+        self.queued[0] = self.mac_out.len();
+    }
+
+    fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        let mut ctx =
+            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
+        f(n.routing.as_mut(), &mut ctx);
+        for i in self.queued[1]..self.net_out.len() {
+            self.work.push_back(Work::Net(node, i as u32));
+        }
+        self.queued[1] = self.net_out.len();
+    }
+
+    fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        let rng = &mut self.endpoint_rngs[node as usize][idx as usize];
+        let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: &mut self.metrics };
+        f(n.endpoints[idx as usize].as_mut(), &mut ctx);
+        for i in self.queued[2]..self.ep_out.len() {
+            self.work.push_back(Work::Endpoint(node, idx, i as u32));
+        }
+        self.queued[2] = self.ep_out.len();
+    }
+
+    fn drain_work(&mut self) {
+        while let Some(w) = self.work.pop_front() {
+            // Each index is taken exactly once; a cheap placeholder stays.
+            match w {
+                Work::Mac(node, i) => {
+                    let a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
+                    self.do_mac(node, a)
+                }
+                Work::Net(node, i) => {
+                    let a =
+                        std::mem::replace(&mut self.net_out[i as usize], NetAction::Timer { at: Time::ZERO, token: 0 });
+                    self.do_net(node, a)
+                }
+                Work::Endpoint(node, idx, i) => {
+                    let a = std::mem::replace(
+                        &mut self.ep_out[i as usize],
+                        EndpointAction::Timer { at: Time::ZERO, token: 0 },
+                    );
+                    self.do_endpoint(node, idx, a)
+                }
+            }
+        }
+        self.mac_out.clear();
+        self.net_out.clear();
+        self.ep_out.clear();
+        self.queued = [0; 3];
+    }
+}

@@ -1,0 +1,131 @@
+//! The observer hub: the one place the kernel hands events to observers
+//! (`metrics/observe.rs`). Each hook tests once whether anyone is
+//! listening; only then does it build the event (received power, frame
+//! copies, queue lengths), so a run without observers pays one inlined
+//! branch per hook and computes nothing.
+
+use super::Simulation;
+use crate::config::SimConfig;
+use crate::mac::Frame;
+use crate::metrics::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
+use crate::metrics::DropReason;
+use crate::net::{NodeId, Packet, BROADCAST};
+use crate::phy::channel::Channel;
+use crate::phy::radio::RxOutcome;
+use crate::queue::QueueDisc;
+use crate::sim::Time;
+
+/// The registered observers, called in registration order.
+#[derive(Default)]
+pub(super) struct Observers(Vec<Box<dyn Observer>>);
+
+impl Observers {
+    pub(super) fn add(&mut self, o: Box<dyn Observer>) {
+        self.0.push(o);
+    }
+
+    pub(super) fn start(&mut self, cfg: &SimConfig) {
+        self.0.iter_mut().for_each(|o| o.start(cfg));
+    }
+
+    #[inline]
+    pub(super) fn packet(
+        &mut self,
+        time: Time,
+        node: NodeId,
+        layer: Layer,
+        action: Action,
+        pkt: &Packet,
+        frame: Option<&Frame>,
+    ) {
+        if self.0.is_empty() {
+            return;
+        }
+        let ev = PacketEvent { time, node, layer, action, pkt, frame };
+        self.0.iter_mut().for_each(|o| o.packet(&ev));
+    }
+
+    #[inline]
+    fn frame(&mut self, time: Time, node: NodeId, dir: FrameDir, frame: &Frame, duration: Time, power_w: f64) {
+        let ev = FrameEvent { time, node, dir, frame, duration, power_w };
+        self.0.iter_mut().for_each(|o| o.frame(&ev));
+    }
+
+    /// `node` puts `frame` on the air for `d`.
+    #[inline]
+    pub(super) fn transmit(&mut self, now: Time, node: NodeId, frame: &Frame, d: Time) {
+        if self.0.is_empty() {
+            return;
+        }
+        self.frame(now, node, FrameDir::Tx, frame, d, 0.0);
+        if let Some(pkt) = frame.packet {
+            self.packet(now, node, Layer::Mac, Action::Send, &pkt, Some(frame));
+        }
+    }
+
+    /// A signal ended at `node` with `outcome`: the frame's fate there.
+    #[inline]
+    pub(super) fn signal_end(&mut self, now: Time, node: NodeId, channel: &Channel, outcome: RxOutcome) {
+        if self.0.is_empty() {
+            return;
+        }
+        let (id, why) = match outcome {
+            RxOutcome::Decoded(id) => (id, None),
+            RxOutcome::Failed { tx, collided } => (tx, Some(if collided { DropReason::Col } else { DropReason::Err })),
+            RxOutcome::Nothing => return,
+        };
+        let t = channel.get(id);
+        let frame = t.frame;
+        let (d, p) = (t.end - t.start, channel.power_between(t.sender, node, t.start));
+        match why {
+            None => {
+                self.frame(now, node, FrameDir::Rx, &frame, d, p);
+                if let (Some(pkt), true) = (frame.packet, frame.dst == node || frame.dst == BROADCAST) {
+                    self.packet(now, node, Layer::Mac, Action::Recv, &pkt, Some(&frame));
+                }
+            }
+            Some(why) => {
+                self.frame(now, node, FrameDir::Lost(why), &frame, d, p);
+                if let (Some(pkt), true) = (frame.packet, frame.dst == node) {
+                    self.packet(now, node, Layer::Mac, Action::Drop(why), &pkt, Some(&frame));
+                }
+            }
+        }
+    }
+
+    /// `node`'s interface queue `q` may have changed length.
+    #[inline]
+    pub(super) fn queue(&mut self, time: Time, node: NodeId, q: &dyn QueueDisc) {
+        if self.0.is_empty() {
+            return;
+        }
+        let ev = QueueEvent { time, node, len: q.len() };
+        self.0.iter_mut().for_each(|o| o.queue(&ev));
+    }
+
+    /// The end of the run: every packet still held is reported as an END
+    /// drop, then every observer finishes (flushes its files).
+    pub(super) fn finish(&mut self, now: Time, held: &[(NodeId, Packet)]) {
+        for (node, pkt) in held {
+            let why = DropReason::End;
+            self.packet(now, *node, Layer::of_drop(why), Action::Drop(why), pkt, None);
+        }
+        for o in &mut self.0 {
+            if let Err(e) = o.finish() {
+                eprintln!("warning: trace output: {e}");
+            }
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Simulation {
+    /// A packet event at `node` now (no-op without observers).
+    #[inline]
+    pub(super) fn trace(&mut self, node: NodeId, layer: Layer, action: Action, pkt: &Packet, frame: Option<&Frame>) {
+        self.obs.packet(self.queue.now(), node, layer, action, pkt, frame);
+    }
+}

@@ -1,0 +1,269 @@
+//! The per-node pipeline: what the kernel does with each layer's actions.
+//!
+//! Outbound: endpoint (`do_endpoint`) -> network (`route_out`, the routing
+//! protocol, `do_net`) -> [ARP] -> interface queue (`enqueue`) -> MAC
+//! (`feed_mac`, `do_mac`) -> air. Inbound the reverse: MAC `Deliver` ->
+//! `net_input` (ARP, routing control, local delivery demultiplexed by port,
+//! or forwarding) -> endpoint. The cross-layer stages (ARP, backpressure,
+//! wires, the gateway) are called at fixed points and live in their own
+//! files; every observer hook goes through `observe.rs`.
+
+use super::{Event, Simulation, FLOW_PORT_BASE};
+use crate::config::Traffic;
+use crate::mac::dcf::MacAction;
+use crate::metrics::trace::{Action, Layer};
+use crate::metrics::DropReason;
+use crate::net::routing::{NetAction, Origin};
+use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::transport::EndpointAction;
+
+impl Simulation {
+    pub(super) fn do_mac(&mut self, node: NodeId, a: MacAction) {
+        let now = self.queue.now();
+        match a {
+            MacAction::Transmit(d) => {
+                let frame = *self.nodes[node as usize].mac.tx_frame();
+                self.obs.transmit(now, node, &frame, d);
+                self.bp_transmit(node, &frame);
+                self.nodes[node as usize].radio.start_tx();
+                self.channel.refresh(now);
+                self.channel.hearers(node, now, &mut self.hearers);
+                if self.radios_off > 0 {
+                    // A switched-off radio neither sends nor hears.
+                    let off = &self.radio_off;
+                    if off[node as usize] {
+                        self.hearers.clear();
+                    } else {
+                        self.hearers.retain(|h| !off[h.node as usize]);
+                    }
+                }
+                if !self.hearers.is_empty() {
+                    let end = now + d;
+                    let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
+                    for h in &self.hearers {
+                        let start = now + h.delay;
+                        self.queue.schedule(start, Event::SignalStart { node: h.node, tx, power: h.power });
+                        self.queue.schedule(start + d, Event::SignalEnd { node: h.node, tx });
+                    }
+                }
+                self.queue.schedule(now + d, Event::TxEnd { node });
+            }
+            MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+            MacAction::Deliver(pkt, from) => {
+                self.bp_heard(node, from, &pkt);
+                self.net_input(node, pkt, from, false)
+            }
+            MacAction::Overheard(pkt, from) => {
+                self.bp_heard(node, from, &pkt);
+                if self.nodes[node as usize].routing.wants_overheard() {
+                    self.with_routing(node, |r, ctx| r.on_overheard(ctx, &pkt));
+                }
+            }
+            MacAction::TxSuccess(pkt) => self.bp_tx_success(node, &pkt),
+            MacAction::TxFailed(pkt) => {
+                self.bp_left(node, &pkt);
+                self.nodes[node as usize].net.link_failures += 1;
+                self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
+            }
+            MacAction::Ready => self.feed_mac(node),
+        }
+    }
+
+    /// Gives the MAC the next queued packet if it can take one (with
+    /// backpressure: the next eligible one).
+    pub(super) fn feed_mac(&mut self, node: NodeId) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        if !n.mac.is_edca() {
+            if !n.mac.can_accept() {
+                return;
+            }
+            let next = match &self.bp {
+                None => n.ifq.dequeue(),
+                Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
+            };
+            if let Some(p) = next {
+                self.obs.queue(now, node, &*n.ifq);
+                n.mac.enqueue(now, p, &mut self.mac_out);
+                self.collect_mac(node);
+            } else if !n.ifq.is_empty() {
+                self.bp_block(node);
+            }
+            return;
+        }
+        // 802.11e: one backoff entity per access category (no backpressure).
+        for ac in crate::mac::edca::AccessCategory::ALL {
+            let n = &mut self.nodes[node as usize];
+            if n.mac.can_accept_ac(ac) {
+                if let Some(p) = n.ifq.dequeue_ac(ac) {
+                    self.obs.queue(now, node, &*n.ifq);
+                    n.mac.enqueue_ac(now, p, ac, &mut self.mac_out);
+                    self.collect_mac(node);
+                }
+            }
+        }
+    }
+
+    pub(super) fn do_net(&mut self, node: NodeId, a: NetAction) {
+        match a {
+            NetAction::Transmit(pkt) => {
+                let action = if pkt.src == node { Action::Send } else { Action::Forward };
+                self.trace(node, Layer::Router, action, &pkt, None);
+                if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
+                    self.wire_send(node, dir, pkt);
+                } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
+                    self.arp_output(node, pkt);
+                } else {
+                    self.enqueue(node, pkt);
+                }
+            }
+            NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
+            NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
+            NetAction::Reclaim { next_hop } => {
+                let mut back = std::mem::take(&mut self.reclaimed);
+                self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
+                self.obs.queue(self.queue.now(), node, &*self.nodes[node as usize].ifq);
+                self.bp_left_all(node, &back);
+                for p in back.drain(..) {
+                    self.with_routing(node, |r, ctx| r.on_reclaimed(ctx, p));
+                }
+                self.reclaimed = back;
+            }
+            NetAction::Notify(notice) => {
+                if let Some(idx) = self.nodes[node as usize].endpoint_for_port(notice.sport) {
+                    self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_link_failure_notice(ctx, &notice));
+                }
+            }
+        }
+    }
+
+    /// Puts a packet on the interface queue (IFQ drop when full).
+    pub(super) fn enqueue(&mut self, node: NodeId, pkt: Packet) {
+        let n = &mut self.nodes[node as usize];
+        match n.ifq.enqueue(pkt) {
+            Err(p) if p.uid == pkt.uid => self.drop_packet(node, p, DropReason::Ifq),
+            r => {
+                // Accepted; possibly another packet pushed out (fair queueing).
+                self.obs.queue(self.queue.now(), node, &*n.ifq);
+                let wake = self.bp_entered(node, &pkt, r.as_ref().err());
+                if let Err(v) = r {
+                    self.drop_packet(node, v, DropReason::Ifq);
+                }
+                if wake {
+                    self.bp_wake_all();
+                }
+                self.feed_mac(node);
+            }
+        }
+    }
+
+    pub(super) fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
+        match a {
+            EndpointAction::Send(pkt) => {
+                if self.bp_refuses(node, &pkt) {
+                    // Backpressure reached the source: the datagram is
+                    // refused at the socket, never injected.
+                    return self.drop_packet(node, pkt, DropReason::Bps);
+                }
+                self.trace(node, Layer::Agent, Action::Send, &pkt, None);
+                self.nodes[node as usize].net.originated += 1;
+                self.route_out(node, pkt, Origin::Local, false);
+            }
+            EndpointAction::Timer { at, token } => self.queue.schedule(at, Event::Endpoint { node, idx, token }),
+        }
+    }
+
+    pub(super) fn drop_packet(&mut self, node: NodeId, pkt: Packet, why: DropReason) {
+        self.trace(node, Layer::of_drop(why), Action::Drop(why), &pkt, None);
+        self.nodes[node as usize].net.drops[why.index()] += 1;
+        if !pkt.is_control() {
+            self.metrics.fate.dropped(pkt.uid, why);
+            if why == DropReason::Bps {
+                if let Some(s) = self.metrics.flows.get_mut(pkt.flow as usize) {
+                    s.not_injected += 1;
+                }
+            }
+            // Tell the flow's source (TCP time-sequence logs show drops).
+            if let Some(f) = self.cfg.flows.get(pkt.flow as usize) {
+                if f.src == pkt.src && matches!(f.traffic, Traffic::Tcp { .. }) {
+                    let port = (FLOW_PORT_BASE + pkt.flow) as u16;
+                    if let Some(idx) = self.nodes[f.src as usize].endpoint_for_port(port) {
+                        let now = self.queue.now();
+                        self.nodes[f.src as usize].endpoints[idx].on_dropped(now, &pkt);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A packet decoded by this node's MAC (addressed to it or broadcast).
+    /// `wired`: it arrived over a point-to-point link (the MANET routing
+    /// protocol does not learn neighbours from it).
+    pub(super) fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId, wired: bool) {
+        pkt.prev_hop = from;
+        if let Body::Arp { op, sender, target } = pkt.body {
+            return self.arp_input(node, op, sender, target);
+        }
+        if pkt.dst == node || pkt.dst == BROADCAST {
+            if pkt.is_control() {
+                self.trace(node, Layer::Router, Action::Recv, &pkt, None);
+                self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
+                return;
+            }
+            self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
+            if !wired {
+                self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
+            }
+            let n = &mut self.nodes[node as usize];
+            n.net.delivered += 1;
+            match pkt.dport().and_then(|port| n.endpoint_for_port(port)) {
+                Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
+                None => {
+                    self.metrics.fate.delivered(pkt.uid);
+                }
+            }
+            return;
+        }
+        if pkt.ttl <= 1 {
+            return self.drop_packet(node, pkt, DropReason::Ttl);
+        }
+        pkt.ttl -= 1;
+        self.nodes[node as usize].net.forwarded += 1;
+        self.route_out(node, pkt, Origin::Forward, wired);
+    }
+
+    /// Routes a packet leaving `node`: over the wires when the wired table
+    /// has a next hop for its destination, else by the MANET protocol. A
+    /// packet from a wire that goes on over the radio is injected by this
+    /// node (the gateway) as if it originated it.
+    pub(super) fn route_out(&mut self, node: NodeId, mut pkt: Packet, origin: Origin, from_wire: bool) {
+        if let Some(nh) = self.wired.next_hop(node, pkt.dst) {
+            if !pkt.sr.is_empty() {
+                // Leaving the MANET: the DSR source route stays behind.
+                pkt.size -= pkt.sr.header_bytes();
+                pkt.sr = Default::default();
+            }
+            pkt.next_hop = nh;
+            if origin == Origin::Forward && !from_wire {
+                // Radio -> wire at the gateway: ACK window and pacing.
+                match self.gateway_to_wire(node, pkt) {
+                    Some(p) => pkt = p,
+                    None => return,
+                }
+            }
+            let action = if pkt.src == node { Action::Send } else { Action::Forward };
+            self.trace(node, Layer::Router, action, &pkt, None);
+            let dir = self.wired.iface(node, nh).expect("wired next hops are wired neighbours");
+            return self.wire_send(node, dir, pkt);
+        }
+        let origin = if from_wire { Origin::Local } else { origin };
+        if from_wire {
+            // Wire -> radio at the gateway: data pacing.
+            match self.gateway_to_radio(node, pkt) {
+                Some(p) => pkt = p,
+                None => return,
+            }
+        }
+        self.with_routing(node, |r, ctx| r.route(ctx, pkt, origin));
+    }
+}

@@ -1,0 +1,220 @@
+//! The end of a run: the report, the packet audit, and read access to
+//! layer state for tests and studies.
+
+use super::{Simulation, FLOW_PORT_BASE};
+use crate::config::Traffic;
+use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
+use crate::metrics::{DropReason, Fate};
+use crate::net::routing;
+use crate::net::{NodeId, Packet};
+use std::collections::BTreeMap;
+
+impl Simulation {
+    /// Ends the run: reports every packet still held as an END drop to the
+    /// observers, finishes them (flushing trace files), and returns the
+    /// report.
+    pub fn finish(mut self) -> Report {
+        let report = self.report();
+        if !self.obs.is_empty() {
+            let mut held: Vec<(NodeId, Packet)> = Vec::new();
+            for n in &self.nodes {
+                n.ifq.for_each(&mut |p| held.push((n.id, *p)));
+                n.mac.held(&mut |p| held.push((n.id, *p)));
+                n.routing.held(&mut |p| held.push((n.id, *p)));
+                if let Some(a) = &n.arp {
+                    a.held(&mut |p| held.push((n.id, *p)));
+                }
+            }
+            self.obs.finish(self.queue.now(), &held);
+        }
+        report
+    }
+
+    /// Backpressure state, when on (tests, studies).
+    pub fn backpressure(&self) -> Option<&crate::queue::Backpressure> {
+        self.bp.as_ref()
+    }
+
+    /// Counters of wired direction `dir` (2i: link i from `a` to `b`,
+    /// 2i + 1: back).
+    pub fn link_stats(&self, dir: u32) -> crate::net::wired::LinkStats {
+        self.wired.stats(dir)
+    }
+
+    /// The TFRC sender of flow `flow` (None for other flows).
+    pub fn tfrc_sender(&self, flow: usize) -> Option<&crate::transport::tfrc::TfrcSender> {
+        let f = self.cfg.flows.get(flow)?;
+        let port = (FLOW_PORT_BASE + flow as u32) as u16;
+        self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == port)?.tfrc_sender()
+    }
+
+    /// A copy of the TCP sender trace of flow `flow` (None for non-TCP flows).
+    pub fn tcp_trace(&self, flow: usize) -> Option<crate::transport::tcp::TcpTrace> {
+        let f = self.cfg.flows.get(flow)?;
+        let port = (FLOW_PORT_BASE + flow as u32) as u16;
+        let ep = self.nodes[f.src as usize].endpoints.iter().find(|e| e.port() == port)?;
+        ep.tcp_sender().map(|t| t.trace().clone())
+    }
+
+    /// Builds the report from the current state (normally at the end).
+    pub fn report(&self) -> Report {
+        let end = self.queue.now().max(self.cfg.duration);
+        // Path profiles of every flow's endpoints, in mobile runs.
+        let profiles: Vec<Option<Vec<crate::metrics::path::Span>>> = if self.channel.is_mobile() {
+            let trajs = self.cfg.mobility.trajectories(&self.cfg.nodes);
+            let range = self.cfg.radio.rx_range();
+            let pairs: Vec<(usize, usize)> = self.cfg.flows.iter().map(|f| (f.src as usize, f.dst as usize)).collect();
+            crate::metrics::path::path_profiles(&trajs, &pairs, range, end).into_iter().map(Some).collect()
+        } else {
+            Vec::new()
+        };
+        let flows = self
+            .cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let s = &self.metrics.flows[i];
+                let from = f.start.max(self.cfg.warmup);
+                let until = f.stop.unwrap_or(end).min(end);
+                let span = until.saturating_sub(from).as_secs_f64();
+                let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
+                let q = |p: f64| s.delay.quantile(p).unwrap_or(0) as f64 * 1e-9;
+                let n = s.received_packets;
+                let endpoint = |node: u32| {
+                    let port = (FLOW_PORT_BASE + i as u32) as u16;
+                    self.nodes[node as usize].endpoints.iter().find(|e| e.port() == port)
+                };
+                let voip = match (&f.traffic, endpoint(f.src), endpoint(f.dst)) {
+                    (Traffic::Voip(v), Some(a), Some(b)) => match (a.voip_record(), b.voip_record()) {
+                        (Some(a), Some(b)) => Some(crate::metrics::voip::VoipReport::new(&v.quality, a, b)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                FlowReport {
+                    voip,
+                    id: i as u32,
+                    name: f.name.clone(),
+                    kind: f.traffic.kind().into(),
+                    path_profile: profiles.get(i).cloned().flatten(),
+                    expected_bps: None,
+                    tcp: self.nodes[f.src as usize]
+                        .endpoints
+                        .iter()
+                        .find(|e| e.port() == (FLOW_PORT_BASE + i as u32) as u16)
+                        .and_then(|e| e.tcp_summary()),
+                    src: f.src,
+                    dst: f.dst,
+                    sent_packets: s.sent_packets,
+                    sent_bytes: s.sent_bytes,
+                    received_packets: n,
+                    received_bytes: s.received_bytes,
+                    duplicates: s.duplicates,
+                    not_injected: s.not_injected,
+                    delivery_ratio: if s.sent_packets > 0 { n as f64 / s.sent_packets as f64 } else { 0.0 },
+                    goodput_bps: per_s(s.received_bytes),
+                    offered_bps: per_s(s.sent_bytes),
+                    delay_mean_s: s.delay.mean().unwrap_or(0.0) * 1e-9,
+                    delay_p50_s: q(0.5),
+                    delay_p95_s: q(0.95),
+                    delay_max_s: s.delay.max().unwrap_or(0) as f64 * 1e-9,
+                    jitter_s: if n > 1 { s.jitter.mean_abs_diff() } else { 0.0 },
+                    jitter_rfc3550_s: if n > 1 { s.jitter.rfc3550() } else { 0.0 },
+                }
+            })
+            .collect();
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let p = self.cfg.nodes[n.id as usize];
+                NodeReport {
+                    id: n.id,
+                    x: p.x,
+                    y: p.y,
+                    originated: n.net.originated,
+                    forwarded: n.net.forwarded,
+                    delivered: n.net.delivered,
+                    link_failures: n.net.link_failures,
+                    drops: DropReason::ALL
+                        .iter()
+                        .filter(|r| n.net.drops[r.index()] > 0)
+                        .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
+                        .collect(),
+                    mac: n.mac.stats(),
+                    radio: n.radio.stats,
+                    arp: n.arp.as_ref().map(|a| a.stats),
+                    routing: n.routing.stats(),
+                }
+            })
+            .collect::<Vec<NodeReport>>();
+        let mut routing_totals = routing::RoutingStats::default();
+        for n in &nodes {
+            routing_totals.merge(&n.routing);
+        }
+        Report {
+            seed: self.cfg.seed,
+            duration_s: self.cfg.duration.as_secs_f64(),
+            warmup_s: self.cfg.warmup.as_secs_f64(),
+            events: self.executed,
+            routing_protocol: self.cfg.routing.name().to_string(),
+            routing: routing_totals,
+            flows,
+            nodes,
+            audit: self.audit(),
+            gateway: self.gateway.as_ref().map(|g| g.stats()),
+        }
+    }
+
+    /// Accounts for every packet created by an endpoint.
+    pub fn audit(&self) -> Audit {
+        let mut where_held: BTreeMap<u64, &'static str> = BTreeMap::new();
+        for n in &self.nodes {
+            n.ifq.for_each(&mut |p| {
+                where_held.insert(p.uid, "queue");
+            });
+            n.mac.held(&mut |p| {
+                where_held.insert(p.uid, "mac");
+            });
+            n.routing.held(&mut |p| {
+                where_held.insert(p.uid, "routing");
+            });
+            if let Some(a) = &n.arp {
+                a.held(&mut |p| {
+                    where_held.insert(p.uid, "arp");
+                });
+            }
+        }
+        for t in self.channel.in_flight() {
+            if let Some(p) = t.frame.packet {
+                where_held.entry(p.uid).or_insert("air");
+            }
+        }
+        self.wired.held(&mut |p| {
+            where_held.insert(p.uid, "link");
+        });
+        if let Some(g) = &self.gateway {
+            g.held(&mut |p| {
+                where_held.insert(p.uid, "gateway");
+            });
+        }
+        let mut a = Audit::default();
+        for (uid, fate) in self.metrics.fate.iter() {
+            if fate == Fate::Untracked {
+                continue;
+            }
+            a.created += 1;
+            match fate {
+                Fate::Delivered => a.delivered += 1,
+                Fate::Untracked => {}
+                Fate::Dropped(r) => *a.dropped.entry(r.code().to_string()).or_default() += 1,
+                Fate::InFlight => match where_held.get(&uid) {
+                    Some(place) => *a.held_at_end.entry(place.to_string()).or_default() += 1,
+                    None => a.unaccounted += 1,
+                },
+            }
+        }
+        a
+    }
+}
