@@ -399,7 +399,8 @@ fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
         return if list { 0 } else { 2 };
     };
     let out = a.out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
-    let opts = StudyOptions { runs: a.runs, quick: a.quick, out: out.clone(), seed: a.seed, resume: a.resume, style: a.style };
+    let opts =
+        StudyOptions { runs: a.runs, quick: a.quick, out: out.clone(), seed: a.seed, resume: a.resume, style: a.style };
     let bar = runs_bar(false);
     let started = Instant::now();
     let res = manetlab_studies::run(&name, &opts, &|done, total| {

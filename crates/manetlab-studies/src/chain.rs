@@ -21,10 +21,19 @@ use manetlab::sim::Time;
 pub use manetlab::study::chain_table::{config, HOPS, MSS};
 use manetlab::study::report::{deviation, Table};
 use manetlab::study::sweep::Job;
-use manetlab::study::{runner, Analysis, Check, Figure, ReportDoc, Runs, Series, Study, StudyError, StudyInfo, StudyOptions};
+use manetlab::study::{
+    runner, Analysis, Check, Figure, ReportDoc, Runs, Series, Study, StudyError, StudyInfo, StudyOptions,
+};
 use manetlab::transport::tcp::SeqEvent;
 use manetlab::BuildError;
 use serde::{Deserialize, Serialize};
+
+/// Name, paper and one line, as `manetlab study --list` shows them.
+pub const INFO: StudyInfo = StudyInfo {
+    name: "chain",
+    paper: "tcp-manet-elfn.txt, figure 1",
+    about: "TCP-Reno goodput over a static chain of 1..10 hops (calibration of expected throughput)",
+};
 
 #[derive(Deserialize)]
 struct Column {
@@ -129,16 +138,9 @@ pub struct Findings {
 pub struct Chain;
 
 impl Study for Chain {
+    const INFO: StudyInfo = INFO;
     type Outcome = Report;
     type Findings = Findings;
-
-    fn info(&self) -> StudyInfo {
-        StudyInfo {
-            name: "chain",
-            paper: "tcp-manet-elfn.txt, figure 1",
-            about: "TCP-Reno goodput over a static chain of 1..10 hops (calibration of expected throughput)",
-        }
-    }
 
     fn plan(&self, opts: &StudyOptions) -> Vec<Job> {
         let (seeds, duration) = size(opts);
@@ -221,19 +223,12 @@ impl Study for Chain {
             tcp.record_seq_log = true;
         }
         let (_, trace) = runner::run_with_tcp_trace(cfg, 0)?;
-        let findings = Findings {
-            seeds,
-            duration_s: duration.as_secs_f64(),
-            points,
-            one_hop_dcf_kbps: formula,
-            ns2,
-            sw,
-            trace,
-        };
+        let findings =
+            Findings { seeds, duration_s: duration.as_secs_f64(), points, one_hop_dcf_kbps: formula, ns2, sw, trace };
         Ok(Analysis { findings, checks })
     }
 
-    fn report(&self, opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &mut ReportDoc) -> Result<(), StudyError> {
+    fn report(&self, opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<(), StudyError> {
         let pubd = published();
         doc.title("Chain study: TCP-Reno over a static chain (tcp-manet-elfn.txt, figure 1)");
         doc.para(format!(
@@ -280,7 +275,7 @@ impl Study for Chain {
                 f.one_hop_dcf_kbps
             ),
         );
-        doc.checks("Checks", checks);
+        doc.checks("Checks");
 
         doc.section("Figures");
         let hops = |v: &[f64]| (0..HOPS as usize).map(|i| (i as f64 + 1.0, v[i], None)).collect();

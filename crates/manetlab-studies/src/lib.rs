@@ -14,18 +14,12 @@ pub mod kim;
 pub mod testbed;
 pub mod zaini;
 
-pub use manetlab::study::{Progress, StudyError, StudyOptions, StudyOutput};
 use manetlab::study::{AnyStudy, StudyInfo};
+pub use manetlab::study::{Progress, StudyError, StudyOptions, StudyOutput};
 
 /// Every study this crate knows, in the order `manetlab study --list` shows.
-pub static STUDIES: &[&dyn AnyStudy] = &[
-    &chain::Chain,
-    &holland::Holland,
-    &gupta::Gupta,
-    &zaini::Zaini,
-    &testbed::Testbed,
-    &kim::Kim,
-];
+pub static STUDIES: &[&dyn AnyStudy] =
+    &[&chain::Chain, &holland::Holland, &gupta::Gupta, &zaini::Zaini, &testbed::Testbed, &kim::Kim];
 
 /// What each study is (name, paper, one line).
 pub fn list() -> Vec<StudyInfo> {

@@ -36,7 +36,6 @@ mod report;
 mod study;
 pub use study::{Findings, Gupta, Plan};
 
-use manetlab::study::StudyOptions;
 use manetlab::config::{FlowConfig, SimConfig, Traffic};
 use manetlab::mac::{FrameKind, MacKind};
 use manetlab::metrics::trace::{Action, Layer, PacketEvent, TraceSink};
@@ -46,6 +45,7 @@ use manetlab::net::routing::RoutingConfig;
 use manetlab::net::Body;
 use manetlab::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use manetlab::sim::Time;
+use manetlab::study::StudyOptions;
 use manetlab::transport::tcp::{DataSource, TcpConfig, TcpVariant};
 use serde::{Deserialize, Serialize};
 
@@ -383,7 +383,6 @@ impl Outcome {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,4 +476,3 @@ mod measure_tests {
         assert!(m.server_forwarded > 0);
     }
 }
-

@@ -5,9 +5,9 @@ use super::study::{mean, published, Findings, Row};
 use super::*;
 use manetlab::study::report::Table;
 use manetlab::study::sweep::Aggregate;
-use manetlab::study::{Check, Figure, ReportDoc, Series, StudyError};
+use manetlab::study::{Figure, ReportDoc, Series, StudyError};
 
-pub(super) fn write(opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &mut ReportDoc) -> Result<(), StudyError> {
+pub(super) fn write(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<(), StudyError> {
     let pubd = published();
     let plan = &f.plan;
     doc.title("gupta: TCP starved by UDP on a 13 x 13 grid; fair queueing and backpressure");
@@ -54,7 +54,11 @@ pub(super) fn write(opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &m
             };
             let paper = pubd.relative_goodput_percent.get(&paper_key).map_or("".to_string(), |v| format!("{v:.0}"));
             // TDMA runs on another grid: the server is node 12.
-            let via = if matches!(r.scheme, Scheme::Tdma { .. }) { String::new() } else { format!("{:.0}", r.server_forwarded()) };
+            let via = if matches!(r.scheme, Scheme::Tdma { .. }) {
+                String::new()
+            } else {
+                format!("{:.0}", r.server_forwarded())
+            };
             t.row([
                 r.scheme.label(),
                 format!("{:.1}", r.tcp()),
@@ -127,7 +131,7 @@ pub(super) fn write(opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &m
         "Other published claims (data/published/gupta.toml): {}.",
         pubd.claims.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join("; ")
     ));
-    doc.checks("Where the paper's ordering holds (case 1)", checks);
+    doc.checks("Where the paper's ordering holds (case 1)");
 
     // Figure 2: per-client goodput, initial / case 1 / case 2 (default 802.11).
     let per_client = |v: &[Outcome]| -> Vec<(f64, f64, Option<f64>)> {

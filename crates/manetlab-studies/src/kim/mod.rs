@@ -24,7 +24,6 @@ mod parts;
 mod study;
 pub use study::{Findings, Kim};
 
-use manetlab::study::sweep;
 use manetlab::config::{FlowConfig, Position, SimConfig, Traffic};
 use manetlab::metrics::Report;
 use manetlab::net::gateway::GatewayConfig;
@@ -32,6 +31,7 @@ use manetlab::net::wired::LinkConfig;
 use manetlab::phy::{PhyMode, PhyStandard, Preamble};
 use manetlab::queue::QueueKind;
 use manetlab::sim::Time;
+use manetlab::study::sweep;
 use manetlab::transport::tcp::{DataSource, TcpConfig, TcpVariant};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -132,8 +132,16 @@ fn capacity_part(c: &Ctx, b: &mut Blocks, checks: &mut Vec<Check>, json: &mut Ma
         format!("< {:.0}", p.mixed_mos_below),
         format!("{mixed_worst:.2} / {mixed_mean:.2}"),
     ]);
-    t.row([format!("{mixed_case}: TCP goodput"), format!("{:.2} Mb/s", p.mixed_tcp_mbps), format!("{mixed_tcp:.2} Mb/s")]);
-    t.row(["calls supported beside 1 unrestricted TCP-Reno flow".to_string(), "(not given)".into(), with_tcp.to_string()]);
+    t.row([
+        format!("{mixed_case}: TCP goodput"),
+        format!("{:.2} Mb/s", p.mixed_tcp_mbps),
+        format!("{mixed_tcp:.2} Mb/s"),
+    ]);
+    t.row([
+        "calls supported beside 1 unrestricted TCP-Reno flow".to_string(),
+        "(not given)".into(),
+        with_tcp.to_string(),
+    ]);
     b.table(t);
     json.insert(
         "capacity".into(),
@@ -389,7 +397,8 @@ fn fig5(c: &Ctx, b: &mut Blocks, checks: &mut Vec<Check>, json: &mut Map<String,
     let mut f5_rows = Vec::new();
     for &n in &z.fig5_calls {
         let w: Best = best(plan, &z.fig5_windows, |w| c.fig5(n, Gw::Window(w))).map(|(p, k)| (p.to_string(), k));
-        let dp: Best = best(plan, &z.fig5_rates, |r| c.fig5(n, Gw::Pacing(r))).map(|(p, k)| ((p / 1000).to_string(), k));
+        let dp: Best =
+            best(plan, &z.fig5_rates, |r| c.fig5(n, Gw::Pacing(r))).map(|(p, k)| ((p / 1000).to_string(), k));
         let ap: Best =
             best(plan, &z.fig5_rates, |r| c.fig5(n, Gw::AckPacing(r))).map(|(p, k)| ((p / 1000).to_string(), k));
         let plain = plan.mean(&c.fig5(n, Gw::None), |r| r.data_kbps);
@@ -448,7 +457,10 @@ fn fig5(c: &Ctx, b: &mut Blocks, checks: &mut Vec<Check>, json: &mut Map<String,
         let ctl = r0.1.as_ref().map_or(0.0, |b| b.1);
         let gain = ctl / r0.4 - 1.0;
         checks.push(Check::new(
-            format!("without VoIP, window control beats plain TCP (paper: +{:.0}%)", wpub.improvement_without_voip * 100.0),
+            format!(
+                "without VoIP, window control beats plain TCP (paper: +{:.0}%)",
+                wpub.improvement_without_voip * 100.0
+            ),
             gain > 0.0,
             format!("{:.2} vs {:.2} Mb/s ({:+.0}%)", ctl / 1e3, r0.4 / 1e3, gain * 100.0),
         ));

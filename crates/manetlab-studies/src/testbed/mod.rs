@@ -30,8 +30,6 @@ mod report;
 mod study;
 pub use study::{Findings, Testbed};
 
-use manetlab::study::sweep::Aggregate;
-use manetlab::study::Series;
 use manetlab::config::{FlowConfig, Position, SimConfig, Traffic};
 use manetlab::metrics::linkview::{longest_gap, FlowView, LinkViewSink};
 use manetlab::metrics::Report;
@@ -40,6 +38,8 @@ use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
 use manetlab::net::routing::RoutingConfig;
 use manetlab::phy::{PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use manetlab::sim::Time;
+use manetlab::study::sweep::Aggregate;
+use manetlab::study::Series;
 use manetlab::transport::tcp::{DataSource, SeqEvent, TcpConfig, TcpVariant};
 use manetlab::Simulation;
 use serde::{Deserialize, Serialize};

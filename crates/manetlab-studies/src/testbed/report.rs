@@ -4,13 +4,13 @@
 use super::study::Findings;
 use super::*;
 use manetlab::study::report::Table;
-use manetlab::study::{Check, Figure, ReportDoc, StudyError, StudyOptions};
+use manetlab::study::{Figure, ReportDoc, StudyError, StudyOptions};
 
 fn tcp(x: &Cell) -> String {
     x.tcp_mbps.map_or("-".to_string(), |t| format!("{t:.2} Mbit/s"))
 }
 
-pub(super) fn write(opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &mut ReportDoc) -> Result<(), StudyError> {
+pub(super) fn write(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<(), StudyError> {
     let pubd = published();
     doc.title("Testbed study: TCP/UDP interaction (testbed-tcp-udp-interaction.txt)");
     doc.para(format!(
@@ -112,7 +112,7 @@ pub(super) fn write(opts: &StudyOptions, f: &Findings, checks: &[Check], doc: &m
         t.row([o, d]);
     }
     doc.table(&t);
-    doc.checks("Checks", checks);
+    doc.checks("Checks");
 
     doc.section("Figures");
     let pts = |v: &[(f64, f64)]| v.iter().map(|&(x, y)| (x, y, None)).collect::<Vec<_>>();

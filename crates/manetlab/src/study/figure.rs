@@ -209,8 +209,7 @@ impl Figure {
     pub fn python(&self, style: &FigureStyle) -> String {
         let a = axes(&self.series);
         let scatter: Vec<String> = self.series.iter().filter(|s| s.scatter).map(|s| py_str(&s.name)).collect();
-        let colours: Vec<String> =
-            OKABE_ITO.iter().map(|(r, g, b)| format!("\"#{r:02X}{g:02X}{b:02X}\"")).collect();
+        let colours: Vec<String> = OKABE_ITO.iter().map(|(r, g, b)| format!("\"#{r:02X}{g:02X}{b:02X}\"")).collect();
         let title = if style.title { py_str(&self.title) } else { "None".into() };
         let py_bool = |b: bool| if b { "True" } else { "False" };
         format!(

@@ -54,7 +54,14 @@ pub struct StudyOptions {
 impl StudyOptions {
     /// Default options writing to `out`.
     pub fn new(out: impl Into<PathBuf>) -> StudyOptions {
-        StudyOptions { runs: None, quick: false, out: out.into(), seed: 1, resume: false, style: FigureStyle::default() }
+        StudyOptions {
+            runs: None,
+            quick: false,
+            out: out.into(),
+            seed: 1,
+            resume: false,
+            style: FigureStyle::default(),
+        }
     }
 
     /// How this study's sweeps store and resume runs: one file per run in
@@ -179,7 +186,8 @@ pub trait Study: Sync {
     /// the report needs can be `#[serde(skip)]`).
     type Findings: Serialize;
 
-    fn info(&self) -> StudyInfo;
+    /// Name, paper and one line (`manetlab study --list`).
+    const INFO: StudyInfo;
 
     /// The runs: one [`sweep::Job`] (unique key + config) per run.
     fn plan(&self, opts: &StudyOptions) -> Vec<sweep::Job>;
@@ -191,14 +199,9 @@ pub trait Study: Sync {
     /// few extra illustrative simulations (a trace of one run).
     fn analyse(&self, opts: &StudyOptions, runs: &Runs<Self::Outcome>) -> Result<Analysis<Self::Findings>, StudyError>;
 
-    /// The report: the published numbers beside ours, figures, the checks.
-    fn report(
-        &self,
-        opts: &StudyOptions,
-        findings: &Self::Findings,
-        checks: &[Check],
-        doc: &mut ReportDoc,
-    ) -> Result<(), StudyError>;
+    /// The report: the published numbers beside ours, figures, the checks
+    /// (`doc.checks(heading)` writes the analysis' checks).
+    fn report(&self, opts: &StudyOptions, findings: &Self::Findings, doc: &mut ReportDoc) -> Result<(), StudyError>;
 }
 
 /// Runs a study: plan, run (parallel, resumable), analyse, report; writes
@@ -209,8 +212,8 @@ pub fn run_study<S: Study>(study: &S, opts: &StudyOptions, progress: Progress) -
     let outcomes = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| study.outcome(opts, cfg))?;
     let runs = Runs::new(jobs, outcomes);
     let Analysis { findings, checks } = study.analyse(opts, &runs)?;
-    let mut doc = ReportDoc::new(&opts.out, opts.style);
-    study.report(opts, &findings, &checks, &mut doc)?;
+    let mut doc = ReportDoc::new(&opts.out, opts.style).with_checks(checks.clone());
+    study.report(opts, &findings, &mut doc)?;
     let mut json = match serde_json::to_value(&findings).map_err(|e| StudyError::Other(e.to_string()))? {
         serde_json::Value::Object(m) => m,
         other => {
@@ -219,9 +222,10 @@ pub fn run_study<S: Study>(study: &S, opts: &StudyOptions, progress: Progress) -
             m
         }
     };
-    json.insert("study".into(), study.info().name.into());
+    json.insert("study".into(), S::INFO.name.into());
     json.insert("checks".into(), serde_json::to_value(&checks).map_err(|e| StudyError::Other(e.to_string()))?);
-    let text = serde_json::to_string_pretty(&serde_json::Value::Object(json)).map_err(|e| StudyError::Other(e.to_string()))?;
+    let text =
+        serde_json::to_string_pretty(&serde_json::Value::Object(json)).map_err(|e| StudyError::Other(e.to_string()))?;
     doc.file("results.json", &(text + "\n"))?;
     let (markdown, files) = doc.finish()?;
     Ok(StudyOutput { markdown, files, checks, runs: runs.len() })
@@ -235,7 +239,7 @@ pub trait AnyStudy: Sync {
 
 impl<S: Study> AnyStudy for S {
     fn info(&self) -> StudyInfo {
-        Study::info(self)
+        S::INFO
     }
     fn run(&self, opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
         run_study(self, opts, progress)

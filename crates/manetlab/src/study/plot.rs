@@ -42,7 +42,11 @@ fn tick_count(lo: f64, hi: f64, integer: bool) -> usize {
 fn tick_label(v: f64) -> String {
     let s = format!("{:.6}", v);
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.into() }
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
 }
 
 fn render<DB: DrawingBackend>(
@@ -117,7 +121,8 @@ where
         }
         // Error bars on top of the markers, caps wider than a marker;
         // clipped at 0 for a non-negative metric.
-        let bars: Vec<_> = s.points.iter().filter_map(|&(x, y, e)| e.filter(|e| e.is_finite()).map(|e| (x, y, e))).collect();
+        let bars: Vec<_> =
+            s.points.iter().filter_map(|&(x, y, e)| e.filter(|e| e.is_finite()).map(|e| (x, y, e))).collect();
         let cap = (px(6) as f64) * (x1 - x0) / chart.plotting_area().dim_in_pixel().0.max(1) as f64;
         let bar_style = c.stroke_width(px(1) + k / 2);
         for (x, y, e) in bars {
@@ -147,11 +152,7 @@ where
             _ => legend_area.draw(&Cross::new(m, px(4), c.stroke_width(px(2))))?,
         }
         let label = s.name.as_str();
-        legend_area.draw(&Text::new(
-            label,
-            (x + px(32) as i32, y - px(9) as i32),
-            font(18).color(&BLACK),
-        ))?;
+        legend_area.draw(&Text::new(label, (x + px(32) as i32, y - px(9) as i32), font(18).color(&BLACK)))?;
     }
     root.present()?;
     Ok(())

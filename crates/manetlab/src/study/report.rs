@@ -21,7 +21,11 @@ pub struct Table {
 impl Table {
     /// A table with these column headers, every column left-aligned.
     pub fn new<S: AsRef<str>>(head: &[S]) -> Table {
-        Table { head: head.iter().map(|h| h.as_ref().to_string()).collect(), right: vec![false; head.len()], rows: vec![] }
+        Table {
+            head: head.iter().map(|h| h.as_ref().to_string()).collect(),
+            right: vec![false; head.len()],
+            rows: vec![],
+        }
     }
 
     /// Column alignment, one letter a column: `l` left, `r` right (numbers).
@@ -136,12 +140,19 @@ pub struct ReportDoc {
     dir: PathBuf,
     files: Vec<PathBuf>,
     style: FigureStyle,
+    checks: Vec<Check>,
 }
 
 impl ReportDoc {
     /// A report whose files go to `dir`.
     pub fn new(dir: &Path, style: FigureStyle) -> ReportDoc {
-        ReportDoc { md: String::new(), dir: dir.to_path_buf(), files: Vec::new(), style }
+        ReportDoc { md: String::new(), dir: dir.to_path_buf(), files: Vec::new(), style, checks: Vec::new() }
+    }
+
+    /// The checks [`ReportDoc::checks`] writes.
+    pub fn with_checks(mut self, checks: Vec<Check>) -> ReportDoc {
+        self.checks = checks;
+        self
     }
 
     /// The output directory.
@@ -197,14 +208,15 @@ impl ReportDoc {
 
     /// The checks under `heading`: what, pass/FAIL, detail, and the count
     /// "N of M checks reproduce".
-    pub fn checks(&mut self, heading: &str, checks: &[Check]) -> &mut ReportDoc {
+    pub fn checks(&mut self, heading: &str) -> &mut ReportDoc {
         self.section(heading);
         let mut t = Table::new(&["check", "result", "detail"]);
-        for c in checks {
+        for c in &self.checks {
             t.row([c.what.as_str(), if c.passed { "pass" } else { "FAIL" }, c.detail.as_str()]);
         }
+        let summary = checks_summary(&self.checks);
         self.table(&t);
-        self.para(format!("{}.", checks_summary(checks)))
+        self.para(format!("{summary}."))
     }
 
     /// Writes the figure's files (CSV, script, SVG, PNG) and embeds it.
@@ -270,9 +282,10 @@ mod tests {
     fn doc_collects_markdown_and_files() {
         let dir = std::env::temp_dir().join(format!("manetlab-reportdoc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut d = ReportDoc::new(&dir, FigureStyle::default());
+        let checks = vec![Check { what: "a".into(), passed: false, detail: "d".into() }];
+        let mut d = ReportDoc::new(&dir, FigureStyle::default()).with_checks(checks);
         d.title("T").para("p");
-        d.checks("Checks", &[Check { what: "a".into(), passed: false, detail: "d".into() }]);
+        d.checks("Checks");
         d.file("x.json", "{}").unwrap();
         let (md, files) = d.finish().unwrap();
         assert!(md.starts_with("# T\n\np\n\n## Checks\n\n| check | result | detail |"));
