@@ -317,8 +317,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     manetlab::exec::add_expected_throughput(scenario, &mut reports, args.quiet);
 
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    output::write_summary(&dir, &scenario.name, &seeds, &reports)?;
-    output::write_flows_csv(&dir, &seeds, &reports)?;
+    output::write_run(&dir, &scenario.name, &seeds, &reports)?;
     let mut traced = if args.tcp_trace || !link_view.is_empty() {
         output::write_tcp_traces(&dir, &reports[0], &traces[0])?
     } else {

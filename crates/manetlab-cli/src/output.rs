@@ -4,92 +4,25 @@ use anyhow::{Context, Result};
 use manetlab::metrics::stats::mean_ci95;
 use manetlab::Report;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `summary.json` (built by the library, so the Python package
-/// writes the same bytes).
-pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> Result<()> {
-    manetlab::exec::summary::write_summary(dir, name, seeds, reports)
-        .with_context(|| format!("writing {}", dir.join("summary.json").display()))
+/// Writes the run's tables (`flows.csv`, `flows-summary.csv`,
+/// `network.csv`, `network-summary.csv`, `flow-drops.csv`,
+/// `histograms.csv`; see docs/outputs.md) and `summary.json`, built by the
+/// library so the Python package writes the same bytes. Returns the files
+/// written.
+pub fn write_run(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> Result<Vec<PathBuf>> {
+    manetlab::exec::summary::write_run(dir, name, seeds, reports)
+        .with_context(|| format!("writing the result files in {}", dir.display()))
 }
 
-const CSV_COLUMNS: [&str; 18] = [
-    "replication",
-    "seed",
-    "flow",
-    "kind",
-    "src",
-    "dst",
-    "sent_packets",
-    "received_packets",
-    "delivery_ratio",
-    "goodput_bps",
-    "offered_bps",
-    "delay_mean_s",
-    "delay_p50_s",
-    "delay_p95_s",
-    "delay_max_s",
-    "jitter_s",
-    "jitter_rfc3550_s",
-    "duplicates",
-];
-
-pub fn write_flows_csv(dir: &Path, seeds: &[u64], reports: &[Report]) -> Result<()> {
-    let mut s = CSV_COLUMNS.join(",") + "\n";
-    for (k, (r, seed)) in reports.iter().zip(seeds).enumerate() {
-        for f in &r.flows {
-            let _ = writeln!(
-                s,
-                "{k},{seed},{},{},{},{},{},{},{:.6},{:.3},{:.3},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{}",
-                f.name,
-                f.kind,
-                f.src,
-                f.dst,
-                f.sent_packets,
-                f.received_packets,
-                f.delivery_ratio,
-                f.goodput_bps,
-                f.offered_bps,
-                f.delay_mean_s,
-                f.delay_p50_s,
-                f.delay_p95_s,
-                f.delay_max_s,
-                f.jitter_s,
-                f.jitter_rfc3550_s,
-                f.duplicates
-            );
-        }
+/// `x` with `prec` decimals, or "-" when undefined (NaN).
+fn one(x: f64, prec: usize) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else {
+        format!("{x:.prec$}")
     }
-    if reports.len() > 1 {
-        // Two extra rows per flow: the mean and the 95% CI half-width.
-        for (i, f) in reports[0].flows.iter().enumerate() {
-            let stat = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| {
-                mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>())
-            };
-            let cols: Vec<(f64, f64)> = vec![
-                stat(&|x| x.sent_packets as f64),
-                stat(&|x| x.received_packets as f64),
-                stat(&|x| x.delivery_ratio),
-                stat(&|x| x.goodput_bps),
-                stat(&|x| x.offered_bps),
-                stat(&|x| x.delay_mean_s),
-                stat(&|x| x.delay_p50_s),
-                stat(&|x| x.delay_p95_s),
-                stat(&|x| x.delay_max_s),
-                stat(&|x| x.jitter_s),
-                stat(&|x| x.jitter_rfc3550_s),
-                stat(&|x| x.duplicates as f64),
-            ];
-            for (label, pick) in [("mean", 0usize), ("ci95", 1usize)] {
-                let vals: Vec<String> =
-                    cols.iter().map(|c| format!("{:.9}", if pick == 0 { c.0 } else { c.1 })).collect();
-                let _ = writeln!(s, "{label},,{},{},{},{},{}", f.name, f.kind, f.src, f.dst, vals.join(","));
-            }
-        }
-    }
-    let path = dir.join("flows.csv");
-    std::fs::write(&path, s).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }
 
 pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
@@ -114,32 +47,36 @@ pub fn print_table(name: &str, seeds: &[u64], reports: &[Report]) {
         if expected { "  expected kbit/s" } else { "" }
     );
     for (i, f) in reports[0].flows.iter().enumerate() {
-        let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> f64| {
-            mean_ci95(&reports.iter().map(|r| g(&r.flows[i])).collect::<Vec<_>>())
+        // Undefined values (a flow that delivered nothing has no delay)
+        // stay out of the means; a mean of nothing prints as "-".
+        let st = |g: &dyn Fn(&manetlab::metrics::FlowReport) -> Option<f64>| {
+            mean_ci95(&reports.iter().filter_map(|r| g(&r.flows[i])).collect::<Vec<_>>())
         };
         let fmt = |(m, h): (f64, f64), scale: f64, prec: usize| {
-            if n == 1 {
+            if m.is_nan() {
+                "-".to_string()
+            } else if n == 1 || h.is_nan() {
                 format!("{:.*}", prec, m * scale)
             } else {
                 format!("{:.*} ± {:.*}", prec, m * scale, prec, h * scale)
             }
         };
         let exp = if f.expected_bps.is_some() {
-            format!("  {:>16}", fmt(st(&|x| x.expected_bps.unwrap_or(0.0)), 1e-3, 1))
+            format!("  {:>16}", fmt(st(&|x| x.expected_bps), 1e-3, 1))
         } else {
             String::new()
         };
         println!(
-            "{:<12} {:>9} {:>9.0} {:>9.0} {:>7.1} {:>18} {:>16} {:>10.2} {:>10.2}{exp}",
+            "{:<12} {:>9} {:>9.0} {:>9.0} {:>7} {:>18} {:>16} {:>10} {:>10}{exp}",
             f.name,
             format!("{}->{}", f.src, f.dst),
-            st(&|x| x.sent_packets as f64).0,
-            st(&|x| x.received_packets as f64).0,
-            st(&|x| x.delivery_ratio).0 * 100.0,
-            fmt(st(&|x| x.goodput_bps), 1e-3, 1),
+            st(&|x| Some(x.sent_packets as f64)).0,
+            st(&|x| Some(x.received_packets as f64)).0,
+            one(st(&|x| x.delivery_ratio).0 * 100.0, 1),
+            fmt(st(&|x| Some(x.goodput_bps)), 1e-3, 1),
             fmt(st(&|x| x.delay_mean_s), 1e3, 2),
-            st(&|x| x.delay_p95_s).0 * 1e3,
-            st(&|x| x.jitter_s).0 * 1e3,
+            one(st(&|x| x.delay_p95_s).0 * 1e3, 2),
+            one(st(&|x| x.jitter_s).0 * 1e3, 2),
         );
     }
     let r = &reports[0];

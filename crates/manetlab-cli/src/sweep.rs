@@ -91,8 +91,9 @@ fn print_table(plan: &SweepPlan, reports: &[Report]) {
         let vals: Vec<&str> = p.iter().map(|(_, v)| v.as_str()).collect();
         for (i, f) in rs[0].flows.iter().enumerate() {
             let g = Aggregate::of(rs.iter().map(|r| r.flows[i].goodput_bps / 1e3));
-            let d = Aggregate::of(rs.iter().map(|r| r.flows[i].delay_mean_s * 1e3));
-            let pdr = Aggregate::of(rs.iter().map(|r| r.flows[i].delivery_ratio * 100.0));
+            // Runs where a value is undefined (nothing delivered) stay out.
+            let d = Aggregate::of(rs.iter().filter_map(|r| r.flows[i].delay_mean_s).map(|d| d * 1e3));
+            let pdr = Aggregate::of(rs.iter().filter_map(|r| r.flows[i].delivery_ratio).map(|p| p * 100.0));
             println!(
                 "{:<40} {:<12} {:>20} {:>7.1} {:>18}",
                 if i == 0 { vals.join(", ") } else { String::new() },

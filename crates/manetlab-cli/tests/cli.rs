@@ -41,7 +41,7 @@ fn default_scenario_runs_and_writes_results() {
     assert!((g - 2e6).abs() < 0.02e6, "goodput {g}");
     assert_eq!(summary["replications"][0]["audit"]["unaccounted"], 0);
     let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
-    assert!(csv.starts_with("replication,seed,flow,"));
+    assert!(csv.starts_with("replication,seed,flow_id,flow,kind,src,dst,"));
     assert_eq!(csv.lines().count(), 2);
 }
 
@@ -58,7 +58,7 @@ fn same_seed_gives_identical_files_and_another_seed_differs() {
 }
 
 #[test]
-fn replications_add_mean_and_ci_rows() {
+fn replications_write_one_row_each_and_a_summary_with_n() {
     let out = tmp("reps");
     let o = run(&[
         "run",
@@ -73,10 +73,18 @@ fn replications_add_mean_and_ci_rows() {
     let (stdout, stderr) = text(&o);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("3 replications") && stdout.contains('±'), "{stdout}");
+    // flows.csv: one row per (replication, flow), nothing else.
     let csv = std::fs::read_to_string(out.join("flows.csv")).unwrap();
-    assert!(csv.lines().any(|l| l.starts_with("mean,")), "{csv}");
-    assert!(csv.lines().any(|l| l.starts_with("ci95,")), "{csv}");
-    assert_eq!(csv.lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count(), 3);
+    assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.starts_with(|c: char| c.is_ascii_digit())), "{csv}");
+    // The aggregates are in flows-summary.csv, with their n.
+    let mut r = csv::Reader::from_path(out.join("flows-summary.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1);
+    let get = |k: &str| rows[0][h.iter().position(|c| c == k).unwrap_or_else(|| panic!("no {k}"))].to_string();
+    assert_eq!(get("goodput_bps_n"), "3");
+    assert!(get("goodput_bps_ci95").parse::<f64>().unwrap() >= 0.0);
 }
 
 fn bad_file(name: &str, body: &str) -> (i32, String) {

@@ -53,9 +53,16 @@ fn sweep_writes_points_and_a_killed_sweep_resumes_to_identical_results() {
     let agg = std::fs::read_to_string(whole.join("sweep.csv")).unwrap();
     let lines: Vec<&str> = agg.lines().collect();
     assert_eq!(lines.len(), 1 + 4, "{agg}");
-    assert!(lines[0].starts_with("flow.0.rate,flow,n,goodput_bps_mean,goodput_bps_sd,goodput_bps_ci95"));
+    // The axis is a number in SI units with the unit in its name.
+    assert!(lines[0].starts_with("flow.0.rate_bps,flow_id,flow,kind,src,dst,runs,"), "{}", lines[0]);
+    let mut r = csv::Reader::from_reader(agg.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let col = |k: &str| h.iter().position(|c| c == k).unwrap_or_else(|| panic!("no {k} in {h:?}"));
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][col("flow.0.rate_bps")], "100000");
+    assert_eq!(&rows[0][col("goodput_bps_n")], "8");
     // Below the chain's capacity the goodput follows the offered rate.
-    let g100: f64 = lines[1].split(',').nth(3).unwrap().parse().unwrap();
+    let g100: f64 = rows[0][col("goodput_bps_mean")].parse().unwrap();
     assert!((g100 - 100e3).abs() < 3e3, "{}", lines[1]);
     assert_eq!(std::fs::read_to_string(whole.join("sweep-runs.csv")).unwrap().lines().count(), 1 + 32);
 

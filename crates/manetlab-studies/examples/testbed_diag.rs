@@ -28,7 +28,7 @@ fn main() {
             f.name,
             f.sent_packets,
             f.received_packets,
-            f.delivery_ratio,
+            f.delivery_ratio.unwrap(),
             f.goodput_bps / 1e6
         );
     }

@@ -73,8 +73,9 @@ fn published() -> Published {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Outcome {
     pub throughput_kbps: f64,
-    pub delay_ms: f64,
-    pub jitter_ms: f64,
+    /// `None` when the run delivered nothing (jitter: fewer than two).
+    pub delay_ms: Option<f64>,
+    pub jitter_ms: Option<f64>,
     pub delivered: u64,
     /// Background CBR delivery ratio (all flows together).
     pub background_delivery: f64,
@@ -197,8 +198,8 @@ impl Study for Zaini {
         let (sent, got) = bg.iter().fold((0u64, 0u64), |a, f| (a.0 + f.sent_packets, a.1 + f.received_packets));
         Ok(Outcome {
             throughput_kbps: f.goodput_bps / 1e3,
-            delay_ms: f.delay_mean_s * 1e3,
-            jitter_ms: f.jitter_s * 1e3,
+            delay_ms: f.delay_mean_s.map(|d| d * 1e3),
+            jitter_ms: f.jitter_s.map(|j| j * 1e3),
             delivered: f.received_packets,
             background_delivery: if sent > 0 { got as f64 / sent as f64 } else { 0.0 },
         })
@@ -212,14 +213,14 @@ impl Study for Zaini {
                 .collect()
         };
         let metric = |o: &Outcome, m: &str| match m {
-            "throughput" => o.throughput_kbps,
+            "throughput" => Some(o.throughput_kbps),
             "jitter" => o.jitter_ms,
             _ => o.delay_ms,
         };
         let agg = |t: usize, p: usize, v: usize, m: &str| {
             // Jitter and delay average over runs that delivered something.
             let rs = at(t, p, v).into_iter().filter(|o| m == "throughput" || o.delivered > 1);
-            Aggregate::of(rs.map(|o| metric(o, m)))
+            Aggregate::of(rs.filter_map(|o| metric(o, m)))
         };
         let mut tables = Vec::new();
         for tab in &published().table {

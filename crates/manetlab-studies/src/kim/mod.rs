@@ -301,8 +301,8 @@ impl RunSummary {
                 }
             } else {
                 data_bps += f.goodput_bps;
-                if f.delay_mean_s.is_finite() {
-                    data_delay += f.delay_mean_s * 1e3;
+                if let Some(d) = f.delay_mean_s {
+                    data_delay += d * 1e3;
                     ndata += 1;
                 }
                 if let Some(t) = &f.tcp {

@@ -1,53 +1,42 @@
-//! `summary.json`: every replication's full report and a per-flow
-//! aggregate. One function builds its text so that the command line and the
+//! `summary.json`: every replication's full report, the per-flow
+//! aggregate and the network table (see `crate::output`). One function builds its text so that the command line and the
 //! Python package (`Results.summary_json`) agree byte for byte.
 
-use crate::metrics::stats::Summary;
-use crate::metrics::FlowReport;
+use crate::output::table::write_atomic;
 use crate::Report;
-use serde_json::json;
-
-/// Per-flow aggregate over replications of the main metrics.
-fn aggregate(reports: &[Report]) -> Vec<serde_json::Value> {
-    let Some(first) = reports.first() else { return Vec::new() };
-    first
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let col = |g: &dyn Fn(&FlowReport) -> f64| -> Summary { reports.iter().map(|r| g(&r.flows[i])).collect() };
-            json!({
-                "flow": f.name,
-                "src": f.src,
-                "dst": f.dst,
-                "goodput_bps": col(&|x| x.goodput_bps).values(),
-                "delivery_ratio": col(&|x| x.delivery_ratio).values(),
-                "delay_mean_s": col(&|x| x.delay_mean_s).values(),
-                "delay_p95_s": col(&|x| x.delay_p95_s).values(),
-                "jitter_s": col(&|x| x.jitter_s).values(),
-            })
-        })
-        .collect()
-}
+use std::path::{Path, PathBuf};
 
 /// The text of `summary.json` (pretty-printed, ending in a newline) for the
-/// replications `reports` of scenario `name` run with `seeds`.
+/// replications `reports` of scenario `name` run with `seeds`: see
+/// [`crate::output::summary_json`].
 pub fn summary_json(name: &str, seeds: &[u64], reports: &[Report]) -> String {
-    let v = json!({
-        "scenario": name,
-        "seeds": seeds,
-        "replications": reports,
-        "aggregate": aggregate(reports),
-    });
+    let tables = crate::output::run_tables(reports);
+    summary_text(name, seeds, reports, &tables)
+}
+
+fn summary_text(name: &str, seeds: &[u64], reports: &[Report], tables: &[crate::output::Table]) -> String {
+    let v = crate::output::summary_json(name, seeds, reports, tables);
     serde_json::to_string_pretty(&v).expect("a report serializes") + "\n"
 }
 
 /// Writes `summary.json` into `dir` atomically (temporary file + rename).
-pub fn write_summary(dir: &std::path::Path, name: &str, seeds: &[u64], reports: &[Report]) -> std::io::Result<()> {
+pub fn write_summary(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> std::io::Result<()> {
+    write_atomic(&dir.join("summary.json"), summary_json(name, seeds, reports).as_bytes())
+}
+
+/// Writes every file of a run into `dir`: the tables of
+/// [`crate::output::run_tables`] as CSV and `summary.json`. Returns the
+/// paths written.
+pub fn write_run(dir: &Path, name: &str, seeds: &[u64], reports: &[Report]) -> std::io::Result<Vec<PathBuf>> {
+    let tables = crate::output::run_tables(reports);
+    let mut files = Vec::new();
+    for t in &tables {
+        files.push(t.save_csv(dir)?);
+    }
     let path = dir.join("summary.json");
-    let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, summary_json(name, seeds, reports))?;
-    std::fs::rename(&tmp, &path)
+    write_atomic(&path, summary_text(name, seeds, reports, &tables).as_bytes())?;
+    files.push(path);
+    Ok(files)
 }
 
 /// Reads the reports and seeds back from a `summary.json` text.

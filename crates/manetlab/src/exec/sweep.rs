@@ -7,7 +7,6 @@
 //! store.
 
 use super::{run_config, Cancel, ExecError};
-use crate::metrics::FlowReport;
 use crate::scenario::sweep::{label, points, SweepAxis};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::study::sweep::{self as store, Aggregate, Job};
@@ -15,7 +14,6 @@ use crate::Report;
 use rayon::prelude::*;
 use serde_json::json;
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -134,88 +132,28 @@ pub fn run(
     Ok(slots.into_iter().map(|s| s.expect("every job has a result")).collect())
 }
 
-/// The metrics aggregated per point and flow: (column name, getter).
-type Metric = (&'static str, fn(&FlowReport) -> f64);
-pub const METRICS: [Metric; 6] = [
-    ("goodput_bps", |f| f.goodput_bps),
-    ("delivery_ratio", |f| f.delivery_ratio),
-    ("delay_mean_s", |f| f.delay_mean_s),
-    ("delay_p95_s", |f| f.delay_p95_s),
-    ("jitter_s", |f| f.jitter_s),
-    ("offered_bps", |f| f.offered_bps),
-];
-
-/// Writes `sweep-runs.csv` (every run and flow), `sweep.csv` (mean, sd and
-/// 95% CI per point and flow), `sweep.json` and, with one numeric axis,
-/// the `sweep-goodput` figure into `dir`. `reports` are in plan order.
+/// Writes `sweep-runs.csv` (every run and flow), `sweep.csv` (n, mean, sd
+/// and 95% CI per point and flow), `sweep.json` and, with one numeric axis,
+/// the `sweep-goodput` figure into `dir`. `reports` are in plan order. The
+/// tables are defined in [`crate::output::sweep`].
 pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report]) -> std::io::Result<()> {
+    use crate::output::sweep::{axis_column, sweep_runs, sweep_summary};
     let axes = &plan.axes;
-    let pts = &plan.points;
-    let reps = plan.seeds.len();
-    let keys: Vec<&str> = axes.iter().map(|a| a.key.as_str()).collect();
-    // Every run, every flow.
-    let mut runs = keys.join(",");
-    if !runs.is_empty() {
-        runs.push(',');
-    }
-    runs += "seed,flow,kind,src,dst,sent_packets,received_packets";
-    for (m, _) in METRICS {
-        runs += &format!(",{m}");
-    }
-    runs.push('\n');
-    // Aggregates per point and flow.
-    let mut agg = keys.join(",");
-    if !agg.is_empty() {
-        agg.push(',');
-    }
-    agg += "flow,n";
-    for (m, _) in METRICS {
-        agg += &format!(",{m}_mean,{m}_sd,{m}_ci95");
-    }
-    agg.push('\n');
-    let mut json_points = Vec::new();
-    for (pi, p) in pts.iter().enumerate() {
-        let rs = &reports[pi * reps..(pi + 1) * reps];
-        let vals: String = p.iter().map(|(_, v)| format!("{},", v.replace(',', ";"))).collect();
-        for (k, r) in rs.iter().enumerate() {
-            for f in &r.flows {
-                let _ = write!(
-                    runs,
-                    "{vals}{},{},{},{},{},{},{}",
-                    plan.seeds[k], f.name, f.kind, f.src, f.dst, f.sent_packets, f.received_packets
-                );
-                for (_, g) in METRICS {
-                    let _ = write!(runs, ",{}", g(f));
-                }
-                runs.push('\n');
-            }
-        }
-        let mut flows_json = Vec::new();
-        for (i, f) in rs[0].flows.iter().enumerate() {
-            let _ = write!(agg, "{vals}{},{}", f.name, rs.len());
-            let mut fj = serde_json::Map::new();
-            fj.insert("flow".into(), json!(f.name));
-            for (m, g) in METRICS {
-                let a = Aggregate::of(rs.iter().map(|r| g(&r.flows[i])));
-                let _ = write!(agg, ",{},{},{}", a.mean, a.sd, a.ci95);
-                fj.insert(m.into(), json!(a));
-            }
-            agg.push('\n');
-            flows_json.push(serde_json::Value::Object(fj));
-        }
-        json_points.push(json!({
-            "point": p.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-            "seeds": plan.seeds,
-            "flows": flows_json,
-        }));
-    }
-    atomic_write(&dir.join("sweep-runs.csv"), &runs)?;
-    atomic_write(&dir.join("sweep.csv"), &agg)?;
+    let runs = sweep_runs(axes, &plan.points, plan.seeds.len(), reports);
+    let agg = sweep_summary(&runs, axes);
+    runs.save_csv(dir)?;
+    agg.save_csv(dir)?;
     let summary = json!({
+        "schema_version": crate::output::SCHEMA_VERSION,
         "scenario": name,
-        "axes": axes.iter().map(|a| json!({"key": a.key, "values": a.values})).collect::<Vec<_>>(),
-        "replications": reps,
-        "points": json_points,
+        "axes": axes.iter().map(|a| {
+            let (c, vals) = axis_column(a);
+            json!({"key": a.key, "column": c.name, "unit": c.unit, "values": a.values,
+                   "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>()})
+        }).collect::<Vec<_>>(),
+        "replications": plan.seeds.len(),
+        "seeds": plan.seeds,
+        "rows": agg.to_json_rows(),
     });
     atomic_write(&dir.join("sweep.json"), &(serde_json::to_string_pretty(&summary).expect("json") + "\n"))?;
     write_figure(dir, name, plan, reports)?;
@@ -224,12 +162,17 @@ pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report
 
 /// One numeric axis: goodput (mean ± CI) against it, one line per flow.
 fn write_figure(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report]) -> std::io::Result<()> {
+    use crate::output::sweep::axis_column;
     use crate::study::{Figure, Series};
     let (axes, pts, reps) = (&plan.axes, &plan.points, plan.seeds.len());
     if axes.len() != 1 || reports.is_empty() {
         return Ok(());
     }
-    let xs: Vec<Option<f64>> = pts.iter().map(|p| leading_number(&p[0].1)).collect();
+    let (col, numbers) = axis_column(&axes[0]);
+    let xs: Vec<Option<f64>> = pts
+        .iter()
+        .map(|p| axes[0].values.iter().position(|v| *v == p[0].1).and_then(|i| numbers[i].as_f64()))
+        .collect();
     if !xs.iter().all(Option::is_some) {
         return Ok(());
     }
@@ -254,18 +197,13 @@ fn write_figure(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report]) ->
     let fig = Figure {
         file_stem: "sweep-goodput".into(),
         title: format!("{name}: goodput vs {}", axes[0].key),
-        x_label: axes[0].key.clone(),
+        x_label: col.name,
         y_label: "goodput (kbit/s)".into(),
         series,
         steps: false,
     };
     fig.write(dir, &mut Vec::new())?;
     Ok(())
-}
-
-fn leading_number(s: &str) -> Option<f64> {
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
-    s[..end].parse().ok()
 }
 
 fn atomic_write(path: &Path, text: &str) -> std::io::Result<()> {

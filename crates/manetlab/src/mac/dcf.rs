@@ -20,9 +20,12 @@
 use super::edca::{AccessCategory, EdcaParams};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
-use crate::wire::{Packet, BROADCAST};
 use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};
+use crate::wire::{Packet, BROADCAST};
+
+mod backoff;
+mod edca;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.
@@ -323,84 +326,6 @@ impl Dcf {
         !self.sensing && !self.transmitting && self.nav_until <= now
     }
 
-    fn draw_backoff(&mut self) -> u32 {
-        self.rng.uniform_incl(self.acs[self.active].cw)
-    }
-
-    // ---- channel access -------------------------------------------------
-
-    /// Slots of entity `i`'s backoff counted down by `now`.
-    fn count_down(&mut self, i: usize, now: Time) {
-        let a = &mut self.acs[i];
-        if let Some(b) = a.backoff {
-            if now > a.countdown_start {
-                let counted = ((now - a.countdown_start).as_ns() / self.slot.as_ns()) as u32;
-                a.backoff = Some(b - counted.min(b));
-                a.counted_to = a.countdown_start + self.slot * counted.min(b) as u64;
-            }
-        }
-    }
-
-    /// Stops a running countdown, keeping the slots not yet counted.
-    fn freeze(&mut self, now: Time) {
-        if !self.access_pending {
-            return;
-        }
-        self.access_pending = false;
-        self.access_gen = self.access_gen.wrapping_add(1);
-        for i in 0..self.n_acs {
-            self.count_down(i, now);
-        }
-    }
-
-    /// (Re)schedules the access timer if the station wants the medium and
-    /// the medium is idle; each entity counts down from AIFS (DIFS for
-    /// DCF) after the medium became idle; the timer is set for the first
-    /// entity to reach zero.
-    fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        if self.access_pending {
-            self.freeze(now);
-        }
-        if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
-            return;
-        }
-        let mut first: Option<Time> = None;
-        for i in 0..self.n_acs {
-            let Some(b) = self.acs[i].backoff else { continue };
-            // Slots already counted in this idle period (before a freeze
-            // caused by a new packet or a re-evaluation) are not counted
-            // again.
-            let start = self.access_start(i).max(self.acs[i].counted_to);
-            let at = (start + self.slot * b as u64).max(now);
-            let a = &mut self.acs[i];
-            a.countdown_start = start;
-            a.access_at = at;
-            first = Some(first.map_or(at, |f| f.min(at)));
-        }
-        let Some(at) = first else { return };
-        self.access_pending = true;
-        self.access_gen = self.access_gen.wrapping_add(1);
-        out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
-    }
-
-    /// When the AIFS/DIFS/EIFS deferral of entity `i` in the current idle
-    /// period ends: AIFS after the medium (and NAV) became idle, and never
-    /// before EIFS after a frame that failed to decode (as ns-3's channel
-    /// access manager).
-    fn access_start(&self, i: usize) -> Time {
-        (self.idle_since.max(self.nav_until) + self.acs[i].aifs).max(self.eifs_until)
-    }
-
-    fn medium_became_busy(&mut self, now: Time) {
-        self.freeze(now);
-    }
-
-    fn medium_maybe_idle(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        if !self.sensing && !self.transmitting {
-            self.schedule_access(now, out);
-        }
-    }
-
     // ---- packets from above ----------------------------------------------
 
     /// Hands the MAC a packet (only when `can_accept`). `pkt.next_hop` is the
@@ -683,83 +608,6 @@ impl Dcf {
             }
             _ => {}
         }
-    }
-
-    /// EDCA: the access timer fired. Every entity whose countdown ends now
-    /// wants the medium; the highest-priority one gets it, and each other
-    /// one holding a packet suffers an internal collision (§10.22.2.4):
-    /// it doubles its CW and draws a new backoff, as after an external
-    /// collision (without counting a retry). An entity whose post-backoff
-    /// ends with nothing to send just stops. Entities still counting keep
-    /// the slots they counted.
-    fn edca_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let mut winner = None;
-        for i in 0..self.n_acs {
-            if self.acs[i].backoff.is_none() {
-                continue;
-            }
-            if self.acs[i].access_at > now {
-                self.count_down(i, now);
-                continue;
-            }
-            self.acs[i].backoff = None;
-            if self.acs[i].current.is_none() {
-                continue;
-            }
-            if winner.is_none() {
-                winner = Some(i);
-            } else {
-                self.stats.internal_collisions += 1;
-                let a = &mut self.acs[i];
-                a.cw = (2 * a.cw + 1).min(a.cw_max);
-                let b = self.rng.uniform_incl(self.acs[i].cw);
-                self.acs[i].backoff = Some(b);
-            }
-        }
-        match winner {
-            Some(i) => {
-                self.active = i;
-                self.start_attempt(now, out);
-            }
-            None => {
-                if self.acs[..self.n_acs].iter().all(|a| a.current.is_none()) {
-                    self.state = State::Idle;
-                }
-                self.schedule_access(now, out);
-            }
-        }
-    }
-
-    /// EDCA TXOP (§10.22.2.8): a packet handed to the entity that just
-    /// completed an exchange, at that instant, goes out SIFS later without
-    /// a new backoff if its whole exchange (DATA, SIFS, ACK) ends within
-    /// the TXOP limit counted from the first frame of the opportunity.
-    /// Unicast without RTS only; the post-backoff drawn at the end of the
-    /// previous exchange stays frozen until the opportunity ends.
-    fn continue_txop(&mut self, now: Time, i: usize, pkt: Packet, out: &mut Vec<MacAction>) -> bool {
-        let limit = self.acs[i].txop;
-        if limit == Time::ZERO
-            || pkt.next_hop == BROADCAST
-            || self.uses_rts(&pkt)
-            || !matches!(self.state, State::Idle | State::Contend)
-            || self.responding
-            || self.response.is_some()
-        {
-            return false;
-        }
-        let exchange =
-            self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), self.phy.data_rate) + self.ack_time();
-        if now + exchange > self.txop_start + limit {
-            return false;
-        }
-        self.freeze(now);
-        self.load(i, pkt);
-        self.active = i;
-        self.state = State::DataPending;
-        self.stats.txop_continuations += 1;
-        let data = self.data_frame(pkt);
-        self.respond(now, data, out);
-        true
     }
 
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {

@@ -13,9 +13,9 @@ pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use tdma::Tdma;
 
-use crate::wire::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
+use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {

@@ -4,7 +4,7 @@
 //! the hop count of the route the delivered packets took over time.
 //!
 //! A [`LinkViewSink`] is a trace sink: install it with
-//! `Simulation::set_tracer` (or chain it behind another sink) and read the
+//! `Simulation::add_observer` (or chain it behind another sink) and read the
 //! [`LinkViews`] through the shared handle after the run. It looks at MAC
 //! receptions of unicast data frames carrying the flow's packets (a MAC
 //! retransmission decoded twice counts once) and at the destination agent's

@@ -39,6 +39,24 @@ impl Metrics {
             }
         }
     }
+    /// A data packet of `flow` reached the flow's destination after `hops`
+    /// hops (counted after the warm-up).
+    pub fn flow_hops(&mut self, flow: u32, now: Time, hops: u32) {
+        if now >= self.warmup {
+            if let Some(f) = self.flows.get_mut(flow as usize) {
+                f.on_delivered_hops(hops);
+            }
+        }
+    }
+    /// A data packet of `flow` was dropped at `node` (counted after the
+    /// warm-up).
+    pub fn flow_dropped(&mut self, flow: u32, now: Time, node: u32, why: DropReason) {
+        if now >= self.warmup {
+            if let Some(f) = self.flows.get_mut(flow as usize) {
+                f.on_dropped(node, why);
+            }
+        }
+    }
     /// Payload reached the application (`first` = not a duplicate).
     /// Everything received after the warm-up counts, whenever it was sent.
     pub fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool) {

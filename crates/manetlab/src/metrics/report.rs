@@ -23,20 +23,52 @@ pub struct FlowReport {
     /// Datagrams the application offered that backpressure kept it from
     /// injecting (included in `sent_packets`).
     pub not_injected: u64,
-    /// received / sent packets.
-    pub delivery_ratio: f64,
+    /// received / sent packets; `None` (null) when nothing was sent.
+    pub delivery_ratio: Option<f64>,
     /// Application payload bits received per second of the measured interval.
     pub goodput_bps: f64,
     /// Application payload bits sent per second of the measured interval.
     pub offered_bps: f64,
-    pub delay_mean_s: f64,
-    pub delay_p50_s: f64,
-    pub delay_p95_s: f64,
-    pub delay_max_s: f64,
-    /// Mean |d_i - d_{i-1}| over consecutive received packets.
-    pub jitter_s: f64,
-    /// RFC 3550 interarrival jitter at the end of the run.
-    pub jitter_rfc3550_s: f64,
+    /// One-way delay of the received packets: mean, median, 95th
+    /// percentile, maximum. `None` (null in JSON, empty in CSV) when the
+    /// flow delivered nothing: an undefined statistic is never 0.
+    pub delay_mean_s: Option<f64>,
+    pub delay_p50_s: Option<f64>,
+    pub delay_p95_s: Option<f64>,
+    pub delay_max_s: Option<f64>,
+    /// Mean |d_i - d_{i-1}| over consecutive received packets; `None` with
+    /// fewer than two received packets.
+    pub jitter_s: Option<f64>,
+    /// RFC 3550 interarrival jitter at the end of the run; `None` with
+    /// fewer than two received packets.
+    pub jitter_rfc3550_s: Option<f64>,
+    /// Times of the first and last packet sent and received in the
+    /// measured interval, seconds of simulated time; `None` if none.
+    pub first_sent_s: Option<f64>,
+    pub last_sent_s: Option<f64>,
+    pub first_received_s: Option<f64>,
+    pub last_received_s: Option<f64>,
+    /// Longest time without a delivery inside the flow's measured interval
+    /// (from its start, or the warm-up, to its stop or the end of the run),
+    /// counting the stretches before the first and after the last delivery;
+    /// the whole interval for a flow that delivered nothing. `None` for an
+    /// empty interval.
+    pub interruption_max_s: Option<f64>,
+    /// Mean hop count of the flow's data packets that reached the
+    /// destination (network layer; TCP retransmissions included). `None`
+    /// if none did.
+    pub hops_mean: Option<f64>,
+    /// Data packets of the flow dropped (after the warm-up), total.
+    pub dropped_packets: u64,
+    /// Where and why: one entry per (node, ns-2 reason) in node order.
+    pub drops: Vec<FlowDrop>,
+    /// One-way delay histogram of received packets (16 log-linear bins per
+    /// octave, see `metrics::stats::Histogram::coarse_buckets`), non-empty
+    /// bins only.
+    pub delay_histogram: Vec<HistogramBin>,
+    /// Histogram of |delay_i − delay_{i−1}| over consecutive received
+    /// packets (ns-3 FlowMonitor's jitter histogram), same bins.
+    pub jitter_histogram: Vec<HistogramBin>,
     /// Mobile runs: the shortest-path hop count between src and dst over
     /// time (receive range links), see `metrics::path`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +83,33 @@ pub struct FlowReport {
     /// Per-direction voice quality and MOS (VoIP calls only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub voip: Option<crate::metrics::voip::VoipReport>,
+}
+
+/// Data packets of one flow dropped at one node for one reason.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, Deserialize)]
+pub struct FlowDrop {
+    pub node: u32,
+    /// ns-2 drop reason code ("IFQ", "RET", "NRTE", ...).
+    pub reason: String,
+    pub packets: u64,
+}
+
+/// One histogram bin: values in [low_s, high_s] seconds (both inclusive at
+/// nanosecond resolution), `count` packets.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Deserialize)]
+pub struct HistogramBin {
+    pub low_s: f64,
+    pub high_s: f64,
+    pub count: u64,
+}
+
+impl HistogramBin {
+    /// The bins of a nanosecond histogram at 2^`sub_bits` bins per octave.
+    pub fn of_ns(h: &crate::metrics::stats::Histogram, sub_bits: u32) -> Vec<HistogramBin> {
+        h.coarse_buckets(sub_bits)
+            .map(|(lo, hi, count)| HistogramBin { low_s: lo as f64 / 1e9, high_s: hi as f64 / 1e9, count })
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Deserialize)]

@@ -572,6 +572,40 @@ impl Histogram {
         })
     }
 
+    /// The non-empty buckets merged to a coarser resolution of
+    /// 2^`sub_bits` buckets per power of two (`sub_bits` ≤ 7; values below
+    /// 2^(`sub_bits`+1) keep one bucket each), ascending, as
+    /// `(lowest value, highest value, count)`. Coarse buckets are unions of
+    /// whole fine buckets, so counts are exact. For export: 16 buckets per
+    /// octave (`sub_bits` = 4, ≤ 6.25 % wide) keep a delay histogram to a
+    /// few dozen bins.
+    pub fn coarse_buckets(&self, sub_bits: u32) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        let sub_bits = sub_bits.min(HISTOGRAM_SUB_BITS);
+        let range = move |v: u64| -> (u64, u64) {
+            let msb = 63 - (v | 1).leading_zeros();
+            if msb <= sub_bits {
+                (v, v)
+            } else {
+                let shift = msb - sub_bits;
+                let low = (v >> shift) << shift;
+                (low, low + ((1u64 << shift) - 1))
+            }
+        };
+        let mut fine = self.buckets().peekable();
+        std::iter::from_fn(move || {
+            let (lo, _, mut count) = fine.next()?;
+            let (clo, chi) = range(lo);
+            while let Some(&(l, _, c)) = fine.peek() {
+                if l > chi {
+                    break;
+                }
+                count += c;
+                fine.next();
+            }
+            Some((clo, chi, count))
+        })
+    }
+
     /// Count, min, max, mean, p50, p95 and p99 as a serialisable struct.
     pub fn summary(&self) -> HistogramSummary {
         HistogramSummary {

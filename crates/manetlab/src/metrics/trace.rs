@@ -14,9 +14,9 @@ use std::path::Path;
 pub use super::trace_ns2::{Ns2Format, Ns2Sink};
 pub use super::trace_pcap::{PcapMode, PcapSink};
 
-pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
 /// The observer under its first name (trace sinks were the first observers).
 pub use super::observe::Observer as TraceSink;
+pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]
@@ -88,7 +88,7 @@ impl TraceOptions {
 pub const NS2_FILE_NAME: &str = "trace.tr";
 
 /// Creates the trace files `opts` asks for in `dir` (created if missing) and
-/// returns the sink to install with `Simulation::set_tracer`: `None` when
+/// returns the sink to register with `Simulation::add_observer`: `None` when
 /// tracing is off, a [`Tee`] when several formats are on. `positions` are
 /// the run's node positions (`SimConfig::nodes`): they fill the ns-2
 /// position fields and give the number of per-node pcap files.
@@ -101,7 +101,7 @@ pub const NS2_FILE_NAME: &str = "trace.tr";
 /// let sink = trace::open(Path::new("out/default"), &sc.trace, &cfg.nodes)?;
 /// let mut sim = Simulation::new(cfg).unwrap();
 /// if let Some(sink) = sink {
-///     sim.set_tracer(sink);
+///     sim.add_observer(sink);
 /// }
 /// let report = sim.run(); // flushes the trace files
 /// # Ok::<(), std::io::Error>(())

@@ -265,14 +265,9 @@ fn addr(n: NodeId) -> i64 {
 const RT_PORT: u16 = 255;
 
 fn ports(p: &Packet) -> (u16, u16) {
-    #[allow(unreachable_patterns)] // bodies added later fall into the last arm
-    match p.body {
-        Body::Udp { sport, dport, .. } => (sport, dport),
-        Body::Tfrc(m) => (m.sport, m.dport),
-        Body::Tcp(s) => (s.sport, s.dport),
-        // Routing protocol messages (AODV, DSR, ...): ns-2 shows them on port 255.
-        _ => (RT_PORT, RT_PORT),
-    }
+    // Routing protocol messages (AODV, DSR, ...) and ARP: ns-2 shows them on
+    // port 255.
+    p.ports().unwrap_or((RT_PORT, RT_PORT))
 }
 
 /// The size of the packet as the layer of the event sees it.

@@ -18,8 +18,8 @@
 //!
 //! Resolved entries do not expire (addresses never change).
 
-use crate::sim::DropReason;
 use crate::net::{NodeId, Packet};
+use crate::sim::DropReason;
 use crate::sim::Time;
 use std::collections::{HashMap, HashSet, VecDeque};
 

@@ -27,12 +27,12 @@
 //! only under shadowing.
 
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
-use crate::sim::Position;
-use crate::wire::Frame;
 use crate::mobility::Trajectory;
 use crate::sim::NodeId;
+use crate::sim::Position;
 use crate::sim::Time;
 use crate::sim::{Purpose, RngStream};
+use crate::wire::Frame;
 
 /// Index of a transmission in flight.
 pub type TxId = u32;

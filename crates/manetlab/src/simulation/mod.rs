@@ -263,7 +263,9 @@ impl Simulation {
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 node
             }
-            Event::Endpoint { node, idx, token } => return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token)),
+            Event::Endpoint { node, idx, token } => {
+                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token))
+            }
             Event::Routing { node, token } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, token)),
             Event::Arp { node, token } => return self.arp_timer(node, token),
             Event::Backpressure { node } => return self.bp_recheck(node),

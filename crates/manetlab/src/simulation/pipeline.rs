@@ -178,6 +178,8 @@ impl Simulation {
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
             self.metrics.fate.dropped(pkt.uid, why);
+            let now = self.queue.now();
+            self.metrics.flow_dropped(pkt.flow, now, node, why);
             if why == DropReason::Bps {
                 if let Some(s) = self.metrics.flows.get_mut(pkt.flow as usize) {
                     s.not_injected += 1;
@@ -213,6 +215,12 @@ impl Simulation {
             self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
             if !wired {
                 self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
+            }
+            if !pkt.is_control() && self.cfg.flows.get(pkt.flow as usize).is_some_and(|f| f.dst == node) {
+                // Hops = TTL decrements + 1 (forwarders decrement it).
+                let hops = (Packet::DEFAULT_TTL.saturating_sub(pkt.ttl)) as u32 + 1;
+                let now = self.queue.now();
+                self.metrics.flow_hops(pkt.flow, now, hops);
             }
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;

@@ -3,7 +3,8 @@
 
 use super::{Simulation, FLOW_PORT_BASE};
 use crate::config::Traffic;
-use crate::metrics::report::{Audit, FlowReport, NodeReport, Report};
+use crate::metrics::report::{Audit, FlowReport, HistogramBin, NodeReport, Report};
+use crate::sim::Time;
 use crate::metrics::{DropReason, Fate};
 use crate::net::routing;
 use crate::net::{NodeId, Packet};
@@ -79,7 +80,7 @@ impl Simulation {
                 let until = f.stop.unwrap_or(end).min(end);
                 let span = until.saturating_sub(from).as_secs_f64();
                 let per_s = |bytes: u64| if span > 0.0 { bytes as f64 * 8.0 / span } else { 0.0 };
-                let q = |p: f64| s.delay.quantile(p).unwrap_or(0) as f64 * 1e-9;
+                let q = |p: f64| s.delay.quantile(p).map(|d| d as f64 / 1e9);
                 let n = s.received_packets;
                 let endpoint = |node: u32| {
                     let port = (FLOW_PORT_BASE + i as u32) as u16;
@@ -112,15 +113,44 @@ impl Simulation {
                     received_bytes: s.received_bytes,
                     duplicates: s.duplicates,
                     not_injected: s.not_injected,
-                    delivery_ratio: if s.sent_packets > 0 { n as f64 / s.sent_packets as f64 } else { 0.0 },
+                    // Undefined statistics are None, never 0 (a flow that
+                    // delivered nothing has no delay; fewer than two packets
+                    // have no jitter).
+                    delivery_ratio: (s.sent_packets > 0).then(|| n as f64 / s.sent_packets as f64),
                     goodput_bps: per_s(s.received_bytes),
                     offered_bps: per_s(s.sent_bytes),
-                    delay_mean_s: s.delay.mean().unwrap_or(0.0) * 1e-9,
+                    delay_mean_s: s.delay.mean().map(|d| d / 1e9),
                     delay_p50_s: q(0.5),
                     delay_p95_s: q(0.95),
-                    delay_max_s: s.delay.max().unwrap_or(0) as f64 * 1e-9,
-                    jitter_s: if n > 1 { s.jitter.mean_abs_diff() } else { 0.0 },
-                    jitter_rfc3550_s: if n > 1 { s.jitter.rfc3550() } else { 0.0 },
+                    delay_max_s: s.delay.max().map(|d| d as f64 / 1e9),
+                    jitter_s: (n > 1).then(|| s.jitter.mean_abs_diff()),
+                    jitter_rfc3550_s: (n > 1).then(|| s.jitter.rfc3550()),
+                    first_sent_s: s.first_sent.map(Time::as_secs_f64),
+                    last_sent_s: s.last_sent.map(Time::as_secs_f64),
+                    first_received_s: s.first_received.map(Time::as_secs_f64),
+                    last_received_s: s.last_received.map(Time::as_secs_f64),
+                    interruption_max_s: (until > from).then(|| {
+                        let edges = match (s.first_received, s.last_received) {
+                            (Some(a), Some(b)) => {
+                                a.saturating_sub(from).as_ns().max(until.saturating_sub(b).as_ns())
+                            }
+                            _ => (until - from).as_ns(),
+                        };
+                        edges.max(s.max_gap) as f64 / 1e9
+                    }),
+                    hops_mean: (s.hop_packets > 0).then(|| s.hop_sum as f64 / s.hop_packets as f64),
+                    dropped_packets: s.drops.values().sum(),
+                    drops: s
+                        .drops
+                        .iter()
+                        .map(|(&(node, r), &packets)| crate::metrics::report::FlowDrop {
+                            node,
+                            reason: DropReason::ALL[r as usize].code().to_string(),
+                            packets,
+                        })
+                        .collect(),
+                    delay_histogram: HistogramBin::of_ns(&s.delay, 4),
+                    jitter_histogram: HistogramBin::of_ns(&s.jitter_hist, 4),
                 }
             })
             .collect();

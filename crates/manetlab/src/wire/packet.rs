@@ -32,7 +32,7 @@ pub struct TcpSeg {
     pub ts: Time,
     pub ts_echo: Time,
     /// The sender wants Explicit Link Failure Notices for this segment
-    /// (`net/elfn.rs`). Stands for an option agreed when the connection
+    /// (`wire/elfn.rs`). Stands for an option agreed when the connection
     /// was set up; carries no bytes.
     pub elfn: bool,
 }

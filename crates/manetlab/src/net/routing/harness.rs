@@ -2,8 +2,8 @@
 //! directly, its timers fired in time order, its other actions collected.
 
 use super::{NetAction, RouteCtx, Routing};
-use crate::sim::FateTable;
 use crate::net::NodeId;
+use crate::sim::FateTable;
 use crate::sim::{Purpose, RngStream, Time};
 
 pub struct Harness<R> {

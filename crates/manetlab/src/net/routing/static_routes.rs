@@ -1,9 +1,9 @@
 //! Static routing: a next-hop table per node, fixed for the whole run.
 
 use super::{Origin, RouteCtx, Routing};
-use crate::sim::Position;
-use crate::sim::DropReason;
 use crate::net::{NodeId, Packet, BROADCAST};
+use crate::sim::DropReason;
+use crate::sim::Position;
 use std::collections::VecDeque;
 
 const NO_ROUTE: NodeId = NodeId::MAX - 1;

@@ -16,8 +16,8 @@
 
 pub mod cache;
 pub mod config;
-pub use crate::wire::source_route as header;
 pub use crate::wire::dsr as packet;
+pub use crate::wire::source_route as header;
 pub mod request_table;
 
 pub use cache::PathCache;
@@ -27,8 +27,8 @@ pub use packet::{DsrMsg, Link, MsgKind};
 
 use super::aodv::buffer::SendBuffer;
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::sim::DropReason;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
+use crate::sim::DropReason;
 use crate::sim::Time;
 use request_table::RequestTable;
 use std::collections::BTreeMap;

@@ -1,0 +1,123 @@
+//! Sweep tables: `sweep-runs` (tidy: one row per point, replication and
+//! flow) and `sweep` (per point and flow: n / mean / sd / ci95 of every
+//! summarised flow metric). Axis values are numbers in SI units with the
+//! unit in the column name (`mobility.pause_s`, `flow.0.rate_bps`), or text
+//! when an axis is not a quantity (`routing.protocol`).
+
+use super::aggregate::aggregate;
+use super::flows::{flows_columns, push_flow_rows, summarised_metrics, FLOW_KEYS};
+use super::table::{Column, Kind, Table, Value};
+use crate::scenario::sweep::SweepAxis;
+use crate::scenario::units::{DataRate, Distance, Duration, Frequency, Power, Size, Speed};
+use crate::Report;
+
+/// How an axis's value strings read as numbers: the column-name suffix,
+/// the unit, and the parser (SI value).
+type Reader = (&'static str, &'static str, fn(&str) -> Option<f64>);
+
+fn db(v: &str, unit: &str) -> Option<f64> {
+    let n = v.trim().strip_suffix(unit)?;
+    n.trim().parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+const READERS: [Reader; 10] = [
+    ("", "", |v| v.trim().parse::<f64>().ok().filter(|x| x.is_finite())),
+    ("_s", "s", |v| v.parse::<Duration>().ok().map(|d| d.0.as_secs_f64())),
+    ("_bps", "bit/s", |v| v.parse::<DataRate>().ok().map(|r| r.0 as f64)),
+    ("_bytes", "B", |v| v.parse::<Size>().ok().map(|s| s.0 as f64)),
+    ("_mps", "m/s", |v| v.parse::<Speed>().ok().map(|s| s.0)),
+    ("_m", "m", |v| v.parse::<Distance>().ok().map(|d| d.0)),
+    ("_Hz", "Hz", |v| v.parse::<Frequency>().ok().map(|f| f.0)),
+    ("_dBm", "dBm", |v| db(v, "dBm")),
+    ("_dB", "dB", |v| db(v, "dB")),
+    ("_W", "W", |v| v.parse::<Power>().ok().map(|p| p.0)),
+];
+
+/// An axis as a column and its values in order.
+pub fn axis_column(axis: &SweepAxis) -> (Column, Vec<Value>) {
+    for (suffix, unit, read) in READERS {
+        let vals: Option<Vec<f64>> = axis.values.iter().map(|v| read(v)).collect();
+        if let Some(vals) = vals {
+            let about = if unit.is_empty() {
+                format!("sweep axis {} (a number)", axis.key)
+            } else {
+                format!("sweep axis {} in {unit}", axis.key)
+            };
+            return (
+                Column::new(format!("{}{suffix}", axis.key), unit, Kind::F64, about),
+                vals.into_iter().map(Value::f).collect(),
+            );
+        }
+    }
+    (
+        Column::new(axis.key.clone(), "", Kind::Str, format!("sweep axis {} (text)", axis.key)),
+        axis.values.iter().map(Value::s).collect(),
+    )
+}
+
+/// The values of each point's axes, as cells of the axis columns. `points`
+/// holds (key, value text) per axis in axis order.
+fn point_cells(axes: &[SweepAxis], cols: &[(Column, Vec<Value>)], point: &[(String, String)]) -> Vec<Value> {
+    point
+        .iter()
+        .zip(axes.iter().zip(cols))
+        .map(|((_, v), (a, (_, vals)))| {
+            let i = a.values.iter().position(|x| x == v).expect("point value is one of the axis values");
+            vals[i].clone()
+        })
+        .collect()
+}
+
+/// `sweep-runs`: one row per (point, replication, flow). `reports` holds
+/// `reps` reports per point, points in order.
+pub fn sweep_runs(axes: &[SweepAxis], points: &[Vec<(String, String)>], reps: usize, reports: &[Report]) -> Table {
+    let cols: Vec<(Column, Vec<Value>)> = axes.iter().map(axis_column).collect();
+    let prefix: Vec<Column> = cols.iter().map(|(c, _)| c.clone()).collect();
+    let mut t = Table::new("sweep-runs", flows_columns(&prefix));
+    for (pi, p) in points.iter().enumerate() {
+        let cells = point_cells(axes, &cols, p);
+        for (k, r) in reports[pi * reps..(pi + 1) * reps].iter().enumerate() {
+            push_flow_rows(&mut t, &cells, k, r);
+        }
+    }
+    t
+}
+
+/// `sweep`: per point and flow, n / mean / sd / ci95 of every summarised
+/// flow metric over the replications.
+pub fn sweep_summary(runs: &Table, axes: &[SweepAxis]) -> Table {
+    let axis_names: Vec<String> = axes.iter().map(|a| axis_column(a).0.name).collect();
+    let mut keys: Vec<&str> = axis_names.iter().map(String::as_str).collect();
+    keys.extend(FLOW_KEYS);
+    aggregate("sweep", runs, &keys, &summarised_metrics())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(key: &str, vals: &[&str]) -> SweepAxis {
+        SweepAxis { key: key.into(), values: vals.iter().map(|s| s.to_string()).collect() }
+    }
+
+    #[test]
+    fn axes_become_si_numbers_with_the_unit_in_the_name() {
+        let (c, v) = axis_column(&axis("mobility.pause", &["0s", "30s", "500ms"]));
+        assert_eq!(c.name, "mobility.pause_s");
+        assert_eq!(v, [Value::F64(0.0), Value::F64(30.0), Value::F64(0.5)]);
+        let (c, v) = axis_column(&axis("flow.0.rate", &["100kbps", "1.5Mbps"]));
+        assert_eq!(c.name, "flow.0.rate_bps");
+        assert_eq!(v, [Value::F64(100e3), Value::F64(1.5e6)]);
+        let (c, _) = axis_column(&axis("mac.rts_threshold", &["0", "3000"]));
+        assert_eq!((c.name.as_str(), c.kind), ("mac.rts_threshold", Kind::F64));
+        let (c, v) = axis_column(&axis("flow.0.packet_size", &["512B", "1.5KB"]));
+        assert_eq!(c.name, "flow.0.packet_size_bytes");
+        assert_eq!(v[1], Value::F64(1500.0));
+        let (c, v) = axis_column(&axis("radio.tx_power", &["15dBm", "24.5dBm"]));
+        assert_eq!(c.name, "radio.tx_power_dBm");
+        assert_eq!(v[1], Value::F64(24.5));
+        let (c, v) = axis_column(&axis("routing.protocol", &["aodv", "dsr"]));
+        assert_eq!((c.name.as_str(), c.kind), ("routing.protocol", Kind::Str));
+        assert_eq!(v[0], Value::s("aodv"));
+    }
+}

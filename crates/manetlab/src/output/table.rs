@@ -1,0 +1,253 @@
+//! A typed table: named columns with a unit and a data type, and rows of
+//! values. Every tabular output of manetlab (flows.csv, network.csv,
+//! sweep.csv, ...) is built as a [`Table`] from reports by one function in
+//! this module's siblings, then written as CSV (through the `csv` crate, so
+//! names with commas or quotes are quoted, never shift a column) or as JSON
+//! objects; [`Table::column`] hands out one column as a typed vector for
+//! columnar writers (Arrow, Parquet).
+//!
+//! Undefined values are [`Value::Null`]: an empty CSV field, JSON `null`.
+
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// A column's data type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// 64-bit float (may be null).
+    F64,
+    /// Signed 64-bit integer.
+    I64,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// UTF-8 text.
+    Str,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::F64 => "f64",
+            Kind::I64 => "i64",
+            Kind::U64 => "u64",
+            Kind::Str => "str",
+        }
+    }
+}
+
+/// One column: its name (the unit is part of it: `goodput_bps`), the SI
+/// unit ("" for counts, ratios and text), its type and what it means.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Column {
+    pub name: String,
+    pub unit: String,
+    pub kind: Kind,
+    pub about: String,
+}
+
+impl Column {
+    pub fn new(name: impl Into<String>, unit: &str, kind: Kind, about: impl Into<String>) -> Column {
+        Column { name: name.into(), unit: unit.to_string(), kind, about: about.into() }
+    }
+}
+
+/// One cell.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    F64(f64),
+    I64(i64),
+    U64(u64),
+    Str(String),
+    /// Undefined (no samples, fewer than two samples, ...).
+    Null,
+}
+
+impl Value {
+    /// `Some(x)` as F64, `None` (or a non-finite x) as Null.
+    pub fn opt(x: Option<f64>) -> Value {
+        match x {
+            Some(v) if v.is_finite() => Value::F64(v),
+            _ => Value::Null,
+        }
+    }
+    pub fn f(x: f64) -> Value {
+        Value::opt(Some(x))
+    }
+    pub fn s(x: impl Into<String>) -> Value {
+        Value::Str(x.into())
+    }
+    /// The CSV field: floats in Rust's shortest round-trip form, integers
+    /// in decimal, null as the empty string.
+    pub fn to_field(&self) -> String {
+        match self {
+            Value::F64(x) if x.is_finite() => format!("{x}"),
+            Value::F64(_) | Value::Null => String::new(),
+            Value::I64(x) => x.to_string(),
+            Value::U64(x) => x.to_string(),
+            Value::Str(s) => s.clone(),
+        }
+    }
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::F64(x) if x.is_finite() => serde_json::json!(x),
+            Value::F64(_) | Value::Null => serde_json::Value::Null,
+            Value::I64(x) => serde_json::json!(x),
+            Value::U64(x) => serde_json::json!(x),
+            Value::Str(s) => serde_json::json!(s),
+        }
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::F64(x) if x.is_finite() => Some(x),
+            Value::I64(x) => Some(x as f64),
+            Value::U64(x) => Some(x as f64),
+            _ => None,
+        }
+    }
+    fn fits(&self, kind: Kind) -> bool {
+        matches!(
+            (self, kind),
+            (Value::Null, _)
+                | (Value::F64(_), Kind::F64)
+                | (Value::I64(_), Kind::I64)
+                | (Value::U64(_), Kind::U64)
+                | (Value::Str(_), Kind::Str)
+        )
+    }
+}
+
+/// One column as a typed vector (nulls as `None`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnData {
+    F64(Vec<Option<f64>>),
+    I64(Vec<Option<i64>>),
+    U64(Vec<Option<u64>>),
+    Str(Vec<Option<String>>),
+}
+
+/// A named table of typed rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// The file stem: `flows` is written as `flows.csv`.
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl Table {
+    pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Table {
+        Table { name: name.into(), columns, rows: Vec::new() }
+    }
+
+    /// Appends a row; its length and types must match the columns (a bug
+    /// otherwise, caught here rather than as a shifted CSV).
+    pub fn push(&mut self, row: Vec<Value>) {
+        assert_eq!(row.len(), self.columns.len(), "table {}: row length", self.name);
+        for (v, c) in row.iter().zip(&self.columns) {
+            assert!(v.fits(c.kind), "table {}: column {} is {:?}, got {v:?}", self.name, c.name, c.kind);
+        }
+        self.rows.push(row);
+    }
+
+    pub fn column_names(&self) -> Vec<&str> {
+        self.columns.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// Index of the column named `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// One column as a typed vector, e.g. for an Arrow array.
+    pub fn column(&self, i: usize) -> ColumnData {
+        let cells = self.rows.iter().map(|r| &r[i]);
+        match self.columns[i].kind {
+            Kind::F64 => ColumnData::F64(cells.map(Value::as_f64).collect()),
+            Kind::I64 => ColumnData::I64(cells.map(|v| if let Value::I64(x) = v { Some(*x) } else { None }).collect()),
+            Kind::U64 => ColumnData::U64(cells.map(|v| if let Value::U64(x) = v { Some(*x) } else { None }).collect()),
+            Kind::Str => {
+                ColumnData::Str(cells.map(|v| if let Value::Str(x) = v { Some(x.clone()) } else { None }).collect())
+            }
+        }
+    }
+
+    /// Writes the header and every row as RFC 4180 CSV.
+    pub fn write_csv<W: Write>(&self, out: W) -> csv::Result<()> {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(self.columns.iter().map(|c| c.name.as_str()))?;
+        for r in &self.rows {
+            w.write_record(r.iter().map(Value::to_field))?;
+        }
+        w.flush()?;
+        Ok(())
+    }
+
+    /// The CSV text.
+    pub fn to_csv(&self) -> String {
+        let mut buf = Vec::new();
+        self.write_csv(&mut buf).expect("writing to memory");
+        String::from_utf8(buf).expect("CSV of UTF-8 values")
+    }
+
+    /// Writes `<dir>/<name>.csv` (atomically: a temporary file, then a
+    /// rename). Returns the path.
+    pub fn save_csv(&self, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+        let path = dir.join(format!("{}.csv", self.name));
+        write_atomic(&path, self.to_csv().as_bytes())?;
+        Ok(path)
+    }
+
+    /// The rows as JSON objects keyed by column name (the same names as the
+    /// CSV header).
+    pub fn to_json_rows(&self) -> Vec<serde_json::Value> {
+        self.rows
+            .iter()
+            .map(|r| {
+                serde_json::Value::Object(
+                    self.columns.iter().zip(r).map(|(c, v)| (c.name.clone(), v.to_json())).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Writes a file through a temporary file in the same directory and a
+/// rename, so a reader never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_commas_and_quotes_and_writes_null_empty() {
+        let mut t = Table::new(
+            "t",
+            vec![Column::new("flow", "", Kind::Str, "name"), Column::new("delay_s", "s", Kind::F64, "delay")],
+        );
+        t.push(vec![Value::s("udp, 2 to \"0\""), Value::Null]);
+        t.push(vec![Value::s("b"), Value::f(0.25)]);
+        assert_eq!(t.to_csv(), "flow,delay_s\n\"udp, 2 to \"\"0\"\"\",\nb,0.25\n");
+        let text = t.to_csv();
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(&rows[0][0], "udp, 2 to \"0\"");
+        assert_eq!(&rows[0][1], "");
+        assert_eq!(t.column(1), ColumnData::F64(vec![None, Some(0.25)]));
+        assert_eq!(t.to_json_rows()[0]["delay_s"], serde_json::Value::Null);
+    }
+
+    #[test]
+    #[should_panic(expected = "column delay_s")]
+    fn a_value_of_the_wrong_type_is_refused() {
+        let mut t = Table::new("t", vec![Column::new("delay_s", "s", Kind::F64, "")]);
+        t.push(vec![Value::U64(1)]);
+    }
+}
