@@ -45,6 +45,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["node", "simulation"], // the kernel: event loop, pipeline, builder
     &["scenario"],           // scenario files -> configs
     &["study"],              // experiment kit (sweeps, figures, the Study trait)
+    &["output"],             // the output tables and files
     &["exec"],               // running scenarios and sweeps for front ends
 ];
 
