@@ -4,25 +4,43 @@
 //! this crate turns them into commands, tables, files and progress bars.
 
 mod output;
+mod progress;
 mod sweep;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use manetlab::scenario::Scenario;
 use manetlab::sim::Time;
 use manetlab::transport::tcp::TcpTrace;
 use manetlab::{Report, Simulation};
 use rayon::prelude::*;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+#[cfg(test)]
+mod tests {
+    use super::study_exit;
+    use manetlab::study::Check;
+
+    #[test]
+    fn strict_exits_1_only_when_a_check_fails() {
+        let c = |p| Check::new("c", p, "");
+        assert_eq!(study_exit(&[c(true), c(false)], false), 0);
+        assert_eq!(study_exit(&[c(true), c(false)], true), 1);
+        assert_eq!(study_exit(&[c(true), c(true)], true), 0);
+        assert_eq!(study_exit(&[], true), 0);
+    }
+}
 
 /// Deterministic packet-level simulator for multi-hop 802.11 ad hoc networks.
 #[derive(Parser)]
 #[command(name = "manetlab", version, about)]
 struct Cli {
+    /// Threads for parallel runs (replications, sweep points, study runs);
+    /// default: every core (or RAYON_NUM_THREADS). Results do not depend on it.
+    #[arg(long, short = 'j', global = true, value_name = "N")]
+    jobs: Option<usize>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -82,16 +100,21 @@ enum Cmd {
     Run(RunArgs),
     /// Validate a scenario file without running it.
     Check {
+        /// The scenario (TOML), see docs/scenario.md.
         file: PathBuf,
+        /// Override a key, e.g. --set mac.data_rate=11Mbps (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
     /// Write a scenario's node movement (for one seed) as an ns-2 movement
     /// file, readable by ns-2, BonnMotion tools and `[mobility] model = "ns2-file"`.
     Movement {
+        /// The scenario (TOML) whose [mobility] is written.
         file: PathBuf,
+        /// Seed of the movement (random waypoint, patterns); default: [run] seed.
         #[arg(long)]
         seed: Option<u64>,
+        /// Override a key, e.g. --set mobility.pause=5s (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Output file (default: standard output).
@@ -120,16 +143,36 @@ enum Cmd {
         /// Reuse the runs an interrupted invocation already finished (<out>/runs/).
         #[arg(long)]
         resume: bool,
+        /// Exit with status 1 when any check does not reproduce (default: 0,
+        /// the report says which).
+        #[arg(long)]
+        strict: bool,
+        /// Figures without titles (for a paper, where the caption is the title).
+        #[arg(long)]
+        no_title: bool,
     },
 }
 
 fn main() {
     let cli = Cli::parse();
+    if let Some(n) = cli.jobs {
+        if n == 0 {
+            eprintln!("error: --jobs takes a number of threads >= 1");
+            std::process::exit(2);
+        }
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("error: --jobs {n}: {e}");
+            std::process::exit(1);
+        }
+    }
     let code = match cli.cmd {
         Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
         Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
-        Cmd::Study { name, list, runs, quick, seed, out, resume } => study(name, list, runs, quick, seed, out, resume),
+        Cmd::Study { name, list, runs, quick, seed, out, resume, strict, no_title } => {
+            let style = manetlab::study::FigureStyle { title: !no_title };
+            study(name, list, StudyArgs { runs, quick, seed, out, resume, strict, style })
+        }
     };
     std::process::exit(code);
 }
@@ -257,7 +300,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     }
 
     let total_ns: u64 = sims.iter().map(|s| s.config().duration.as_ns()).sum();
-    let bar = progress_bar(total_ns, args.quiet);
+    let bar = progress::Meter::simulated(total_ns, args.quiet);
     let done = AtomicU64::new(0);
     let started = Instant::now();
     let run_one = |(k, mut sim): (usize, Simulation)| {
@@ -358,28 +401,37 @@ fn movement(file: PathBuf, seed: Option<u64>, set: Vec<String>, out: Option<Path
     }
 }
 
-fn study(
-    name: Option<String>,
-    list: bool,
+struct StudyArgs {
     runs: Option<u32>,
     quick: bool,
     seed: u64,
     out: Option<PathBuf>,
     resume: bool,
-) -> i32 {
-    use manetlab::study;
+    strict: bool,
+    style: manetlab::study::FigureStyle,
+}
+
+/// The exit status of a study that ran: 0, or with `--strict` 1 when any
+/// check does not reproduce.
+fn study_exit(checks: &[manetlab::study::Check], strict: bool) -> i32 {
+    i32::from(strict && checks.iter().any(|c| !c.passed))
+}
+
+fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
+    use manetlab::study::{StudyError, StudyOptions};
     let Some(name) = name.filter(|_| !list) else {
         println!("studies:");
-        for s in study::STUDIES {
+        for s in manetlab_studies::list() {
             println!("  {:<10} {} ({})", s.name, s.about, s.paper);
         }
         return if list { 0 } else { 2 };
     };
-    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
-    let opts = study::StudyOptions { runs, quick, out: out.clone(), seed, resume };
+    let out = a.out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
+    let opts =
+        StudyOptions { runs: a.runs, quick: a.quick, out: out.clone(), seed: a.seed, resume: a.resume, style: a.style };
     let bar = runs_bar(false);
     let started = Instant::now();
-    let res = study::run(&name, &opts, &|done, total| {
+    let res = manetlab_studies::run(&name, &opts, &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
@@ -395,18 +447,16 @@ fn study(
                 eprintln!("warning: writing {}: {e}", out.join("manifest.json").display());
             }
             println!("{}", r.markdown);
-            let failed = r.checks.iter().filter(|c| !c.passed).count();
             println!(
-                "{} runs in {:.1} s; {} of {} checks passed; report: {}",
+                "{} runs in {:.1} s; report: {}",
                 r.runs,
                 started.elapsed().as_secs_f64(),
-                r.checks.len() - failed,
-                r.checks.len(),
                 out.join("report.md").display()
             );
-            0
+            println!("{}", r.summary());
+            study_exit(&r.checks, a.strict)
         }
-        Err(e @ study::StudyError::Unknown(..)) => {
+        Err(e @ StudyError::Unknown(..)) => {
             eprintln!("error: {e}");
             2
         }
@@ -477,31 +527,8 @@ fn output_dir(scenario: &Scenario, args: &RunArgs) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("out").join(args.file.file_stem().unwrap_or_default()))
 }
 
-/// A bar over runs (studies, sweeps), drawn only on a terminal.
-pub(crate) fn runs_bar(quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
-    b.set_style(
-        ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] elapsed {elapsed}, left ~{eta}")
-            .unwrap()
-            .progress_chars("=> "),
-    );
-    b
-}
-
-/// A bar over simulated time, drawn only on a terminal and only once a run
-/// has taken more than a couple of seconds.
-fn progress_bar(total_ns: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total_ns), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} simulated {percent:>3}% [{bar:40}] elapsed {elapsed}, left ~{eta}")
-            .unwrap()
-            .progress_chars("=> "),
-    );
-    bar
+/// A meter over runs (studies, sweeps): a bar on a terminal, else a plain
+/// line every few seconds.
+pub(crate) fn runs_bar(quiet: bool) -> progress::Meter {
+    progress::Meter::runs(quiet)
 }

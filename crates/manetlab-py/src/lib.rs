@@ -417,7 +417,7 @@ fn study<'py>(
     progress: bool,
     jobs: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use manetlab::study::{self, StudyError, StudyOptions};
+    use manetlab::study::{StudyError, StudyOptions};
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
     let mut opts = StudyOptions::new(out.clone());
     opts.runs = runs;
@@ -427,7 +427,7 @@ fn study<'py>(
     let cancel = Cancel::new();
     let prog = Progress::default();
     let res = run_detached(py, jobs, &cancel, &prog, Show { bar: progress, runs: true }, || {
-        study::run(name, &opts, &|done, total| {
+        manetlab_studies::run(name, &opts, &|done, total| {
             prog.done.store(done as u64, Ordering::Relaxed);
             prog.total.store(total as u64, Ordering::Relaxed);
         })
@@ -452,7 +452,7 @@ fn study<'py>(
 /// The studies this build knows: [(name, paper, about)].
 #[pyfunction]
 fn studies() -> Vec<(&'static str, &'static str, &'static str)> {
-    manetlab::study::STUDIES.iter().map(|s| (s.name, s.paper, s.about)).collect()
+    manetlab_studies::list().into_iter().map(|s| (s.name, s.paper, s.about)).collect()
 }
 
 #[pymodule]

@@ -18,7 +18,9 @@
 //! - [`metrics`]: reports, statistics, the observer and the trace writers;
 //! - [`node`], [`simulation`]: the kernel;
 //! - [`scenario`]: scenario files, validation, building a run;
-//! - [`study`]: paper reproductions;
+//! - [`study`]: the experiment kit (sweeps, statistics, figures, the study
+//!   trait and report builder); the paper reproductions are in the
+//!   `manetlab-studies` crate.
 //! - [`output`]: the output tables and files, defined once;
 //! - [`exec`]: running scenarios and sweeps for front ends (CLI, Python).
 //!
@@ -43,7 +45,7 @@ pub const LAYERS: &[&[&str]] = &[
     &["node", "simulation"], // the kernel: event loop, pipeline, builder
     &["scenario"],           // scenario files -> configs
     &["output"],             // the output tables and files, defined once
-    &["study"],              // paper reproductions
+    &["study"],              // experiment kit (sweeps, figures, the Study trait)
     &["exec"],               // running scenarios and sweeps for front ends
 ];
 

@@ -61,7 +61,7 @@ fn tcp_over_aodv_steady_state_allocates_almost_nothing() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     use manetlab::net::routing::{AodvConfig, RoutingConfig};
     use manetlab::phy::CaptureRule;
-    let mut cfg = manetlab::study::chain::config(4, 1, Time::from_secs(60), CaptureRule::Ns2);
+    let mut cfg = manetlab::study::chain_table::config(4, 1, Time::from_secs(60), CaptureRule::Ns2);
     cfg.routing = RoutingConfig::Aodv(AodvConfig::default());
     let mut sim = Simulation::new(cfg).unwrap();
     sim.run_until(Time::from_secs(20));

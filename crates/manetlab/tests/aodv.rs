@@ -29,14 +29,14 @@ fn overhead(r: &Report) -> String {
     )
 }
 
-/// TCP-Reno over the static chain of `study/chain.rs` (200 m, 2 Mbit/s,
+/// TCP-Reno over the static chain of `study/chain_table.rs` (200 m, 2 Mbit/s,
 /// RTS/CTS, MSS 1460, window 8, goodput over 10-100 s), AODV against the
 /// static routes of the same scenario.
 #[test]
 fn tcp_chain_goodput_matches_static_routes_with_hello_detection() {
     println!("hops  static   aodv-hello (diff)   aodv-mac (diff)   kbit/s; seed 1, 10-100 s");
     for hops in 1..=8 {
-        let base = manetlab::study::chain::config(hops, 1, Time::from_secs(100), CaptureRule::Ns2);
+        let base = manetlab::study::chain_table::config(hops, 1, Time::from_secs(100), CaptureRule::Ns2);
         let st = run(base.clone());
         assert!(st.routing.is_empty() && st.routing_protocol == "static");
         let mut h = base.clone();

@@ -9,7 +9,7 @@ use manetlab::net::arp::ArpConfig;
 use manetlab::net::routing::RoutingConfig;
 use manetlab::phy::CaptureRule;
 use manetlab::sim::Time;
-use manetlab::study::chain;
+use manetlab::study::chain_table as chain;
 use manetlab::Simulation;
 
 #[test]

@@ -23,14 +23,14 @@ fn overhead(r: &Report) -> String {
 /// ns-2.35 DSR on this chain (docs/ns2-reference.md), kbit/s.
 const NS2_DSR: [f64; 8] = [1286.0, 643.0, 282.0, 159.0, 127.0, 128.0, 120.0, 115.0];
 
-/// TCP-Reno over the static chain of `study/chain.rs` (200 m, 2 Mbit/s,
+/// TCP-Reno over the static chain of `study/chain_table.rs` (200 m, 2 Mbit/s,
 /// RTS/CTS, MSS 1460, window 8, goodput over 10-100 s), DSR against the
 /// static routes of the same scenario.
 #[test]
 fn tcp_chain_goodput_against_static_routes() {
     println!("hops  static      dsr (diff)   ns-2 dsr   kbit/s; seed 1, 10-100 s");
     for hops in 1..=8u32 {
-        let base = manetlab::study::chain::config(hops, 1, Time::from_secs(100), CaptureRule::Ns2);
+        let base = manetlab::study::chain_table::config(hops, 1, Time::from_secs(100), CaptureRule::Ns2);
         let st = run(base.clone());
         let mut d = base.clone();
         d.routing = dsr();

@@ -45,7 +45,7 @@ fn queue_overflow_and_end_of_run_are_traced_with_reasons() {
 fn tcp_time_sequence_log_records_network_drops() {
     use manetlab::config::Traffic;
     use manetlab::phy::CaptureRule;
-    use manetlab::study::chain;
+    use manetlab::study::chain_table as chain;
     use manetlab::transport::tcp::SeqEvent;
     let mut cfg = chain::config(4, 1, Time::from_secs(100), CaptureRule::Ns2);
     if let Traffic::Tcp { tcp, .. } = &mut cfg.flows[0].traffic {

@@ -122,7 +122,7 @@ pub fn run_task(text: &str, origin: &str, seed: u64, cancel: &Cancel) -> Result<
 /// standard error when it computes or loads a table.
 pub fn add_expected_throughput(scenario: &Scenario, reports: &mut [Report], quiet: bool) {
     use crate::config::Traffic;
-    use crate::study::chain;
+    use crate::study::chain_table as chain;
     let cfg = scenario.config(scenario.seed());
     let cache = std::env::var_os("MANETLAB_CACHE").map(std::path::PathBuf::from).unwrap_or_else(|| "out/cache".into());
     for (i, f) in cfg.flows.iter().enumerate() {

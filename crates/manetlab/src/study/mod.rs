@@ -1,24 +1,38 @@
-//! Studies: reproductions of the papers' experiments.
+//! The experiment kit: what a study of many runs is built from.
 //!
-//! A study is a set of runs (scenario x seed) plus the published numbers it
-//! is judged against, stored as data in `data/published/` with their source.
-//! Running a study executes its runs in parallel (each run is a pure
-//! function of its config), then writes a Markdown report with the
-//! published values beside ours, figures (SVG + PNG, each with a CSV of the
-//! plotted data) and `results.json` into the output directory.
+//! - [`sweep`]: resumable parallel runs ([`sweep::Job`]s, one file per
+//!   finished run) and [`sweep::Aggregate`] statistics;
+//! - [`figure`] (and `plot`, with the `plot` feature): figures as CSV, a
+//!   matplotlib script, SVG and PNG;
+//! - [`report`]: the published-vs-ours report builder ([`ReportDoc`],
+//!   [`Table`], checks counted "N of M checks reproduce");
+//! - the [`Study`] trait and its driver [`run_study`]: a study plans its
+//!   runs, analyses their outcomes into findings and checks, and writes its
+//!   report; the driver runs the plan (in parallel, resumable), writes
+//!   `results.json` (findings + checks) and `report.md`;
+//! - [`chain_table`]: the reference static chain whose throughput table
+//!   gives a mobile TCP flow its expected throughput.
+//!
+//! The paper reproductions themselves live in the `manetlab-studies` crate,
+//! one file per study.
 
-pub mod chain;
-pub mod gupta;
-pub mod holland;
-pub mod kim;
+pub mod chain_table;
+pub mod figure;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod report;
 pub mod runner;
 pub mod sweep;
-pub mod testbed;
-pub mod zaini;
 
-use std::path::{Path, PathBuf};
+pub use figure::{write_file, Figure, FigureStyle, Series};
+pub use report::{ReportDoc, Table};
+
+use crate::config::SimConfig;
+use crate::simulation::BuildError;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::PathBuf;
 
 /// How a study is run.
 #[derive(Clone, Debug)]
@@ -33,18 +47,32 @@ pub struct StudyOptions {
     /// Load runs finished by an earlier, interrupted invocation from
     /// `<out>/runs/` instead of running them again (see [`sweep`]).
     pub resume: bool,
+    /// How figures are drawn (titles on or off).
+    pub style: FigureStyle,
 }
 
 impl StudyOptions {
     /// Default options writing to `out`.
     pub fn new(out: impl Into<PathBuf>) -> StudyOptions {
-        StudyOptions { runs: None, quick: false, out: out.into(), seed: 1, resume: false }
+        StudyOptions {
+            runs: None,
+            quick: false,
+            out: out.into(),
+            seed: 1,
+            resume: false,
+            style: FigureStyle::default(),
+        }
     }
 
     /// How this study's sweeps store and resume runs: one file per run in
     /// `<out>/runs/`.
     pub fn sweep_options<'a>(&self, progress: Progress<'a>) -> sweep::SweepOptions<'a> {
         sweep::SweepOptions { dir: Some(self.out.join("runs")), resume: self.resume, progress }
+    }
+
+    /// The replications per point: `--runs`, else `quick` or `full`.
+    pub fn seeds(&self, quick: u32, full: u32) -> u32 {
+        self.runs.unwrap_or(if self.quick { quick } else { full }).max(1)
     }
 }
 
@@ -56,6 +84,12 @@ pub struct Check {
     pub detail: String,
 }
 
+impl Check {
+    pub fn new(what: impl Into<String>, passed: bool, detail: impl Into<String>) -> Check {
+        Check { what: what.into(), passed, detail: detail.into() }
+    }
+}
+
 /// What a study produced.
 #[derive(Clone, Debug)]
 pub struct StudyOutput {
@@ -64,50 +98,27 @@ pub struct StudyOutput {
     /// Every file written, report included.
     pub files: Vec<PathBuf>,
     pub checks: Vec<Check>,
-    /// Simulation runs executed.
+    /// Simulation runs executed (or resumed) by the plan.
     pub runs: usize,
+}
+
+impl StudyOutput {
+    /// "N of M checks reproduce".
+    pub fn summary(&self) -> String {
+        report::checks_summary(&self.checks)
+    }
 }
 
 /// Called with (runs done, runs total) as runs finish.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
+/// What `manetlab study --list` shows.
+#[derive(Clone, Copy, Debug)]
 pub struct StudyInfo {
     pub name: &'static str,
     pub paper: &'static str,
     pub about: &'static str,
 }
-
-/// The studies this build knows.
-pub const STUDIES: &[StudyInfo] = &[StudyInfo {
-    name: "chain",
-    paper: "tcp-manet-elfn.txt, figure 1",
-    about: "TCP-Reno goodput over a static chain of 1..10 hops (calibration of expected throughput)",
-},
-StudyInfo {
-    name: "holland",
-    paper: "tcp-manet-elfn.txt, figures 3-16",
-    about: "TCP-Reno over mobile DSR: measured vs expected throughput, cache replies, background traffic, ELFN variants",
-},
-StudyInfo {
-    name: "gupta",
-    paper: "backpressure-tcp-udp.txt, figures 2-6",
-    about: "8 TCP clients starved by 2 UDP flows on a 13x13 grid: retry limits, fair queueing, backpressure",
-},
-StudyInfo {
-    name: "zaini",
-    paper: "tfrc-tcp-aodv-dsr.txt, tables 2-7",
-    about: "TFRC and TCP over AODV vs DSR with random waypoint mobility: throughput, jitter, delay",
-},
-StudyInfo {
-    name: "testbed",
-    paper: "testbed-tcp-udp-interaction.txt, table 1 and figures 2, 3, 5, 7",
-    about: "TCP/UDP interaction in the APE testbed scenarios S1-S3, threshold and SINR reception",
-},
-StudyInfo {
-    name: "kim",
-    paper: "voip-tcp-coexistence.txt, table 1 and figures 4-5",
-    about: "VoIP calls and TCP on a 4-hop 802.11a string behind a gateway: burstiness, TCP variants, priority, gateway control",
-}];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
@@ -119,101 +130,134 @@ pub enum StudyError {
     Other(String),
 }
 
-/// Runs study `name`.
-pub fn run(name: &str, opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+impl From<BuildError> for StudyError {
+    fn from(e: BuildError) -> StudyError {
+        StudyError::Other(e.to_string())
+    }
+}
+
+/// The outcomes of a study's planned runs, in plan order, findable by key.
+pub struct Runs<T> {
+    pub jobs: Vec<sweep::Job>,
+    pub outcomes: Vec<T>,
+    index: HashMap<String, usize>,
+}
+
+impl<T> Runs<T> {
+    pub fn new(jobs: Vec<sweep::Job>, outcomes: Vec<T>) -> Runs<T> {
+        let index = jobs.iter().enumerate().map(|(i, j)| (j.key.clone(), i)).collect();
+        Runs { jobs, outcomes, index }
+    }
+
+    /// The outcome of the run planned under `key`; panics if none was (a
+    /// mistake in the study, not in its input).
+    pub fn get(&self, key: &str) -> &T {
+        match self.index.get(key) {
+            Some(&i) => &self.outcomes[i],
+            None => panic!("study analysis asks for run {key:?}, which its plan does not have"),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.outcomes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.outcomes.is_empty()
+    }
+}
+
+/// What a study's analysis found: the findings (written to `results.json`)
+/// and the checks of the published claims.
+pub struct Analysis<F> {
+    pub findings: F,
+    pub checks: Vec<Check>,
+}
+
+/// A paper reproduction: plan the runs -> analyse their outcomes -> report.
+///
+/// A new study is one file implementing this trait plus one line in the
+/// studies' registry (see docs/architecture.md, "Adding a study").
+pub trait Study: Sync {
+    /// What one run keeps (stored per run in `<out>/runs/` for `--resume`;
+    /// undefined values as `Option`, never NaN).
+    type Outcome: Serialize + DeserializeOwned + Send;
+    /// What the analysis finds; serialised into `results.json` (fields only
+    /// the report needs can be `#[serde(skip)]`).
+    type Findings: Serialize;
+
+    /// Name, paper and one line (`manetlab study --list`).
+    const INFO: StudyInfo;
+
+    /// The runs: one [`sweep::Job`] (unique key + config) per run.
+    fn plan(&self, opts: &StudyOptions) -> Vec<sweep::Job>;
+
+    /// Runs one planned config (on any thread) to its outcome.
+    fn outcome(&self, opts: &StudyOptions, cfg: &SimConfig) -> Result<Self::Outcome, BuildError>;
+
+    /// From the outcomes (in plan order) to findings and checks. May run a
+    /// few extra illustrative simulations (a trace of one run).
+    fn analyse(&self, opts: &StudyOptions, runs: &Runs<Self::Outcome>) -> Result<Analysis<Self::Findings>, StudyError>;
+
+    /// The report: the published numbers beside ours, figures, the checks
+    /// (`doc.checks(heading)` writes the analysis' checks).
+    fn report(&self, opts: &StudyOptions, findings: &Self::Findings, doc: &mut ReportDoc) -> Result<(), StudyError>;
+}
+
+/// Runs a study: plan, run (parallel, resumable), analyse, report; writes
+/// `results.json` (`study`, the findings' fields, `checks`) and `report.md`.
+pub fn run_study<S: Study>(study: &S, opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
     std::fs::create_dir_all(&opts.out)?;
-    match name {
-        "chain" => chain::run(opts, progress),
-        "holland" => holland::run(opts, progress),
-        "gupta" => gupta::run(opts, progress),
-        "zaini" => zaini::run(opts, progress),
-        "testbed" => testbed::run(opts, progress),
-        "kim" => kim::run(opts, progress),
-        _ => Err(StudyError::Unknown(name.to_string(), STUDIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "))),
+    let jobs = study.plan(opts);
+    let outcomes = sweep::run(&jobs, &opts.sweep_options(progress), |cfg| study.outcome(opts, cfg))?;
+    let runs = Runs::new(jobs, outcomes);
+    let Analysis { findings, checks } = study.analyse(opts, &runs)?;
+    let mut doc = ReportDoc::new(&opts.out, opts.style).with_checks(checks.clone());
+    study.report(opts, &findings, &mut doc)?;
+    let mut json = match serde_json::to_value(&findings).map_err(|e| StudyError::Other(e.to_string()))? {
+        serde_json::Value::Object(m) => m,
+        other => {
+            let mut m = serde_json::Map::new();
+            m.insert("findings".into(), other);
+            m
+        }
+    };
+    json.insert("study".into(), S::INFO.name.into());
+    json.insert("checks".into(), serde_json::to_value(&checks).map_err(|e| StudyError::Other(e.to_string()))?);
+    let text =
+        serde_json::to_string_pretty(&serde_json::Value::Object(json)).map_err(|e| StudyError::Other(e.to_string()))?;
+    doc.file("results.json", &(text + "\n"))?;
+    let (markdown, files) = doc.finish()?;
+    Ok(StudyOutput { markdown, files, checks, runs: runs.len() })
+}
+
+/// A study behind a pointer, for registries: `&dyn AnyStudy`.
+pub trait AnyStudy: Sync {
+    fn info(&self) -> StudyInfo;
+    fn run(&self, opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError>;
+}
+
+impl<S: Study> AnyStudy for S {
+    fn info(&self) -> StudyInfo {
+        S::INFO
+    }
+    fn run(&self, opts: &StudyOptions, progress: Progress) -> Result<StudyOutput, StudyError> {
+        run_study(self, opts, progress)
     }
 }
 
-/// Writes `text` to `dir/name` atomically and records the path.
-pub(crate) fn write_file(dir: &Path, name: &str, text: &str, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)?;
-    files.push(path);
-    Ok(())
-}
-
-/// One plotted series: name, points (x, y, optional ± error).
-#[derive(Clone, Debug)]
-pub struct Series {
-    pub name: String,
-    pub points: Vec<(f64, f64, Option<f64>)>,
-    /// Draw markers only (scatter), no line.
-    pub scatter: bool,
-}
-
-/// A figure: written as SVG and PNG when plotting is compiled in, and
-/// always as CSV (one row per point: series, x, y, err).
-#[derive(Clone, Debug)]
-pub struct Figure {
-    pub file_stem: String,
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub series: Vec<Series>,
-    /// Step plot (for time series that change by steps, like cwnd).
-    pub steps: bool,
-}
-
-impl Figure {
-    /// A line plot (no steps).
-    pub fn lines(file_stem: &str, title: &str, x_label: &str, y_label: &str, series: Vec<Series>) -> Figure {
-        Figure {
-            file_stem: file_stem.into(),
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            series,
-            steps: false,
-        }
-    }
-
-    pub fn csv(&self) -> String {
-        let mut s = String::from("series,x,y,err\n");
-        for se in &self.series {
-            for (x, y, e) in &se.points {
-                s += &format!(
-                    "{},{},{},{}\n",
-                    se.name.replace(',', ";"),
-                    x,
-                    y,
-                    e.map(|v| v.to_string()).unwrap_or_default()
-                );
-            }
-        }
-        s
-    }
-
-    /// Writes CSV, SVG and PNG; returns the Markdown to embed the figure.
-    pub fn write(&self, dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<String> {
-        write_file(dir, &format!("{}.csv", self.file_stem), &self.csv(), files)?;
-        #[cfg(feature = "plot")]
-        {
-            for ext in ["svg", "png"] {
-                let path = dir.join(format!("{}.{ext}", self.file_stem));
-                plot::draw(self, &path)
-                    .map_err(|e| std::io::Error::other(format!("plotting {}: {e}", path.display())))?;
-                files.push(path);
-            }
-            Ok(format!(
-                "![{}]({}.svg)\n\n(data: [{}.csv]({}.csv))\n",
-                self.title, self.file_stem, self.file_stem, self.file_stem
-            ))
-        }
-        #[cfg(not(feature = "plot"))]
-        Ok(format!(
-            "Figure '{}': data in [{}.csv]({}.csv) (built without plotting)\n",
-            self.title, self.file_stem, self.file_stem
-        ))
+/// Finds `name` among `studies` and runs it.
+pub fn run_named(
+    studies: &[&dyn AnyStudy],
+    name: &str,
+    opts: &StudyOptions,
+    progress: Progress,
+) -> Result<StudyOutput, StudyError> {
+    match studies.iter().find(|s| s.info().name == name) {
+        Some(s) => s.run(opts, progress),
+        None => Err(StudyError::Unknown(
+            name.to_string(),
+            studies.iter().map(|s| s.info().name).collect::<Vec<_>>().join(", "),
+        )),
     }
 }

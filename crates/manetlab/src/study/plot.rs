@@ -1,55 +1,98 @@
-//! Draws a [`Figure`] as SVG or PNG with plotters.
+//! Draws a [`Figure`] panel as SVG or PNG with plotters.
+//!
+//! Sized for a one-column figure: the SVG is 640 x 420 px, so placed at
+//! 3.5 in wide (183 px per inch) tick labels (20 px) are 7.9 pt and axis
+//! labels (24 px) 9.4 pt. The PNG is the same drawing at twice the
+//! resolution. Colours are Okabe-Ito with a different marker shape per
+//! series (readable in grey too); error bars are drawn over the markers
+//! with caps wider than the markers; the legend goes below the plot, two
+//! entries a row, so it never covers data.
 
-use super::Figure;
+use super::figure::{axes, Figure, FigureStyle, OKABE_ITO};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::error::Error;
 use std::path::Path;
 
-const SIZE: (u32, u32) = (900, 560);
+const SIZE: (u32, u32) = (640, 420);
 
-pub fn draw(fig: &Figure, path: &Path) -> Result<(), Box<dyn Error>> {
+pub fn draw(fig: &Figure, style: &FigureStyle, path: &Path) -> Result<(), Box<dyn Error>> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => render(fig, SVGBackend::new(path, SIZE).into_drawing_area()),
-        _ => render(fig, BitMapBackend::new(path, SIZE).into_drawing_area()),
+        Some("svg") => render(fig, style, 1, SVGBackend::new(path, SIZE).into_drawing_area()),
+        _ => render(fig, style, 2, BitMapBackend::new(path, (SIZE.0 * 2, SIZE.1 * 2)).into_drawing_area()),
     }
 }
 
-fn bounds(fig: &Figure) -> (f64, f64, f64, f64) {
-    let mut xs = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut ys = (0.0f64, f64::NEG_INFINITY);
-    for s in &fig.series {
-        for &(x, y, e) in &s.points {
-            xs = (xs.0.min(x), xs.1.max(x));
-            let e = e.unwrap_or(0.0);
-            ys = (ys.0.min(y - e), ys.1.max(y + e));
-        }
-    }
-    if !xs.0.is_finite() {
-        xs = (0.0, 1.0);
-    }
-    if !ys.1.is_finite() || ys.1 <= ys.0 {
-        ys.1 = ys.0 + 1.0;
-    }
-    let pad = (xs.1 - xs.0).max(1e-9) * 0.03;
-    (xs.0 - pad, xs.1 + pad, ys.0, ys.1 * 1.08)
+fn colour(i: usize) -> RGBColor {
+    let (r, g, b) = OKABE_ITO[i % OKABE_ITO.len()];
+    RGBColor(r, g, b)
 }
 
-fn render<DB: DrawingBackend>(fig: &Figure, root: DrawingArea<DB, Shift>) -> Result<(), Box<dyn Error>>
+/// Ticks for an axis spanning `lo..hi`: whole-number axes get one tick per
+/// integer when they span few (at most 10 labels).
+fn tick_count(lo: f64, hi: f64, integer: bool) -> usize {
+    if integer {
+        ((hi.floor() - lo.ceil()) as usize + 1).clamp(2, 10)
+    } else {
+        8
+    }
+}
+
+/// A tick label without trailing zeros: 1400, 0.25, 1e-6 as 0.000001.
+fn tick_label(v: f64) -> String {
+    let s = format!("{:.6}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+fn render<DB: DrawingBackend>(
+    fig: &Figure,
+    style: &FigureStyle,
+    k: u32,
+    root: DrawingArea<DB, Shift>,
+) -> Result<(), Box<dyn Error>>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (x0, x1, y0, y1) = bounds(fig);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(&fig.title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(70)
+    let px = |v: u32| v * k;
+    let font = |size: u32| ("sans-serif", px(size)).into_font();
+    let rows = fig.series.len().div_ceil(2) as u32;
+    let legend_h = if fig.series.is_empty() { 0 } else { px(8 + 22 * rows) };
+    let (plot_area, legend_area) = root.split_vertically(root.dim_in_pixel().1 - legend_h);
+    let a = axes(&fig.series);
+    let (x0, x1, y0, y1) = (a.x.0, a.x.1, a.y.0, a.y.1);
+    let mut builder = ChartBuilder::on(&plot_area);
+    if style.title {
+        builder.caption(&fig.title, font(22));
+    }
+    let mut chart = builder
+        .margin(px(10))
+        .x_label_area_size(px(46))
+        .y_label_area_size(px(84))
         .build_cartesian_2d(x0..x1, y0..y1)?;
-    chart.configure_mesh().x_desc(&fig.x_label).y_desc(&fig.y_label).light_line_style(WHITE.mix(0.0)).draw()?;
+    let int_fmt = |v: &f64| format!("{:.0}", v);
+    let num_fmt = |v: &f64| tick_label(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(&fig.x_label)
+        .y_desc(&fig.y_label)
+        .label_style(font(20))
+        .axis_desc_style(font(24))
+        .x_labels(tick_count(x0, x1, a.x_integer))
+        .y_labels(tick_count(y0, y1, a.y_integer))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(RGBColor(225, 225, 225).stroke_width(k))
+        .axis_style(BLACK.stroke_width(k));
+    mesh.x_label_formatter(if a.x_integer { &int_fmt } else { &num_fmt });
+    mesh.y_label_formatter(if a.y_integer { &int_fmt } else { &num_fmt });
+    mesh.draw()?;
+    let marker = px(3);
     for (i, s) in fig.series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let c = colour(i);
         let pts: Vec<(f64, f64)> = if fig.steps {
             let mut v = Vec::with_capacity(s.points.len() * 2);
             for w in s.points.windows(2) {
@@ -63,31 +106,54 @@ where
         } else {
             s.points.iter().map(|p| (p.0, p.1)).collect()
         };
-        if s.scatter {
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
-        } else {
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-                .label(s.name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-            if !fig.steps && s.points.len() <= 60 {
-                chart.draw_series(s.points.iter().map(|&(x, y, _)| Circle::new((x, y), 3, color.filled())))?;
-            }
+        if !s.scatter {
+            chart.draw_series(LineSeries::new(pts, c.stroke_width(px(2))))?;
         }
-        let bars: Vec<_> = s.points.iter().filter_map(|&(x, y, e)| e.map(|e| (x, y, e))).collect();
-        chart.draw_series(
-            bars.into_iter().map(|(x, y, e)| ErrorBar::new_vertical(x, y - e, y, y + e, color.stroke_width(1), 8)),
-        )?;
+        let with_markers = s.scatter || (!fig.steps && s.points.len() <= 60);
+        if with_markers {
+            let size = if s.scatter { px(2) } else { marker };
+            let xy = s.points.iter().map(|&(x, y, _)| (x, y));
+            match i % 3 {
+                0 => chart.draw_series(xy.map(|p| Circle::new(p, size, c.filled())))?,
+                1 => chart.draw_series(xy.map(|p| TriangleMarker::new(p, size + k, c.filled())))?,
+                _ => chart.draw_series(xy.map(|p| Cross::new(p, size + k, c.stroke_width(px(2)))))?,
+            };
+        }
+        // Error bars on top of the markers, caps wider than a marker;
+        // clipped at 0 for a non-negative metric.
+        let bars: Vec<_> =
+            s.points.iter().filter_map(|&(x, y, e)| e.filter(|e| e.is_finite()).map(|e| (x, y, e))).collect();
+        let cap = (px(6) as f64) * (x1 - x0) / chart.plotting_area().dim_in_pixel().0.max(1) as f64;
+        let bar_style = c.stroke_width(px(1) + k / 2);
+        for (x, y, e) in bars {
+            let lo = if a.y_non_negative { (y - e).max(0.0) } else { y - e };
+            let hi = y + e;
+            chart.draw_series([
+                PathElement::new(vec![(x, lo), (x, hi)], bar_style),
+                PathElement::new(vec![(x - cap, lo), (x + cap, lo)], bar_style),
+                PathElement::new(vec![(x - cap, hi), (x + cap, hi)], bar_style),
+            ])?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    // Legend below the plot: two entries a row.
+    let w = legend_area.dim_in_pixel().0 as i32;
+    for (i, s) in fig.series.iter().enumerate() {
+        let c = colour(i);
+        let col = (i % 2) as i32;
+        let x = px(70) as i32 + col * (w - px(70) as i32) / 2;
+        let y = px(4 + 22 * (i as u32 / 2) + 11) as i32;
+        if !s.scatter {
+            legend_area.draw(&PathElement::new(vec![(x, y), (x + px(24) as i32, y)], c.stroke_width(px(2))))?;
+        }
+        let m = (x + px(12) as i32, y);
+        match i % 3 {
+            0 => legend_area.draw(&Circle::new(m, px(3), c.filled()))?,
+            1 => legend_area.draw(&TriangleMarker::new(m, px(4), c.filled()))?,
+            _ => legend_area.draw(&Cross::new(m, px(4), c.stroke_width(px(2))))?,
+        }
+        let label = s.name.as_str();
+        legend_area.draw(&Text::new(label, (x + px(32) as i32, y - px(9) as i32), font(18).color(&BLACK)))?;
+    }
     root.present()?;
     Ok(())
 }

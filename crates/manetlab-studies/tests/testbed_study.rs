@@ -5,13 +5,14 @@
 //! diagnosis runs locate S2's loss: hidden-terminal collisions at node 1
 //! that scale with the TCP flow's airtime; every artefact written.
 
-use manetlab::study::{self, StudyOptions};
+use manetlab::study::StudyOptions;
+use manetlab_studies as study;
 
 #[test]
 fn testbed_study_quick_orders_the_scenarios() {
     let out = std::env::temp_dir().join(format!("manetlab-testbed-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = StudyOptions { runs: None, quick: true, out: out.clone(), seed: 1, resume: false };
+    let opts = StudyOptions { quick: true, ..StudyOptions::new(&out) };
     let t0 = std::time::Instant::now();
     let res = study::run("testbed", &opts, &|_, _| {}).expect("study runs");
     println!("{}\n(quick study: {:.1} s)", res.markdown, t0.elapsed().as_secs_f64());
@@ -97,7 +98,7 @@ fn testbed_study_quick_orders_the_scenarios() {
 fn scenario_files_are_the_study_runs() {
     use manetlab::config::Traffic;
     use manetlab::scenario::Scenario as File;
-    use manetlab::study::testbed::{config, Model, Scenario, UDP_BPS};
+    use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     for (scn, name) in
         [(Scenario::S1, "testbed-s1.toml"), (Scenario::S2, "testbed-s2.toml"), (Scenario::S3, "testbed-s3.toml")]

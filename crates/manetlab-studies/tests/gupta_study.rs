@@ -24,7 +24,8 @@
 //! edges and then down the UDP arms (three clients on the upper one),
 //! FQ-src leads instead (58.7 vs 53.5%, 9 of 10 seeds).
 
-use manetlab::study::{self, StudyOptions};
+use manetlab::study::StudyOptions;
+use manetlab_studies as study;
 
 #[test]
 fn quick_study_ordering() {

@@ -3,8 +3,8 @@
 //! `cargo run --release -p manetlab --example testbed_diag -- S2 sinr 1`
 use manetlab::metrics::linkview::LinkViewSink;
 use manetlab::sim::Time;
-use manetlab::study::testbed::{config, Model, Scenario, UDP_BPS};
 use manetlab::Simulation;
+use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

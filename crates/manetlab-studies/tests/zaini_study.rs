@@ -2,7 +2,8 @@
 //! produced with the paper's numbers beside ours, and the measured flows
 //! behave as configured.
 
-use manetlab::study::{self, StudyOptions};
+use manetlab::study::StudyOptions;
+use manetlab_studies as study;
 
 #[test]
 fn quick_study_produces_every_table() {

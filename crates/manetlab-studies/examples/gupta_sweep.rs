@@ -10,8 +10,8 @@
 use manetlab::net::routing::RoutingConfig;
 use manetlab::queue::{ClassKey, Knowledge};
 use manetlab::sim::Time;
-use manetlab::study::gupta::{self, Case, Outcome, Scheme};
 use manetlab::{SimConfig, Simulation};
+use manetlab_studies::gupta::{self, Case, Outcome, Scheme};
 use rayon::prelude::*;
 
 fn scheme(s: &str) -> Scheme {

@@ -5,8 +5,8 @@ use manetlab::metrics::trace::{Action, Layer, PacketEvent, TraceSink};
 use manetlab::net::{Body, Packet};
 use manetlab::queue::ClassKey;
 use manetlab::sim::Time;
-use manetlab::study::gupta::{self, Case, Scheme, SERVER};
 use manetlab::Simulation;
+use manetlab_studies::gupta::{self, Case, Scheme, SERVER};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 

@@ -3,13 +3,14 @@
 //! unrestricted TCP; window control at the gateway supports more calls
 //! than plain sharing), and every report artefact is produced.
 
-use manetlab::study::{self, StudyOptions};
+use manetlab::study::StudyOptions;
+use manetlab_studies as study;
 
 #[test]
 fn kim_study_quick_meets_acceptance() {
     let out = std::env::temp_dir().join(format!("manetlab-kim-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let opts = StudyOptions { runs: None, quick: true, out: out.clone(), seed: 1, resume: false };
+    let opts = StudyOptions { quick: true, ..StudyOptions::new(&out) };
     let res = study::run("kim", &opts, &|_, _| {}).expect("study runs");
     println!("{}", res.markdown);
     let acceptance: Vec<_> = res.checks.iter().filter(|c| c.what.starts_with("acceptance:")).collect();

@@ -2,7 +2,8 @@
 //! quick study (8 patterns, 100 s runs), every figure present, and resuming
 //! from the stored runs reproducing the report exactly.
 
-use manetlab::study::{self, StudyOptions};
+use manetlab::study::StudyOptions;
+use manetlab_studies as study;
 
 #[test]
 fn holland_quick_meets_the_acceptance_criteria_and_resumes_identically() {

@@ -10,7 +10,7 @@
 use manetlab::net::routing::RoutingConfig;
 use manetlab::queue::ClassKey;
 use manetlab::sim::Time;
-use manetlab::study::gupta::{self, Case, Outcome, Routes, Scheme};
+use manetlab_studies::gupta::{self, Case, Outcome, Routes, Scheme};
 use rayon::prelude::*;
 
 fn main() {
