@@ -440,7 +440,7 @@ fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
         Ok(r) => {
             // The study's manifest: seeds holds the first seed (each point
             // uses seed, seed + 1, ...; see report.md).
-            let mut m = manetlab::output::manifest::Manifest::new("study", &name, &[seed]);
+            let mut m = manetlab::output::manifest::Manifest::new("study", &name, &[a.seed]);
             m.runs = r.runs as u64;
             m.wall_time_s = started.elapsed().as_secs_f64();
             if let Err(e) = m.write(&out) {

@@ -12,7 +12,7 @@ use manetlab::mac::RateControlKind;
 use manetlab::metrics::Report;
 use manetlab::net::routing::RoutingConfig;
 use manetlab::phy::{FadingConfig, ShadowingProcess};
-use manetlab::study::testbed::{config, Model, Scenario, UDP_BPS};
+use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 use manetlab::Simulation;
 
 fn realistic(scn: Scenario, seed: u64) -> SimConfig {
@@ -42,7 +42,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 #[test]
 fn realistic_setting_orders_udp_delivery_and_slows_tcp_by_rate_fallback() {
     let [s1, s2, s3] = Scenario::ALL.map(runs);
-    let udp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[0].delivery_ratio));
+    let udp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[0].delivery_ratio.expect("UDP flow sent packets")));
     let tcp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[1].goodput_bps / 1e6));
     let (u1, u2, u3) = (udp(&s1), udp(&s2), udp(&s3));
     let (t2, t3) = (tcp(&s2), tcp(&s3));

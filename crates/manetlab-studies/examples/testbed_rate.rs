@@ -11,7 +11,7 @@ use manetlab::config::SimConfig;
 use manetlab::mac::RateControlKind;
 use manetlab::metrics::Report;
 use manetlab::phy::{FadingConfig, ShadowingProcess};
-use manetlab::study::testbed::{config, Model, Scenario, UDP_BPS};
+use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 use manetlab::Simulation;
 use rayon::prelude::*;
 
@@ -109,7 +109,7 @@ fn main() {
         for scn in Scenario::ALL {
             let rs: Vec<Report> =
                 (1..=runs).into_par_iter().map(|s| Simulation::new(variant(name, scn, s)).unwrap().run()).collect();
-            let udp: Vec<f64> = rs.iter().map(|r| 100.0 * r.flows[0].delivery_ratio).collect();
+            let udp: Vec<f64> = rs.iter().map(|r| 100.0 * r.flows[0].delivery_ratio.unwrap_or(f64::NAN)).collect();
             let (u, uc) = mean_ci(&udp);
             let tcp = if rs[0].flows.len() > 1 {
                 let t: Vec<f64> = rs.iter().map(|r| r.flows[1].goodput_bps / 1e6).collect();
