@@ -6,6 +6,10 @@
 # Topology:  topo=chain  hops=N spacing=M      nodes 0..N at (i*M, 0)
 #            topo=file   layout=FILE           "x y" lines = nodes 0..n-1,
 #                                              "flow SRC DST START" lines
+#            topo=moves  moves=FILE nodes=N gridx= gridy=
+#                                              an ns-2 movement file (setdest
+#                                              output) for nodes 0..N-1; one
+#                                              flow src -> dst
 # Traffic:   traffic=cbr  src= dst= size= rate=      (chain: one flow)
 #            traffic=tcp  src= dst= size= window=    (FTP bulk, Reno)
 #            (topo=file: every "flow" line of FILE is one CBR flow with
@@ -24,6 +28,7 @@ array set P {
     window 8  tcp Reno
     start 1.0  stop 100.0  from 10.0
     seed 1  trace off  grid 0  offfile /dev/null
+    moves ""  nodes 0  gridx 0  gridy 0
 }
 foreach a $argv {
     set kv [split $a =]
@@ -95,8 +100,15 @@ if {$P(topo) == "chain"} {
         }
     }
     close $f
+} elseif {$P(topo) == "moves"} {
+    # positions come from the movement file once the nodes exist
+    for {set i 0} {$i < $P(nodes)} {incr i} {
+        lappend xs 0.0
+        lappend ys 0.0
+    }
+    lappend flows [list $P(src) $P(dst) $P(start) $P(stop)]
 } else {
-    puts stderr "topo must be chain or file"; exit 2
+    puts stderr "topo must be chain, file or moves"; exit 2
 }
 set nn [llength $xs]
 set gx 1.0
@@ -106,6 +118,7 @@ foreach x $xs y $ys {
     if {$y > $gy} {set gy $y}
 }
 if {$P(grid) > 0} {set gx $P(grid); set gy $P(grid)}
+if {$P(gridx) > 0} {set gx $P(gridx); set gy $P(gridy)}
 
 # ---------------------------------------------------------- simulator
 set ns_ [new Simulator]
@@ -125,7 +138,7 @@ if {$P(trace) == "off"} {
 $ns_ trace-all $tf
 set topo [new Topography]
 $topo load_flatgrid [expr {$gx + 1}] [expr {$gy + 1}]
-create-god $nn
+set god_ [create-god $nn]
 set chan [new Channel/WirelessChannel]
 
 if {$P(rtg) == "DSR"} {
@@ -149,6 +162,11 @@ for {set i 0} {$i < $nn} {incr i} {
     $node($i) set X_ [lindex $xs $i]
     $node($i) set Y_ [lindex $ys $i]
     $node($i) set Z_ 0.0
+    set node_($i) $node($i)
+}
+if {$P(topo) == "moves"} {
+    # setdest output: "$node_(i) set X_ ..." and "$ns_ at t \"$node_(i) setdest x y v\""
+    source $P(moves)
 }
 
 if {$P(trace) == "off"} {

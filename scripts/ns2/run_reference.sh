@@ -7,7 +7,7 @@
 #   TIME user=.. sys=.. wall=..  /usr/bin/time for the whole ns process
 # summarize.py turns the logs into the tables of the doc.
 #
-# Usage: scripts/ns2/run_reference.sh [s0] [s1] [s2] [s3] [s4] [events] [traces] [dsdv] [s4norts]
+# Usage: scripts/ns2/run_reference.sh [s0] [s1] [s2] [s3] [s4] [events] [traces] [dsdv] [s4norts] [rwp]
 #        (no argument: s0 s1 s2 s3 s4). Needs ns (ns-2.35) and
 #        /usr/bin/time; manetlab's own tests never call this.
 set -euo pipefail
@@ -85,6 +85,22 @@ s4() {
             for s in 1 2 3; do
                 # shellcheck disable=SC2086
                 run s4 "rtg=$rtg hops=$h seed=$s" $S4 rtg=$rtg hops=$h dst=$h seed=$s trace=off
+            done
+        done
+    done
+}
+# Random waypoint (docs/profiles.md): one TCP flow 0 -> 1 among 30 nodes in
+# 1500 m x 300 m moving as in the setdest files moves/rwp30-{1..4}.tcl
+# (setdest -v 1 -n 30 -p 0 -M 10 -t 120 -x 1500 -y 300, God lines
+# removed), the S4 radio/MAC/TCP settings, 120 s, goodput from 10 s.
+RWP="topo=moves nodes=30 gridx=1500 gridy=300 ifqlen=50 datarate=2Mb basicrate=2Mb rts=0
+    traffic=tcp tcp=Reno size=1460 window=8 src=0 dst=1 start=1.0 stop=120 from=10"
+rwp() {
+    for rtg in DSR AODV; do
+        for m in 1 2 3 4; do
+            for s in 1 2 3; do
+                # shellcheck disable=SC2086
+                run rwp "rtg=$rtg moves=$m seed=$s" $RWP rtg=$rtg moves=moves/rwp30-$m.tcl seed=$s trace=off
             done
         done
     done

@@ -61,6 +61,11 @@ pub(crate) struct RunArgs {
     /// each seed's traces go to <out>/seed-<seed>/.
     #[arg(long, value_name = "FORMATS")]
     trace: Option<String>,
+    /// Write viz.html, a self-contained browser viewer of the first
+    /// replication (and its data, viz.json); see docs/viz.md. [output]
+    /// viz_window / viz_decimate / viz_sensed tune the recording.
+    #[arg(long)]
+    viz: bool,
     /// Sweep a key over values: KEY=V1,V2,... or KEY=FROM..TO:STEP, e.g.
     /// --sweep flow.0.interval=10ms..50ms:10ms (repeatable: the cartesian
     /// product is run; adds to or replaces the file's [sweep] table).
@@ -229,6 +234,15 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
             sink = manetlab::metrics::trace::open(&tdir, &trace_opts, &positions)
                 .with_context(|| format!("opening trace files in {}", tdir.display()))?;
         }
+        if k == 0 && (args.viz || scenario.viz) {
+            let opts = scenario.viz_options;
+            let (rec, _) = manetlab::metrics::viz::VizRecorder::new(sim.config(), &scenario.name, opts);
+            let rec: Box<dyn manetlab::metrics::trace::TraceSink> = Box::new(rec.write_to(dir.clone()));
+            sink = Some(match sink {
+                Some(next) => Box::new(manetlab::metrics::trace::Tee(vec![rec, next])),
+                None => rec,
+            });
+        }
         if k == 0 && !link_view.is_empty() {
             let (lv, handle) = manetlab::metrics::linkview::LinkViewSink::for_flows(sim.config(), &link_view);
             views = Some(handle);
@@ -309,6 +323,9 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         );
         for f in traced {
             println!("wrote {}", f.display());
+        }
+        if args.viz || scenario.viz {
+            println!("wrote {}", dir.join(manetlab::metrics::viz::HTML_FILE_NAME).display());
         }
         for r in &reports {
             if !r.audit.balances() {

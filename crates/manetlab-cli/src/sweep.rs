@@ -16,9 +16,9 @@ use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
 pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Path) -> Result<i32> {
-    if args.tcp_trace || args.trace.is_some() || args.link_view.is_some() {
+    if args.tcp_trace || args.trace.is_some() || args.link_view.is_some() || args.viz {
         bail!(
-            "--tcp-trace, --trace and --link-view record one run; with a sweep, run the point of interest alone with --set"
+            "--tcp-trace, --trace, --link-view and --viz record one run; with a sweep, run the point of interest alone with --set"
         );
     }
     crate::warn_if_no_flows(base, &args.file);

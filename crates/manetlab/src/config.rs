@@ -14,7 +14,6 @@ use crate::transport::tcp::{DataSource, TcpConfig};
 
 pub use crate::sim::Position;
 
-
 /// What a flow's source sends.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Traffic {

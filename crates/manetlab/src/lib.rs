@@ -1,16 +1,22 @@
 //! manetlab: a deterministic packet-level simulator for multi-hop 802.11 ad
 //! hoc networks.
 //!
-//! The modules mirror the protocol stack, bottom up:
-//! - [`sim`]: integer-nanosecond clock, event queue, named random streams;
-//! - [`phy`]: propagation, the shared channel, each node's radio;
-//! - [`mac`]: IEEE 802.11 DCF;
-//! - [`queue`]: interface queue disciplines;
-//! - [`net`]: packets, forwarding and routing protocols;
-//! - [`transport`]: UDP and TCP endpoints;
-//! - [`app`]: traffic sources and sinks;
+//! The modules are layers, bottom up ([`LAYERS`]; none imports a layer
+//! above it):
+//! - [`sim`]: integer-nanosecond clock, event queue, named random streams,
+//!   and the shared vocabulary (node ids, positions, drop reasons, packet
+//!   uids and fates);
+//! - [`wire`]: frame, packet and header formats;
 //! - [`mobility`]: node movement;
-//! - [`metrics`]: counters, per-flow statistics, drop accounting;
+//! - [`phy`]: propagation, the shared channel, each node's radio;
+//! - [`mac`]: IEEE 802.11 DCF / EDCA, TDMA;
+//! - [`queue`]: interface queue disciplines, backpressure;
+//! - [`net`]: forwarding, routing protocols, ARP, wired links, the gateway;
+//! - [`app`]: traffic sources, call quality;
+//! - [`transport`]: UDP, TCP, TFRC, VoIP endpoints;
+//! - [`config`]: the typed description of one run;
+//! - [`metrics`]: reports, statistics, the observer and the trace writers;
+//! - [`node`], [`simulation`]: the kernel;
 //! - [`scenario`]: scenario files, validation, building a run;
 //! - [`study`]: paper reproductions;
 //! - [`output`]: the output tables and files, defined once;
@@ -23,21 +29,22 @@
 /// is checked by `tests/layers.rs` over every library source file (test
 /// modules aside); `docs/architecture.md` explains each layer.
 pub const LAYERS: &[&[&str]] = &[
-    &["sim"],                 // time, events, random streams, shared vocabulary
-    &["wire"],                // frame, packet and header formats
-    &["mobility"],            // node positions over time
-    &["phy"],                 // propagation, channel, radios
-    &["mac"],                 // 802.11 DCF/EDCA, TDMA
-    &["queue"],               // interface queues, backpressure
-    &["net"],                 // forwarding, routing, ARP, wires, gateway
-    &["app"],                 // traffic generators, call quality
-    &["transport"],           // UDP, TCP, TFRC, VoIP endpoints
-    &["config"],              // the typed description of one run
-    &["metrics"],             // reports, traces, statistics, analytic models
-    &["node", "simulation"],  // the kernel: event loop, pipeline, builder
-    &["scenario"],            // scenario files -> configs
-    &["study"],               // paper reproductions
-    &["exec"],                // running scenarios and sweeps for front ends
+    &["sim"],                // time, events, random streams, shared vocabulary
+    &["wire"],               // frame, packet and header formats
+    &["mobility"],           // node positions over time
+    &["phy"],                // propagation, channel, radios
+    &["mac"],                // 802.11 DCF/EDCA, TDMA
+    &["queue"],              // interface queues, backpressure
+    &["net"],                // forwarding, routing, ARP, wires, gateway
+    &["app"],                // traffic generators, call quality
+    &["transport"],          // UDP, TCP, TFRC, VoIP endpoints
+    &["config"],             // the typed description of one run
+    &["metrics"],            // reports, traces, statistics, analytic models
+    &["node", "simulation"], // the kernel: event loop, pipeline, builder
+    &["scenario"],           // scenario files -> configs
+    &["output"],             // the output tables and files, defined once
+    &["study"],              // paper reproductions
+    &["exec"],               // running scenarios and sweeps for front ends
 ];
 
 pub mod app;

@@ -79,3 +79,68 @@ fn queue_arp_retries_then_reports_a_link_failure() {
     assert!(r.audit.dropped.get("ARP").copied().unwrap_or(0) > 0);
     let _ = SimConfig::default();
 }
+
+/// Node 0 learns a one-hop route to node 2 without ever resolving it (DSR:
+/// by overhearing 2's packets to 3; AODV: from 2's broadcasts), node 2 then
+/// moves out of 0's range (but stays in range of relay 1), and only then does
+/// 0 start sending to 2. ns-2-mode ARP gives up after three unanswered
+/// requests; the packets go back to routing as a link failure (ns-2.35
+/// `mac/arp.cc` `arpresolve`: the packets' `xmit_failure_` callback), which
+/// repairs the route through node 1.
+fn arp_give_up_scenario(routing: RoutingConfig) -> manetlab::Report {
+    use manetlab::mobility::{MobilityConfig, Trajectory};
+    let nodes = vec![
+        Position::new(0.0, 0.0),     // 0: source of flow "b"
+        Position::new(200.0, 100.0), // 1: relay, in range of everybody
+        Position::new(200.0, 0.0),   // 2: moves away at 1 s
+        Position::new(400.0, 0.0),   // 3: destination of flow "a"
+    ];
+    let mut traj: Vec<Trajectory> = nodes.iter().map(|&p| Trajectory::fixed(p)).collect();
+    traj[2].set_dest(Time::from_secs(1), Position::new(400.0, 200.0), 200.0); // there at 2.41 s
+    let mut cfg = base(nodes, 20);
+    cfg.mobility = MobilityConfig::Trajectories(traj);
+    cfg.routing = routing;
+    cfg.arp = ArpConfig::ns2();
+    let mut a = cbr("a", 2, 3, 512, 8.0 * 512.0 * 10.0, 0.5);
+    a.stop = Some(Time::from_secs_f64(0.95));
+    cfg.flows = vec![a, cbr("b", 0, 2, 512, 8.0 * 512.0 * 10.0, 2.5)];
+    let r = Simulation::new(cfg).unwrap().run();
+    assert!(r.audit.balances(), "{:?}", r.audit);
+    r
+}
+
+fn assert_arp_give_up_repairs(r: &manetlab::Report) {
+    let b = &r.flows[1];
+    let arp = r.nodes[0].arp.unwrap();
+    println!(
+        "b: sent {} received {}; node 0 ARP {:?}, link failures {}, drops {:?}, routing {:?}",
+        b.sent_packets, b.received_packets, arp, r.nodes[0].link_failures, r.nodes[0].drops, r.nodes[0].routing.events
+    );
+    // ARP gave up on node 2 once, and routing heard of it.
+    assert_eq!(arp.failures, 1, "{arp:?}");
+    assert!(r.nodes[0].link_failures >= 2, "the held packet and the new one go to routing");
+    // The route was repaired through node 1: after the first few packets
+    // (two replaced in ARP's hold, some in the repair) all are delivered.
+    assert!(b.sent_packets >= 170, "{}", b.sent_packets);
+    assert!(b.received_packets + 8 >= b.sent_packets, "{} of {}", b.received_packets, b.sent_packets);
+    assert!(r.nodes[1].forwarded >= b.received_packets, "delivered through the relay");
+    assert!(r.nodes[0].drops.get("ARP").copied().unwrap_or(0) <= 2, "{:?}", r.nodes[0].drops);
+}
+
+#[test]
+fn ns2_arp_give_up_goes_to_dsr_which_repairs_the_route() {
+    let r = arp_give_up_scenario(RoutingConfig::Dsr(Default::default()));
+    assert_arp_give_up_repairs(&r);
+    assert!(r.nodes[0].routing.event_count("routes_snooped") >= 1, "the stale route came from the tap");
+    assert!(r.nodes[0].routing.event_count("link_breaks") >= 1);
+}
+
+#[test]
+fn ns2_arp_give_up_goes_to_aodv_which_repairs_the_route() {
+    use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
+    // ns-2's AODV: link-layer detection, no HELLOs (with HELLOs the
+    // neighbour would be lost before flow "b" starts).
+    let cfg = AodvConfig { link_detection: LinkDetection::Mac, ..Default::default() };
+    let r = arp_give_up_scenario(RoutingConfig::Aodv(cfg));
+    assert_arp_give_up_repairs(&r);
+}

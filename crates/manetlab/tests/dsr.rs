@@ -45,9 +45,14 @@ fn tcp_chain_goodput_against_static_routes() {
             assert_eq!(r.routing.event_count("link_breaks"), 0);
         } else {
             // MAC retry exhaustion (hidden terminals) breaks routes, as in
-            // ns-2's DSR: between ns-2's DSR figure (less 10%) and static.
-            assert!(g <= g0 * 1.10, "{hops} hops: DSR {g:.1} vs static {g0:.1}");
-            assert!(g >= NS2_DSR[hops as usize - 1] * 0.9, "{hops} hops: DSR {g:.1} vs ns-2 DSR");
+            // ns-2's DSR, and with ns-2's request backoff (0.5 s x 4^k) and
+            // no route learning at the destination the repair costs what
+            // it costs there: within 25% of ns-2.35's DSR on this single
+            // seed (3 seeds x 200 s: 0.80-1.09 x ns-2.35, docs/profiles.md),
+            // and well below static routes.
+            let ns2 = NS2_DSR[hops as usize - 1];
+            assert!(g <= g0 * 0.85, "{hops} hops: DSR {g:.1} vs static {g0:.1}");
+            assert!((g / ns2 - 1.0).abs() <= 0.25, "{hops} hops: DSR {g:.1} vs ns-2 DSR {ns2}");
         }
     }
 }

@@ -59,7 +59,8 @@ fn violations(src: &Path) -> Vec<String> {
         }
         let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
         let module = first.trim_end_matches(".rs").to_string();
-        let own = layer_of(&module).unwrap_or_else(|| panic!("{}: module '{module}' is not in manetlab::LAYERS", f.display()));
+        let own = layer_of(&module)
+            .unwrap_or_else(|| panic!("{}: module '{module}' is not in manetlab::LAYERS", f.display()));
         let text = std::fs::read_to_string(f).unwrap();
         for (n, line) in text.lines().enumerate() {
             if line.trim_start().starts_with("#[cfg(test)]") {
@@ -70,7 +71,12 @@ fn violations(src: &Path) -> Vec<String> {
             for m in names {
                 let Some(l) = layer_of(&m) else { continue };
                 if l > own {
-                    bad.push(format!("{}:{}: '{module}' imports '{m}' (a layer above): {}", rel.display(), n + 1, line.trim()));
+                    bad.push(format!(
+                        "{}:{}: '{module}' imports '{m}' (a layer above): {}",
+                        rel.display(),
+                        n + 1,
+                        line.trim()
+                    ));
                 }
             }
         }
@@ -104,4 +110,28 @@ fn the_checker_sees_upward_imports() {
             assert!(layer_of(&name).is_some(), "{name} has no layer");
         }
     }
+}
+
+#[test]
+fn no_library_file_is_over_800_lines_and_the_loop_is_under_400() {
+    // Test code aside (`tests.rs`, and everything after `#[cfg(test)]`);
+    // `study/` is being moved to its own crate and is not counted.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    let mut long = Vec::new();
+    for f in &all {
+        let rel = f.strip_prefix(&src).unwrap();
+        if rel.starts_with("study") || rel.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.lines().take_while(|l| !l.trim_start().starts_with("#[cfg(test)]")).count();
+        if code > 800 {
+            long.push(format!("{}: {code} lines", rel.display()));
+        }
+    }
+    assert!(long.is_empty(), "{long:?}");
+    let kernel = std::fs::read_to_string(src.join("simulation/mod.rs")).unwrap();
+    assert!(kernel.lines().count() < 400, "the event loop file has {} lines", kernel.lines().count());
 }

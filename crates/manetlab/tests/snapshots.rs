@@ -24,10 +24,10 @@
 //! and commits them in a separate commit whose message says why they
 //! changed. Never regenerate them to hide an accidental change.
 
+use manetlab::exec::summary::summary_json;
 use manetlab::metrics::linkview::{hops_csv, inter_delivery_csv, LinkViewSink};
 use manetlab::metrics::trace;
 use manetlab::scenario::Scenario;
-use manetlab::exec::summary::summary_json;
 use manetlab::Simulation;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     }
     h
 }
-
 
 /// Runs one snapshot scenario: (summary JSON, trace digest if traced).
 fn run(path: &Path) -> (String, Option<String>) {
@@ -75,7 +74,9 @@ fn run(path: &Path) -> (String, Option<String>) {
         }
         let v = v.lock().unwrap().clone();
         let fv = v.flow(0).expect("flow 0 viewed");
-        for (what, text) in [("linkview-inter-delivery.csv", inter_delivery_csv(fv)), ("linkview-hops.csv", hops_csv(fv))] {
+        for (what, text) in
+            [("linkview-inter-delivery.csv", inter_delivery_csv(fv)), ("linkview-hops.csv", hops_csv(fv))]
+        {
             let _ = writeln!(s, "{what} {} {:016x}", text.len(), fnv1a(text.as_bytes()));
         }
         let _ = std::fs::remove_dir_all(&tdir);
@@ -89,9 +90,14 @@ fn check(path: &Path, got: &str, update: bool, failures: &mut Vec<String>) {
         std::fs::write(path, got).unwrap();
         return;
     }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|_| panic!("{} missing: run with UPDATE_SNAPSHOTS=1", path.display()));
+    let want = std::fs::read_to_string(path)
+        .unwrap_or_else(|_| panic!("{} missing: run with UPDATE_SNAPSHOTS=1", path.display()));
     if want != got {
-        let line = want.lines().zip(got.lines()).position(|(a, b)| a != b).unwrap_or(want.lines().count().min(got.lines().count()));
+        let line = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
         let show = |t: &str| t.lines().nth(line).unwrap_or("<end>").to_string();
         failures.push(format!(
             "{} differs from line {}:\n  pinned: {}\n  now:    {}",
@@ -132,5 +138,9 @@ fn summaries_and_traces_match_the_pinned_snapshots() {
         }
     }
     assert!(traced >= 2);
-    assert!(failures.is_empty(), "snapshots changed (UPDATE_SNAPSHOTS=1 to accept a deliberate change):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "snapshots changed (UPDATE_SNAPSHOTS=1 to accept a deliberate change):\n{}",
+        failures.join("\n")
+    );
 }

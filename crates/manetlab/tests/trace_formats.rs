@@ -211,6 +211,8 @@ struct Rec {
     kind: FrameKind,
     /// IP total length and protocol (DATA frames).
     ip: Option<(u16, u8)>,
+    /// Radiotap Rate field, 500 kbit/s units.
+    rate: u8,
 }
 
 fn u16le(b: &[u8]) -> u16 {
@@ -287,7 +289,7 @@ fn parse_pcap(path: &Path) -> Vec<Rec> {
             }
             ip_info = Some((total, proto));
         }
-        out.push(Rec { ts_ns, present, kind, ip: ip_info });
+        out.push(Rec { ts_ns, present, kind, ip: ip_info, rate: rec[17] });
     }
     assert!(out.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns), "records in time order");
     out
@@ -313,6 +315,42 @@ fn pcap_merged_holds_every_transmission_once() {
     if let Some(t) = Tshark::find() {
         t.check(&dir.join(PcapSink::MERGED_FILE_NAME), recs.len(), udp, tcp);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pcap_rate_field_is_each_frames_rate_under_rate_control() {
+    // Minstrel samples several rates: the radiotap Rate of each DATA frame
+    // is its own, and the capture's DATA frames per rate equal the nodes'
+    // per-rate attempt counters; control frames stay at the 1 Mbit/s basic rate.
+    let dir = scratch_dir("pcap-rates");
+    let mut cfg = mixed_chain(3);
+    cfg.mac.rate_control = manetlab::mac::RateControlKind::Minstrel;
+    let opts = TraceOptions { ns2: None, pcap: Some(PcapMode::Merged) };
+    let (r, _) = run_traced(cfg, opts, &dir);
+    let recs = parse_pcap(&dir.join(PcapSink::MERGED_FILE_NAME));
+    let mut by_rate: Vec<(u8, u64)> = Vec::new();
+    for rec in recs.iter().filter(|r| r.kind == FrameKind::Data) {
+        match by_rate.iter_mut().find(|(x, _)| *x == rec.rate) {
+            Some(e) => e.1 += 1,
+            None => by_rate.push((rec.rate, 1)),
+        }
+    }
+    by_rate.sort();
+    let mut counted: Vec<(u8, u64)> = Vec::new();
+    for n in &r.nodes {
+        for c in n.data_rates.as_ref().unwrap() {
+            let units = (c.rate_mbps * 2.0).round() as u8;
+            match counted.iter_mut().find(|(x, _)| *x == units) {
+                Some(e) => e.1 += c.attempts,
+                None => counted.push((units, c.attempts)),
+            }
+        }
+    }
+    counted.sort();
+    assert!(by_rate.len() >= 3, "DATA rates in the capture: {by_rate:?}");
+    assert_eq!(by_rate, counted);
+    assert!(recs.iter().filter(|r| r.kind != FrameKind::Data).all(|r| r.rate == 2), "control frames at 1 Mbit/s");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -435,4 +473,55 @@ impl Tshark {
         let checked: Vec<&str> = self.validate.iter().map(|(_, s)| *s).collect();
         println!("tshark: {f}: {frames} frames, {udp} UDP, {tcp} TCP, nothing malformed; good: {checked:?}");
     }
+}
+
+/// A 3-node chain, flow 2 -> 0; node 0's radio goes off at 1.5 s, so node 1's
+/// frames to it hit the retry limit.
+fn retry_limit_chain(routing: manetlab::net::routing::RoutingConfig) -> SimConfig {
+    use manetlab::config::{NodeAction, NodeEvent};
+    let mut cfg = base(SimConfig::chain_positions(3, 200.0), 4);
+    cfg.routing = routing;
+    cfg.flows = vec![cbr("u", 2, 0, 500, 8.0 * 500.0 * 4.0, 1.0)];
+    cfg.node_events = vec![NodeEvent { node: 0, at: Time::from_ms(1500), action: NodeAction::RadioOff }];
+    cfg
+}
+
+/// ns-2's MAC traces `D ... MAC ... RET` for every frame that reaches the
+/// retry limit, whatever routing then does with the packet (AODV and DSR get
+/// a copy through the transmit-failure callback), so awk scripts that count
+/// retry drops see them under every routing protocol, in the same layout as
+/// with static routes (where the RET drop is the packet's end).
+#[test]
+fn ns2_trace_has_a_mac_ret_drop_for_each_retry_limit_failure() {
+    use manetlab::net::routing::aodv::{AodvConfig, LinkDetection};
+    use manetlab::net::routing::RoutingConfig;
+    let shape = |l: &str| -> String {
+        // Event, node, layer, reason, type, MAC header and IP fields, the
+        // number of fields; not the time, uid, MAC duration or size (DSR's
+        // carries its source route header).
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert!(l.contains(" MAC  RET "), "two spaces after the layer, as ns-2: {l}");
+        format!("{} {} {} {} {} [_ {} {} {} {} {} {} {} {} n={}", f[0], f[2], f[3], f[4], f[6], f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16], f.len())
+    };
+    let mut shapes = Vec::new();
+    for (name, routing) in [
+        ("static", RoutingConfig::Static { paths: vec![] }),
+        ("aodv", RoutingConfig::Aodv(AodvConfig { link_detection: LinkDetection::Mac, ..Default::default() })),
+        ("dsr", RoutingConfig::Dsr(Default::default())),
+    ] {
+        let dir = scratch_dir(&format!("ns2-ret-{name}"));
+        let (r, _) = run_traced(retry_limit_chain(routing), ns2(Ns2Format::Old), &dir);
+        let text = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
+        let ret: Vec<&str> = text.lines().filter(|l| l.starts_with("D ") && l.contains(" MAC  RET ")).collect();
+        println!("{name}: {} RET lines, node 1 link failures {}; first: {:?}", ret.len(), r.nodes[1].link_failures, ret.first());
+        assert!(r.nodes[1].link_failures >= 1, "{name}");
+        // One line per retry-limit failure (node 1 is the only sender that fails).
+        assert_eq!(ret.len() as u64, r.nodes.iter().map(|n| n.link_failures).sum::<u64>(), "{name}");
+        let data: Vec<&&str> = ret.iter().filter(|l| l.contains(" cbr ")).collect();
+        assert!(!data.is_empty(), "{name}: a data frame reached the retry limit");
+        shapes.push(shape(data[0]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    println!("{shapes:#?}");
+    assert!(shapes.iter().all(|s| s == &shapes[0]), "{shapes:#?}");
 }

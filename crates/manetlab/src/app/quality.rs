@@ -103,4 +103,3 @@ impl VoipRecord {
         VoipRecord { sent: 0, delays: Vec::with_capacity(n) }
     }
 }
-

@@ -7,8 +7,8 @@
 //! within the first interval (uniform, from the flow's own stream), so that
 //! the two directions and different calls are not synchronised.
 
-use super::TrafficSource;
 use super::quality::VoiceQuality;
+use super::TrafficSource;
 use crate::sim::{RngStream, Time};
 
 /// RTP header bytes (RFC 3550, no CSRC, no extension).

@@ -18,11 +18,15 @@
 //! on a medium idle for at least DIFS, is sent at once.
 
 use super::edca::{AccessCategory, EdcaParams};
+use super::rate::{DcfRate, RateControl, RateCount};
 use super::frame::{self, Frame, FrameKind, MacAddr};
 use super::MacConfig;
-use crate::wire::{Packet, BROADCAST};
 use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};
+use crate::wire::{Packet, BROADCAST};
+
+mod backoff;
+mod edca;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.
@@ -121,6 +125,11 @@ struct Ac {
     current_retry: bool,
     ssrc: u32,
     slrc: u32,
+    /// DATA attempts of the current packet that got no ACK, and the rate
+    /// chosen for attempt `rate_attempt` (`u32::MAX`: none yet).
+    data_failures: u32,
+    rate: u64,
+    rate_attempt: u32,
 }
 
 impl Ac {
@@ -140,6 +149,9 @@ impl Ac {
             current_retry: false,
             ssrc: 0,
             slrc: 0,
+            data_failures: 0,
+            rate: 0,
+            rate_attempt: u32::MAX,
         }
     }
 }
@@ -195,6 +207,8 @@ pub struct Dcf {
 
     rng: RngStream,
     pub stats: MacStats,
+    /// Data-rate control (`mac/rate/`).
+    rate: DcfRate,
 }
 
 /// Entries kept for duplicate detection (most recent senders).
@@ -255,7 +269,23 @@ impl Dcf {
             },
             rng,
             stats: MacStats::default(),
+            rate: DcfRate::constant(&phy),
         }
+    }
+
+    /// Replaces the constant data rate by a rate controller.
+    pub fn set_rate_control(&mut self, ctl: Box<dyn RateControl>) {
+        self.rate = DcfRate::new(&self.phy, ctl);
+    }
+
+    /// Rate control: a frame from `src` decoded with power `power_w`.
+    pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
+        self.rate.on_rx_power(src, power_w);
+    }
+
+    /// DATA attempts and ACKs per rate.
+    pub fn rate_counts(&self) -> Vec<RateCount> {
+        self.rate.counts()
     }
 
     /// Whether the MAC holds no packet and can take one from the queue
@@ -305,8 +335,23 @@ impl Dcf {
         self.nav_until
     }
 
-    fn ack_time(&self) -> Time {
-        self.phy.frame_time(frame::ACK_BYTES, self.phy.basic_rate)
+    /// The ACK answering a DATA frame sent at `rate`.
+    fn ack_time(&self, rate: u64) -> Time {
+        self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
+    }
+
+    /// The rate of the current packet's next DATA attempt (chosen once per
+    /// attempt; an RTS retry keeps it).
+    fn pick_rate(&mut self, now: Time, p: &Packet) -> u64 {
+        let a = &self.acs[self.active];
+        if a.rate_attempt != a.data_failures {
+            let (attempt, bytes) = (a.data_failures, Frame::data_bytes(p));
+            let r = self.rate.choose(now, p.next_hop, bytes, attempt);
+            let a = &mut self.acs[self.active];
+            a.rate = r;
+            a.rate_attempt = attempt;
+        }
+        self.acs[self.active].rate
     }
     fn cts_time(&self) -> Time {
         self.phy.frame_time(frame::CTS_BYTES, self.phy.basic_rate)
@@ -321,84 +366,6 @@ impl Dcf {
 
     fn medium_idle(&self, now: Time) -> bool {
         !self.sensing && !self.transmitting && self.nav_until <= now
-    }
-
-    fn draw_backoff(&mut self) -> u32 {
-        self.rng.uniform_incl(self.acs[self.active].cw)
-    }
-
-    // ---- channel access -------------------------------------------------
-
-    /// Slots of entity `i`'s backoff counted down by `now`.
-    fn count_down(&mut self, i: usize, now: Time) {
-        let a = &mut self.acs[i];
-        if let Some(b) = a.backoff {
-            if now > a.countdown_start {
-                let counted = ((now - a.countdown_start).as_ns() / self.slot.as_ns()) as u32;
-                a.backoff = Some(b - counted.min(b));
-                a.counted_to = a.countdown_start + self.slot * counted.min(b) as u64;
-            }
-        }
-    }
-
-    /// Stops a running countdown, keeping the slots not yet counted.
-    fn freeze(&mut self, now: Time) {
-        if !self.access_pending {
-            return;
-        }
-        self.access_pending = false;
-        self.access_gen = self.access_gen.wrapping_add(1);
-        for i in 0..self.n_acs {
-            self.count_down(i, now);
-        }
-    }
-
-    /// (Re)schedules the access timer if the station wants the medium and
-    /// the medium is idle; each entity counts down from AIFS (DIFS for
-    /// DCF) after the medium became idle; the timer is set for the first
-    /// entity to reach zero.
-    fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        if self.access_pending {
-            self.freeze(now);
-        }
-        if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
-            return;
-        }
-        let mut first: Option<Time> = None;
-        for i in 0..self.n_acs {
-            let Some(b) = self.acs[i].backoff else { continue };
-            // Slots already counted in this idle period (before a freeze
-            // caused by a new packet or a re-evaluation) are not counted
-            // again.
-            let start = self.access_start(i).max(self.acs[i].counted_to);
-            let at = (start + self.slot * b as u64).max(now);
-            let a = &mut self.acs[i];
-            a.countdown_start = start;
-            a.access_at = at;
-            first = Some(first.map_or(at, |f| f.min(at)));
-        }
-        let Some(at) = first else { return };
-        self.access_pending = true;
-        self.access_gen = self.access_gen.wrapping_add(1);
-        out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
-    }
-
-    /// When the AIFS/DIFS/EIFS deferral of entity `i` in the current idle
-    /// period ends: AIFS after the medium (and NAV) became idle, and never
-    /// before EIFS after a frame that failed to decode (as ns-3's channel
-    /// access manager).
-    fn access_start(&self, i: usize) -> Time {
-        (self.idle_since.max(self.nav_until) + self.acs[i].aifs).max(self.eifs_until)
-    }
-
-    fn medium_became_busy(&mut self, now: Time) {
-        self.freeze(now);
-    }
-
-    fn medium_maybe_idle(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        if !self.sensing && !self.transmitting {
-            self.schedule_access(now, out);
-        }
     }
 
     // ---- packets from above ----------------------------------------------
@@ -420,6 +387,8 @@ impl Dcf {
         a.current_retry = false;
         a.ssrc = 0;
         a.slrc = 0;
+        a.data_failures = 0;
+        a.rate_attempt = u32::MAX;
     }
 
     /// Hands the entity of access category `ac` a packet (only when
@@ -524,7 +493,7 @@ impl Dcf {
                         seq: 0,
                         retry: false,
                         bytes: frame::CTS_BYTES,
-                        rate: self.phy.basic_rate,
+                        rate: self.rate.response_rate(&self.phy, f.rate),
                         packet: None,
                     };
                     self.respond(now, cts, out);
@@ -549,7 +518,7 @@ impl Dcf {
                         seq: 0,
                         retry: false,
                         bytes: frame::ACK_BYTES,
-                        rate: self.phy.basic_rate,
+                        rate: self.rate.response_rate(&self.phy, f.rate),
                         packet: None,
                     };
                     self.respond(now, ack, out);
@@ -564,6 +533,10 @@ impl Dcf {
                 if self.state == State::WaitAck {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.stats.unicast_success += 1;
+                    let a = &self.acs[self.active];
+                    if let Some(p) = a.current {
+                        self.rate.ok(now, p.next_hop, a.rate, a.data_failures);
+                    }
                     let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
                     out.push(MacAction::TxSuccess(p));
                     if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
@@ -598,12 +571,14 @@ impl Dcf {
         out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
     }
 
+    /// The DATA frame of `p` (unicast: at the rate `pick_rate` chose).
     fn data_frame(&self, p: Packet) -> Frame {
         let bytes = Frame::data_bytes(&p);
         let (duration, rate) = if p.next_hop == BROADCAST {
             (Time::ZERO, self.phy.basic_rate)
         } else {
-            (self.sifs + self.ack_time(), self.phy.data_rate)
+            let r = self.acs[self.active].rate;
+            (self.sifs + self.ack_time(r), r)
         };
         Frame {
             kind: FrameKind::Data,
@@ -652,6 +627,9 @@ impl Dcf {
                 } else {
                     self.stats.ack_failures += 1;
                     let p = self.acs[self.active].current.expect("ACK timeout without a packet");
+                    let a = &mut self.acs[self.active];
+                    self.rate.failed(now, p.next_hop, a.rate, a.data_failures);
+                    a.data_failures += 1;
                     if self.uses_rts(&p) {
                         self.acs[self.active].slrc += 1;
                         self.acs[self.active].slrc >= self.long_limit
@@ -670,6 +648,7 @@ impl Dcf {
                     if f.kind == FrameKind::Data {
                         self.state = State::SendingData;
                         self.stats.data_sent += 1;
+                        self.rate.sent(f.rate);
                     } else {
                         self.responding = true;
                         if f.kind == FrameKind::Cts {
@@ -685,83 +664,6 @@ impl Dcf {
         }
     }
 
-    /// EDCA: the access timer fired. Every entity whose countdown ends now
-    /// wants the medium; the highest-priority one gets it, and each other
-    /// one holding a packet suffers an internal collision (§10.22.2.4):
-    /// it doubles its CW and draws a new backoff, as after an external
-    /// collision (without counting a retry). An entity whose post-backoff
-    /// ends with nothing to send just stops. Entities still counting keep
-    /// the slots they counted.
-    fn edca_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let mut winner = None;
-        for i in 0..self.n_acs {
-            if self.acs[i].backoff.is_none() {
-                continue;
-            }
-            if self.acs[i].access_at > now {
-                self.count_down(i, now);
-                continue;
-            }
-            self.acs[i].backoff = None;
-            if self.acs[i].current.is_none() {
-                continue;
-            }
-            if winner.is_none() {
-                winner = Some(i);
-            } else {
-                self.stats.internal_collisions += 1;
-                let a = &mut self.acs[i];
-                a.cw = (2 * a.cw + 1).min(a.cw_max);
-                let b = self.rng.uniform_incl(self.acs[i].cw);
-                self.acs[i].backoff = Some(b);
-            }
-        }
-        match winner {
-            Some(i) => {
-                self.active = i;
-                self.start_attempt(now, out);
-            }
-            None => {
-                if self.acs[..self.n_acs].iter().all(|a| a.current.is_none()) {
-                    self.state = State::Idle;
-                }
-                self.schedule_access(now, out);
-            }
-        }
-    }
-
-    /// EDCA TXOP (§10.22.2.8): a packet handed to the entity that just
-    /// completed an exchange, at that instant, goes out SIFS later without
-    /// a new backoff if its whole exchange (DATA, SIFS, ACK) ends within
-    /// the TXOP limit counted from the first frame of the opportunity.
-    /// Unicast without RTS only; the post-backoff drawn at the end of the
-    /// previous exchange stays frozen until the opportunity ends.
-    fn continue_txop(&mut self, now: Time, i: usize, pkt: Packet, out: &mut Vec<MacAction>) -> bool {
-        let limit = self.acs[i].txop;
-        if limit == Time::ZERO
-            || pkt.next_hop == BROADCAST
-            || self.uses_rts(&pkt)
-            || !matches!(self.state, State::Idle | State::Contend)
-            || self.responding
-            || self.response.is_some()
-        {
-            return false;
-        }
-        let exchange =
-            self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), self.phy.data_rate) + self.ack_time();
-        if now + exchange > self.txop_start + limit {
-            return false;
-        }
-        self.freeze(now);
-        self.load(i, pkt);
-        self.active = i;
-        self.state = State::DataPending;
-        self.stats.txop_continuations += 1;
-        let data = self.data_frame(pkt);
-        self.respond(now, data, out);
-        true
-    }
-
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
         self.txop_start = now;
         let p = self.acs[self.active].current.expect("contending without a packet");
@@ -773,8 +675,9 @@ impl Dcf {
         } else if self.uses_rts(&p) {
             self.state = State::SendingRts;
             self.stats.rts_sent += 1;
-            let data_time = self.phy.frame_time(Frame::data_bytes(&p), self.phy.data_rate);
-            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time();
+            let rate = self.pick_rate(now, &p);
+            let data_time = self.phy.frame_time(Frame::data_bytes(&p), rate);
+            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time(rate);
             let rts = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,
@@ -790,6 +693,8 @@ impl Dcf {
         } else {
             self.state = State::SendingData;
             self.stats.data_sent += 1;
+            let rate = self.pick_rate(now, &p);
+            self.rate.sent(rate);
             let f = self.data_frame(p);
             self.transmit(now, f, out);
         }
@@ -825,7 +730,7 @@ impl Dcf {
                         unreachable!("broadcast uses SendingBroadcast");
                     }
                     self.state = State::WaitAck;
-                    self.set_timeout(now, self.ack_time(), out);
+                    self.set_timeout(now, self.ack_time(self.acs[self.active].rate), out);
                 }
                 State::SendingBroadcast => {
                     let p = self.acs[self.active].current.take().expect("broadcast without a packet");

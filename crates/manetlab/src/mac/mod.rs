@@ -7,15 +7,17 @@
 pub mod dcf;
 pub mod edca;
 pub use crate::wire::frame;
+pub mod rate;
 pub mod tdma;
 
 pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
+pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
 
-use crate::wire::Packet;
 use crate::phy::PhyMode;
 use crate::sim::Time;
+use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {
@@ -35,6 +37,9 @@ pub struct MacConfig {
     /// 802.11e EDCA with AC_VO and AC_BE and the standard's default
     /// parameters (`edca.rs`) instead of plain DCF.
     pub edca: bool,
+    /// Data-rate control per neighbour (`rate/`); with anything but
+    /// `Constant`, `phy.data_rate` is the highest rate used.
+    pub rate_control: RateControlKind,
 }
 
 /// The medium access protocol of every node.
@@ -138,6 +143,20 @@ impl Mac {
             Mac::Tdma(m) => m.enqueue(now, pkt, out),
         }
     }
+    /// Rate control: a frame from `src` decoded at power `power_w`.
+    #[inline]
+    pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
+        if let Mac::Dcf(m) = self {
+            m.on_rx_power(src, power_w)
+        }
+    }
+    /// DATA attempts and ACKs per rate (DCF only).
+    pub fn rate_counts(&self) -> Vec<RateCount> {
+        match self {
+            Mac::Dcf(m) => m.rate_counts(),
+            Mac::Tdma(_) => Vec::new(),
+        }
+    }
     /// Every packet the MAC holds (being sent or waiting per access category).
     pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
         match self {
@@ -162,6 +181,7 @@ impl Default for MacConfig {
             cw_max: None,
             kind: MacKind::Dcf,
             edca: false,
+            rate_control: RateControlKind::Constant,
         }
     }
 }

@@ -17,8 +17,8 @@
 use super::dcf::{MacAction, MacStats, MacTimer};
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::MacConfig;
-use crate::wire::{Packet, BROADCAST};
 use crate::sim::Time;
+use crate::wire::{Packet, BROADCAST};
 
 pub struct Tdma {
     addr: MacAddr,

@@ -4,7 +4,7 @@
 //! the hop count of the route the delivered packets took over time.
 //!
 //! A [`LinkViewSink`] is a trace sink: install it with
-//! `Simulation::set_tracer` (or chain it behind another sink) and read the
+//! `Simulation::add_observer` (or chain it behind another sink) and read the
 //! [`LinkViews`] through the shared handle after the run. It looks at MAC
 //! receptions of unicast data frames carrying the flow's packets (a MAC
 //! retransmission decoded twice counts once) and at the destination agent's
@@ -206,6 +206,24 @@ impl TraceSink for LinkViewSink {
     fn queue(&mut self, ev: &super::observe::QueueEvent) {
         if let Some(n) = self.next.as_mut() {
             n.queue(ev);
+        }
+    }
+    fn interest(&self) -> super::observe::Interest {
+        self.next.as_ref().map(|n| n.interest()).unwrap_or_default()
+    }
+    fn reception(&mut self, ev: &super::observe::ReceptionEvent) {
+        if let Some(n) = self.next.as_mut() {
+            n.reception(ev);
+        }
+    }
+    fn routes(&mut self, time: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
+        if let Some(n) = self.next.as_mut() {
+            n.routes(time, node, table);
+        }
+    }
+    fn link_failure(&mut self, time: Time, node: NodeId, next_hop: NodeId) {
+        if let Some(n) = self.next.as_mut() {
+            n.link_failure(time, node, next_hop);
         }
     }
     fn finish(&mut self) -> std::io::Result<()> {

@@ -10,7 +10,9 @@ pub mod report;
 pub mod stats;
 pub mod trace;
 pub mod trace_ns2;
+pub mod trace_payload;
 pub mod trace_pcap;
+pub mod viz;
 pub mod voip;
 
 pub use crate::sim::{drop, fate};

@@ -129,6 +129,62 @@ pub struct QueueEvent {
     pub len: usize,
 }
 
+/// What one receiver made of a frame: the per-receiver outcome of every
+/// transmission at every radio in carrier-sense range, including those the
+/// receiver never locked onto (for the browser viewer's recorder,
+/// `metrics/viz`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reception {
+    /// At the frame's first bit: the receiver stays locked on another,
+    /// stronger frame (capture), so this one is ignored.
+    Captured,
+    /// At the last bit: decoded.
+    Decoded,
+    /// At the last bit: the locked frame was lost to an overlapping signal.
+    Collided,
+    /// At the last bit: the locked frame was lost for being too weak or
+    /// because the receiver transmitted meanwhile (or, under the SINR model,
+    /// to bit errors).
+    Error,
+    /// At the last bit: the receiver was not locked on this frame (too weak
+    /// to lock onto, captured out, or it lost the receiver in a collision to
+    /// a frame that lasted longer).
+    NotLocked,
+}
+
+/// One receiver's view of one transmission: every radio within
+/// carrier-sense range gets one at the last bit (and one more at the first
+/// bit when the frame is captured out).
+#[derive(Copy, Clone, Debug)]
+pub struct ReceptionEvent<'a> {
+    pub time: Time,
+    /// The receiver.
+    pub node: NodeId,
+    /// The transmitter and when it started sending the frame.
+    pub sender: NodeId,
+    pub tx_start: Time,
+    pub frame: &'a Frame,
+    /// Received power, watts.
+    pub power_w: f64,
+    pub outcome: Reception,
+}
+
+/// The costlier optional hooks an observer wants; the kernel asks once, when
+/// the observer is registered, and skips the others entirely.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interest {
+    /// [`Observer::reception`] for every (frame, receiver in range).
+    pub receptions: bool,
+    /// [`Observer::routes`] after every call into a node's routing protocol.
+    pub routes: bool,
+}
+
+impl Interest {
+    pub fn or(self, o: Interest) -> Interest {
+        Interest { receptions: self.receptions || o.receptions, routes: self.routes || o.routes }
+    }
+}
+
 /// Watches a run. Every method has an empty default: implement what you
 /// need. Observers are owned by the simulation and must be `Send`.
 pub trait Observer: Send {
@@ -137,6 +193,22 @@ pub trait Observer: Send {
     fn packet(&mut self, _ev: &PacketEvent) {}
     fn frame(&mut self, _ev: &FrameEvent) {}
     fn queue(&mut self, _ev: &QueueEvent) {}
+    /// Once, at registration: the run's board of routing-message bytes
+    /// (DSDV, OLSR; `wire/board.rs`), for writers that show message contents.
+    fn attach_board(&mut self, _board: &crate::wire::board::WireBoard) {}
+    /// The optional hooks below that this observer wants (none by default).
+    fn interest(&self) -> Interest {
+        Interest::default()
+    }
+    /// A receiver's outcome of a frame (only with `Interest::receptions`).
+    fn reception(&mut self, _ev: &ReceptionEvent) {}
+    /// `node`'s routing table after its protocol handled an event, one
+    /// entry per destination (only with `Interest::routes`; usually
+    /// unchanged).
+    fn routes(&mut self, _time: Time, _node: NodeId, _table: &[crate::net::routing::RouteEntry]) {}
+    /// `node`'s MAC (or ARP) gave up on the link to `next_hop`: the link
+    /// failure its routing protocol is told about.
+    fn link_failure(&mut self, _time: Time, _node: NodeId, _next_hop: NodeId) {}
     /// Called once when the run ends (flush files).
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())

@@ -130,6 +130,10 @@ pub struct NodeReport {
     pub arp: Option<crate::net::arp::ArpStats>,
     /// Routing control-plane counters (empty for static routing).
     pub routing: RoutingStats,
+    /// Unicast DATA attempts and ACKs per rate (with rate control only:
+    /// absent under `rate_control = "constant"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_rates: Option<Vec<crate::mac::RateCount>>,
 }
 
 /// Where every packet created by an endpoint ended up.

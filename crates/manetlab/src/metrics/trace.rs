@@ -14,9 +14,11 @@ use std::path::Path;
 pub use super::trace_ns2::{Ns2Format, Ns2Sink};
 pub use super::trace_pcap::{PcapMode, PcapSink};
 
-pub use super::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
 /// The observer under its first name (trace sinks were the first observers).
 pub use super::observe::Observer as TraceSink;
+pub use super::observe::{
+    Action, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+};
 
 /// A sink that keeps events in memory as text lines (tests, small runs).
 #[derive(Default)]
@@ -57,11 +59,26 @@ impl TraceSink for Tee {
     fn queue(&mut self, ev: &QueueEvent) {
         self.0.iter_mut().for_each(|s| s.queue(ev));
     }
+    fn attach_board(&mut self, board: &crate::wire::board::WireBoard) {
+        self.0.iter_mut().for_each(|s| s.attach_board(board));
+    }
     fn packet(&mut self, ev: &PacketEvent) {
         self.0.iter_mut().for_each(|s| s.packet(ev));
     }
     fn frame(&mut self, ev: &FrameEvent) {
         self.0.iter_mut().for_each(|s| s.frame(ev));
+    }
+    fn interest(&self) -> Interest {
+        self.0.iter().fold(Interest::default(), |a, s| a.or(s.interest()))
+    }
+    fn reception(&mut self, ev: &ReceptionEvent) {
+        self.0.iter_mut().for_each(|s| s.reception(ev));
+    }
+    fn routes(&mut self, time: crate::sim::Time, node: crate::net::NodeId, table: &[crate::net::routing::RouteEntry]) {
+        self.0.iter_mut().for_each(|s| s.routes(time, node, table));
+    }
+    fn link_failure(&mut self, time: crate::sim::Time, node: crate::net::NodeId, next_hop: crate::net::NodeId) {
+        self.0.iter_mut().for_each(|s| s.link_failure(time, node, next_hop));
     }
     fn finish(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|s| s.finish())
@@ -88,7 +105,7 @@ impl TraceOptions {
 pub const NS2_FILE_NAME: &str = "trace.tr";
 
 /// Creates the trace files `opts` asks for in `dir` (created if missing) and
-/// returns the sink to install with `Simulation::set_tracer`: `None` when
+/// returns the sink to register with `Simulation::add_observer`: `None` when
 /// tracing is off, a [`Tee`] when several formats are on. `positions` are
 /// the run's node positions (`SimConfig::nodes`): they fill the ns-2
 /// position fields and give the number of per-node pcap files.
@@ -101,7 +118,7 @@ pub const NS2_FILE_NAME: &str = "trace.tr";
 /// let sink = trace::open(Path::new("out/default"), &sc.trace, &cfg.nodes)?;
 /// let mut sim = Simulation::new(cfg).unwrap();
 /// if let Some(sink) = sink {
-///     sim.set_tracer(sink);
+///     sim.add_observer(sink);
 /// }
 /// let report = sim.run(); // flushes the trace files
 /// # Ok::<(), std::io::Error>(())

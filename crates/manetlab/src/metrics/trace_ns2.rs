@@ -181,6 +181,43 @@ const NO_POSITION: &str = "-Nx 0.00 -Ny 0.00 -Nz 0.00";
 #[derive(Default)]
 struct Line(Vec<u8>);
 
+/// The fields of an AODV message that ns-2's trace shows (its message
+/// types: HELLO 0x1, RREQ 0x2, RREP 0x4, RERR 0x8).
+enum Aodv {
+    Request { hops: u64, id: u64, dst: u64, dst_seq: u64, orig: u64, orig_seq: u64 },
+    Reply { hello: bool, hops: u64, dst: u64, dst_seq: u64, lifetime_ms: u32 },
+    /// The number of unreachable destinations and the first of them.
+    Error { count: u64, dst: u64, dst_seq: u64 },
+}
+
+impl Aodv {
+    fn of(m: &crate::wire::aodv::AodvMsg) -> Aodv {
+        use crate::wire::aodv::{AodvMsg, MsgKind};
+        match m {
+            AodvMsg::Rreq(q) => Aodv::Request {
+                hops: q.hop_count as u64,
+                id: q.id as u64,
+                dst: q.dst as u64,
+                dst_seq: q.dst_seq as u64,
+                orig: q.orig as u64,
+                orig_seq: q.orig_seq as u64,
+            },
+            AodvMsg::Rrep(r) => Aodv::Reply {
+                hello: m.kind() == MsgKind::Hello,
+                hops: r.hop_count as u64,
+                dst: r.dst as u64,
+                dst_seq: r.dst_seq as u64,
+                lifetime_ms: r.lifetime_ms,
+            },
+            AodvMsg::Rerr(e) => {
+                let (d, s) = e.dests().first().copied().unwrap_or((0, 0));
+                Aodv::Error { count: e.count as u64, dst: d as u64, dst_seq: s as u64 }
+            }
+            AodvMsg::RerrElfn(e) => Aodv::Error { count: 1, dst: e.dst as u64, dst_seq: e.seq as u64 },
+        }
+    }
+}
+
 impl Line {
     fn clear(&mut self) {
         self.0.clear();
@@ -229,6 +266,19 @@ impl Line {
         self.0.extend_from_slice(&d[i..]);
         self
     }
+    /// Milliseconds as seconds with six decimals (C's `%f`).
+    fn ms_secs(&mut self, ms: u32) -> &mut Self {
+        self.u(ms as u64 / 1000).ch(b'.');
+        let f = (ms % 1000) as u64 * 1000;
+        let mut d = [b'0'; 6];
+        let mut v = f;
+        for c in d.iter_mut().rev() {
+            *c = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        self.0.extend_from_slice(&d);
+        self
+    }
     /// Seconds with nine decimals, exact (`%.9f` of the integer-ns clock).
     fn time(&mut self, t: Time) -> &mut Self {
         let ns = t.as_ns();
@@ -265,14 +315,9 @@ fn addr(n: NodeId) -> i64 {
 const RT_PORT: u16 = 255;
 
 fn ports(p: &Packet) -> (u16, u16) {
-    #[allow(unreachable_patterns)] // bodies added later fall into the last arm
-    match p.body {
-        Body::Udp { sport, dport, .. } => (sport, dport),
-        Body::Tfrc(m) => (m.sport, m.dport),
-        Body::Tcp(s) => (s.sport, s.dport),
-        // Routing protocol messages (AODV, DSR, ...): ns-2 shows them on port 255.
-        _ => (RT_PORT, RT_PORT),
-    }
+    // Routing protocol messages (AODV, DSR, ...) and ARP: ns-2 shows them on
+    // port 255.
+    p.ports().unwrap_or((RT_PORT, RT_PORT))
 }
 
 /// The size of the packet as the layer of the event sees it.
@@ -350,11 +395,23 @@ impl<W: Write + Send> Ns2Sink<W> {
             Body::Tcp(t) => {
                 l.s(" -Pn tcp -Ps ").u(t.seq).s(" -Pa ").u(t.ack).s(" -Pf ").u(hops(ev)).s(" -Po 0");
             }
-            // Routing messages get their own `-P` section here, as in ns-2
-            // (AODV: `-P aodv -Pt <type> -Ph <hops> -Pb <id> -Pd <dst> -Pds
-            // <dst seq> -Ps <src> -Pss <src seq> -Pc <REQUEST|REPLY|ERROR>`;
-            // DSR: `-P dsr ...`; ARP: `-P arp -Po <op> -Pms ...`). Unknown
-            // bodies end after the IP fields.
+            // AODV as ns-2's cmu-trace prints it (see `docs/tracing.md`).
+            Body::Aodv(m) => match Aodv::of(&m) {
+                Aodv::Request { hops, id, dst, dst_seq, orig, orig_seq } => {
+                    l.s(" -P aodv -Pt 0x2 -Ph ").u(hops).s(" -Pb ").u(id).s(" -Pd ").u(dst).s(" -Pds ").u(dst_seq);
+                    l.s(" -Ps ").u(orig).s(" -Pss ").u(orig_seq).s(" -Pc REQUEST");
+                }
+                Aodv::Reply { hello, hops, dst, dst_seq, lifetime_ms } => {
+                    l.s(if hello { " -P aodv -Pt 0x1 -Ph " } else { " -P aodv -Pt 0x4 -Ph " }).u(hops);
+                    l.s(" -Pd ").u(dst).s(" -Pds ").u(dst_seq).s(" -Pl ").ms_secs(lifetime_ms);
+                    l.s(if hello { " -Pc HELLO" } else { " -Pc REPLY" });
+                }
+                Aodv::Error { count, dst, dst_seq } => {
+                    l.s(" -P aodv -Pt 0x8 -Ph ").u(count).s(" -Pd ").u(dst).s(" -Pds ").u(dst_seq).s(" -Pc ERROR");
+                }
+            },
+            // DSR (`-P dsr ...`), ARP (`-P arp ...`), DSDV and OLSR: the
+            // line ends after the IP fields (`-It` names the protocol).
             _ => {}
         }
         l.ch(b'\n');
@@ -381,8 +438,20 @@ impl<W: Write + Send> Ns2Sink<W> {
             Body::Tcp(t) => {
                 l.s(" [").u(t.seq).ch(b' ').u(t.ack).s("] ").u(hops(ev)).s(" 0");
             }
-            // Routing messages: ns-2 appends e.g. `[0x2 1 9 [3 4] [2 0]] (REQUEST)`
-            // for AODV; add such formats here. Unknown bodies end after the IP part.
+            // AODV as ns-2 prints it: `[0x2 1 9 [3 4] [2 0]] (REQUEST)`.
+            Body::Aodv(m) => match Aodv::of(&m) {
+                Aodv::Request { hops, id, dst, dst_seq, orig, orig_seq } => {
+                    l.s(" [0x2 ").u(hops).ch(b' ').u(id).s(" [").u(dst).ch(b' ').u(dst_seq).s("] [");
+                    l.u(orig).ch(b' ').u(orig_seq).s("]] (REQUEST)");
+                }
+                Aodv::Reply { hello, hops, dst, dst_seq, lifetime_ms } => {
+                    l.s(if hello { " [0x1 " } else { " [0x4 " }).u(hops).s(" [").u(dst).ch(b' ').u(dst_seq);
+                    l.s("] ").ms_secs(lifetime_ms).s(if hello { "] (HELLO)" } else { "] (REPLY)" });
+                }
+                Aodv::Error { count, dst, dst_seq } => {
+                    l.s(" [0x8 ").u(count).s(" [").u(dst).ch(b' ').u(dst_seq).s("] 0.000000] (ERROR)");
+                }
+            },
             _ => {}
         }
         l.ch(b'\n');

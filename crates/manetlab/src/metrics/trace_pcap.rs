@@ -150,6 +150,19 @@ fn l4_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, l4_len: u16, header: &[u8]
     }
 }
 
+/// The same with a payload after the (even-length) header.
+fn l4_checksum_payload(src: [u8; 4], dst: [u8; 4], proto: u8, l4_len: u16, header: &[u8], payload: &[u8]) -> u16 {
+    let mut acc = ones_sum(0, &src);
+    acc = ones_sum(acc, &dst);
+    acc += proto as u32 + l4_len as u32;
+    let c = fold(ones_sum(ones_sum(acc, header), payload));
+    if c == 0 && proto == IPPROTO_UDP {
+        0xffff
+    } else {
+        c
+    }
+}
+
 /// The CRC-32 of IEEE 802.3, used as the 802.11 FCS (reflected polynomial
 /// 0xEDB88320), one table entry per byte value.
 static CRC_TABLE: [u32; 256] = crc_table();
@@ -189,6 +202,9 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 #[derive(Default)]
 pub struct FrameEncoder {
     zero_runs: std::collections::HashMap<usize, [u32; 32]>,
+    /// Where the bytes of DSDV and OLSR messages are (`wire/board.rs`).
+    pub board: Option<crate::wire::board::WireBoard>,
+    payload: Vec<u8>,
 }
 
 impl FrameEncoder {
@@ -222,7 +238,7 @@ impl FrameEncoder {
     /// documentation); `signal_dbm` is given for received frames.
     pub fn encode(&mut self, buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: Option<i8>) -> usize {
         let start = buf.len();
-        let zeros = encode_frame_body(buf, frame, tsft_us, signal_dbm);
+        let zeros = encode_frame_body(buf, frame, tsft_us, signal_dbm, self.board.as_ref(), &mut self.payload);
         let mac_start = start + u16::from_le_bytes([buf[start + 2], buf[start + 3]]) as usize;
         let reg = crc_update(!0, &buf[mac_start..buf.len() - zeros]);
         let fcs = !self.crc_zeros(reg, zeros);
@@ -238,7 +254,14 @@ fn duration_field(t: Time) -> u16 {
 
 /// Appends radiotap, the MAC header and the body of a frame (everything but
 /// the FCS) to `buf`; returns how many zero bytes end it (the payload).
-fn encode_frame_body(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm: Option<i8>) -> usize {
+fn encode_frame_body(
+    buf: &mut Vec<u8>,
+    frame: &Frame,
+    tsft_us: u64,
+    signal_dbm: Option<i8>,
+    board: Option<&crate::wire::board::WireBoard>,
+    payload: &mut Vec<u8>,
+) -> usize {
     let start = buf.len();
     // ---- radiotap (little-endian; each field aligned to its size) ----
     let mut present: u32 = 1 << 0 | 1 << 1 | 1 << 2 | 1 << 3; // TSFT, Flags, Rate, Channel
@@ -289,7 +312,7 @@ fn encode_frame_body(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm:
             match &frame.packet {
                 Some(p) => {
                     buf.extend_from_slice(&LLC_SNAP_IP);
-                    encode_ip(buf, p)
+                    encode_ip(buf, p, board, payload)
                 }
                 // A data frame without a packet has no body to show: pad to its size.
                 None => {
@@ -303,9 +326,16 @@ fn encode_frame_body(buf: &mut Vec<u8>, frame: &Frame, tsft_us: u64, signal_dbm:
     }
 }
 
-/// The IPv4 datagram of a packet: headers and a zero payload, `pkt.size`
-/// bytes; returns the length of the payload.
-fn encode_ip(buf: &mut Vec<u8>, p: &Packet) -> usize {
+/// The IPv4 datagram of a packet: headers, the routing message if it is
+/// one (`trace_payload.rs`), and a zero payload up to `pkt.size` bytes;
+/// returns the length of the trailing zeros.
+fn encode_ip(
+    buf: &mut Vec<u8>,
+    p: &Packet,
+    board: Option<&crate::wire::board::WireBoard>,
+    payload: &mut Vec<u8>,
+) -> usize {
+    payload.clear();
     let start = buf.len();
     let total = p.size.clamp(IP_HEADER_BYTES, 65535) as u16;
     let (src, dst) = (ip_addr(p.src), ip_addr(p.dst));
@@ -330,11 +360,19 @@ fn encode_ip(buf: &mut Vec<u8>, p: &Packet) -> usize {
         Body::Udp { sport, dport, .. } if l4_len >= 8 => {
             (IPPROTO_UDP, udp_header(&mut l4, sport, dport, src, dst, l4_len))
         }
-        // Routing messages get their real encoding here: AODV is UDP port 654
-        // with the RFC 3561 message (type, flags, hop count, RREQ id, addresses
-        // and sequence numbers) as payload; DSR is IP protocol 48 (RFC 4728);
-        // ARP is not IP at all (SNAP ethertype 0x0806 and an ARP body).
-        // Until then: UDP to the discard port with a zero payload.
+        // AODV, DSDV and OLSR: their messages on their UDP ports.
+        Body::Aodv(_) | Body::Dsdv(_) | Body::Olsr(_) if l4_len >= 8 => {
+            let port = super::trace_payload::routing_payload(&p.body, board, payload).expect("a routing body");
+            payload.truncate(l4_len as usize - 8);
+            l4[0..2].copy_from_slice(&port.to_be_bytes());
+            l4[2..4].copy_from_slice(&port.to_be_bytes());
+            l4[4..6].copy_from_slice(&l4_len.to_be_bytes());
+            let c = l4_checksum_payload(src, dst, IPPROTO_UDP, l4_len, &l4[..8], payload);
+            l4[6..8].copy_from_slice(&c.to_be_bytes());
+            (IPPROTO_UDP, 8)
+        }
+        // DSR (IP protocol 48, RFC 4728) and ARP (SNAP ethertype 0x0806)
+        // have no encoding yet: UDP to the discard port with a zero payload.
         _ if l4_len >= 8 => (IPPROTO_UDP, udp_header(&mut l4, DISCARD_PORT, DISCARD_PORT, src, dst, l4_len)),
         _ => (IPPROTO_EXPERIMENTAL, 0),
     };
@@ -352,6 +390,7 @@ fn encode_ip(buf: &mut Vec<u8>, p: &Packet) -> usize {
     ip[10..12].copy_from_slice(&c.to_be_bytes());
     buf.extend_from_slice(&ip);
     buf.extend_from_slice(&l4[..l4_hdr_len]);
+    buf.extend_from_slice(payload);
     let zeros = start + total as usize - buf.len();
     buf.resize(start + total as usize, 0);
     zeros
@@ -517,6 +556,10 @@ impl PcapSink {
 
 impl TraceSink for PcapSink {
     fn packet(&mut self, _ev: &PacketEvent) {}
+
+    fn attach_board(&mut self, board: &crate::wire::board::WireBoard) {
+        self.encoder.board = Some(board.clone());
+    }
 
     fn frame(&mut self, ev: &FrameEvent) {
         if self.error.is_none() {

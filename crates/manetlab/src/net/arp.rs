@@ -8,9 +8,13 @@
 //!   is held per unresolved address; a newer packet replaces it (the older is
 //!   dropped with reason ARP) and triggers another request. There is no
 //!   request timer: if the request or the reply is lost, nothing happens
-//!   until the next packet for that address arrives. After
-//!   `max_requests` unanswered requests the held packet and the new one are
-//!   dropped and the count restarts.
+//!   until the next packet for that address arrives. When a packet arrives
+//!   after `max_requests` unanswered requests, the held packet and the new
+//!   one are handed back to routing as a transmission failure
+//!   ([`ArpAction::GiveUp`]) and the count restarts: ns-2.35 `mac/arp.cc`
+//!   `ARPTable::arpresolve` calls the packet's `xmit_failure_` callback
+//!   (which AODV and DSR set, so they repair the route), and drops the
+//!   packet with reason ARP only when no callback is set (static routes).
 //! - `Queue`: up to `limit` packets held per address (overflow dropped with
 //!   reason ARP); the request is repeated every `retry_interval` up to
 //!   `max_requests` times; on failure the first held packet is handed to
@@ -18,8 +22,8 @@
 //!
 //! Resolved entries do not expire (addresses never change).
 
-use crate::sim::DropReason;
 use crate::net::{NodeId, Packet};
+use crate::sim::DropReason;
 use crate::sim::Time;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -60,6 +64,10 @@ pub enum ArpAction {
     Drop(Packet, DropReason),
     /// Resolution failed: routing should treat it as a link failure.
     LinkFailure(Packet),
+    /// ns-2 mode gave up on the next hop: the packet goes back to routing as
+    /// a transmission failure if the protocol takes such callbacks
+    /// (`Routing::xmit_failure_callback`), else it is dropped with reason ARP.
+    GiveUp(Packet),
     /// Broadcast a request for `target`.
     Request {
         target: NodeId,
@@ -118,12 +126,13 @@ impl Arp {
             ArpConfig::Off => out.push(ArpAction::Queue(pkt)),
             ArpConfig::Ns2 { max_requests } => {
                 if p.requests >= max_requests {
+                    // ns-2 arpresolve: the held packet first, then the new one.
                     if let Some(old) = p.held.pop_front() {
-                        out.push(ArpAction::Drop(old, DropReason::Arp));
+                        out.push(ArpAction::GiveUp(old));
                     }
                     p.requests = 0;
                     self.stats.failures += 1;
-                    return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+                    return out.push(ArpAction::GiveUp(pkt));
                 }
                 if let Some(old) = p.held.pop_front() {
                     out.push(ArpAction::Drop(old, DropReason::Arp));
@@ -240,6 +249,7 @@ mod tests {
                 ArpAction::Queue(p) => format!("Q{}", p.uid),
                 ArpAction::Drop(p, r) => format!("D{}{}", p.uid, r.code()),
                 ArpAction::LinkFailure(p) => format!("L{}", p.uid),
+                ArpAction::GiveUp(p) => format!("G{}", p.uid),
                 ArpAction::Request { target } => format!("req{target}"),
                 ArpAction::Reply { to } => format!("rep{to}"),
                 ArpAction::Timer { .. } => "T".into(),
@@ -270,7 +280,12 @@ mod tests {
             a.output(Time::ZERO, pkt(uid, 7), &mut out);
         }
         assert!(!kinds(&out).contains(&"T".to_string()));
-        assert_eq!(kinds(&out), ["req7", "D1ARP", "req7", "D2ARP", "req7", "D3ARP", "D4ARP"]);
+        assert_eq!(kinds(&out), ["req7", "D1ARP", "req7", "D2ARP", "req7", "G3", "G4"]);
+        assert_eq!(a.stats.failures, 1);
+        // The count restarts: the next packet sends a fresh request.
+        out.clear();
+        a.output(Time::ZERO, pkt(5, 7), &mut out);
+        assert_eq!(kinds(&out), ["req7"]);
     }
 
     #[test]

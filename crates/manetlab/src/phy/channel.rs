@@ -27,12 +27,12 @@
 //! only under shadowing.
 
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
-use crate::sim::Position;
-use crate::wire::Frame;
 use crate::mobility::Trajectory;
 use crate::sim::NodeId;
+use crate::sim::Position;
 use crate::sim::Time;
-use crate::sim::{Purpose, RngStream};
+use crate::wire::Frame;
+use super::fading::Fading;
 
 /// Index of a transmission in flight.
 pub type TxId = u32;
@@ -115,8 +115,8 @@ pub struct Channel {
     hearer_cache: Vec<Option<Box<[Hearer]>>>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
-    /// Per-frame shadowing: sigma in dB and one stream per receiver.
-    shadowing: Option<(f64, Vec<RngStream>)>,
+    /// Shadowing and fading draws (`fading.rs`).
+    fading: Fading,
     /// Under shadowing: drawn powers below this are discarded (`cull_power`
     /// is then the lower level that candidates' mean power must reach).
     shadow_cull: f64,
@@ -156,12 +156,11 @@ impl Channel {
     ) -> Channel {
         let cull_power = radio.cull_power(phy);
         let sigma = radio.propagation.sigma_db();
-        let shadowing = (sigma > 0.0).then(|| {
-            let rngs = (0..positions.len()).map(|n| RngStream::new(seed, n as u64, Purpose::Shadowing, 0)).collect();
-            (sigma, rngs)
-        });
-        // Candidates: mean power within SHADOWING_CULL_SIGMAS deviations of the cull level.
-        let mean_cull = cull_power * 10f64.powf(-SHADOWING_CULL_SIGMAS * sigma / 10.0);
+        let fading = Fading::new(&radio.fading, sigma, seed, positions.len());
+        // Candidates: mean power within SHADOWING_CULL_SIGMAS deviations of
+        // the cull level, plus the fading margin.
+        let margin_db = SHADOWING_CULL_SIGMAS * sigma + radio.fading.fading_margin_db();
+        let mean_cull = cull_power * 10f64.powf(-margin_db / 10.0);
         // Heights differ per node (z); use the largest antenna height for the
         // cull distance so the grid never misses a radio above the threshold.
         let max_z = positions.iter().map(|p| p.z).fold(0.0f64, f64::max);
@@ -181,7 +180,7 @@ impl Channel {
             positions,
             mobility,
             cull_power: mean_cull,
-            shadowing,
+            fading,
             shadow_cull: cull_power,
             grid,
             txs: Vec::with_capacity(64),
@@ -241,13 +240,13 @@ impl Channel {
         } else {
             self.scan(sender, now, out);
         }
-        if let Some((sigma, rngs)) = self.shadowing.as_mut() {
-            // One draw per frame per receiver, from the receiver's stream.
-            let cull = self.shadow_cull;
-            out.retain_mut(|h| {
-                h.power *= 10f64.powf(*sigma * standard_normal(&mut rngs[h.node as usize]) / 10.0);
-                h.power >= cull
-            });
+        if self.fading.is_active() {
+            let (positions, mobility) = (&self.positions, &self.mobility);
+            let pos = |n: NodeId| match mobility {
+                None => positions[n as usize],
+                Some(m) => m.trajectories[n as usize].position(now),
+            };
+            self.fading.apply(sender, now, pos, out, self.shadow_cull);
         }
     }
 
@@ -314,12 +313,6 @@ impl Channel {
     }
 }
 
-/// A standard normal deviate (Box-Muller, one of the pair).
-fn standard_normal(rng: &mut RngStream) -> f64 {
-    let u1 = 1.0 - rng.unit(); // (0, 1]
-    let u2 = rng.unit();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
 
 /// Neighbour lists for links of at most `range` metres (build-time helper
 /// for static routes and connectivity reports).

@@ -7,12 +7,14 @@
 
 pub mod channel;
 pub mod error_rate;
+pub mod fading;
 pub mod mode;
 pub mod propagation;
 pub mod radio;
 pub mod sinr;
 
 pub use channel::{Channel, TxId};
+pub use fading::{FadingConfig, ShadowingProcess};
 pub use mode::{PhyMode, PhyStandard, Preamble};
 pub use propagation::Propagation;
 pub use radio::{CaptureRule, Radio, RxOutcome};
@@ -71,6 +73,8 @@ pub struct RadioConfig {
     pub capture_ratio: f64,
     pub capture_rule: CaptureRule,
     pub reception: Reception,
+    /// Per-frame fading and the shadowing process (`fading.rs`).
+    pub fading: FadingConfig,
 }
 
 impl Default for RadioConfig {
@@ -88,6 +92,7 @@ impl Default for RadioConfig {
             capture_ratio: 10.0,
             capture_rule: CaptureRule::Ns2,
             reception: Reception::Threshold,
+            fading: FadingConfig::default(),
         }
     }
 }

@@ -98,6 +98,7 @@ pub struct Radio {
     pub stats: RadioStats,
     /// Present under the SINR reception model.
     sinr: Option<Box<SinrRx>>,
+    last_decoded_power: f64,
 }
 
 impl Radio {
@@ -111,6 +112,7 @@ impl Radio {
             transmitting: false,
             stats: RadioStats::default(),
             sinr: None,
+            last_decoded_power: 0.0,
         }
     }
 
@@ -136,10 +138,24 @@ impl Radio {
 
     /// A signal ends at `now` (either reception model).
     pub fn finish_signal(&mut self, now: Time, tx: TxId) -> (RxOutcome, bool) {
-        match self.sinr.as_mut() {
+        let locked = match self.sinr.as_ref() {
+            Some(s) => s.lock_power(tx),
+            None => self.lock.filter(|l| l.tx == tx).map(|l| l.power),
+        };
+        let r = match self.sinr.as_mut() {
             Some(s) => s.signal_end(now, tx, &mut self.stats),
             None => self.signal_end(tx),
+        };
+        if let (RxOutcome::Decoded(_), Some(p)) = (r.0, locked) {
+            self.last_decoded_power = p;
         }
+        r
+    }
+
+    /// Received power of the frame most recently decoded, watts (the rate
+    /// oracle's SNR input).
+    pub fn last_decoded_power(&self) -> f64 {
+        self.last_decoded_power
     }
 
     /// Physical carrier sense (energy from others; own transmission excluded).

@@ -95,6 +95,11 @@ impl SinrRx {
         self.sensed > 0
     }
 
+    /// Power of the frame `tx` if it is the one locked on.
+    pub fn lock_power(&self, tx: TxId) -> Option<f64> {
+        self.lock.filter(|l| l.tx == tx).map(|l| l.power)
+    }
+
     fn header_rate(&self) -> u64 {
         match (self.phy.standard, self.phy.preamble) {
             (PhyStandard::Dsss, Preamble::Long) => 1_000_000,

@@ -32,8 +32,8 @@
 //! points where packets enter and leave a node and where frames are heard.
 
 use super::ClassKey;
-use crate::wire::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::Time;
+use crate::wire::{Body, NodeId, Packet, BROADCAST};
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -48,10 +48,12 @@ impl ClassKey {
             ClassKey::NextHop => p.next_hop as u64,
             ClassKey::PrevHop => p.prev_hop as u64,
             ClassKey::FiveTuple => {
-                let (proto, sport, dport) = match p.body {
-                    Body::Udp { sport, dport, .. } => (17u64, sport, dport),
-                    Body::Tcp(s) => (6, s.sport, s.dport),
-                    _ => (0, 0, 0),
+                // Ports come from `Packet::ports` (TFRC rides on UDP).
+                let (sport, dport) = p.ports().unwrap_or((0, 0));
+                let proto = match p.body {
+                    Body::Tcp(_) => 6u64,
+                    Body::Udp { .. } | Body::Tfrc(_) => 17,
+                    _ => 0,
                 };
                 // src and dst are node ids (< 2^24 in practice); ports fill
                 // the rest. Collisions only merge classes, never lose packets.
@@ -258,6 +260,24 @@ mod tests {
         assert_eq!(q.len(), 8);
         assert_eq!(drain(&mut q), vec![1, 11, 21, 2, 12, 22, 3, 4]);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn five_tuple_reads_tfrc_ports() {
+        use crate::wire::tfrc::{TfrcKind, TfrcMsg};
+        let tfrc = |sport, dport| {
+            let mut p = pkt(1, 1, 100);
+            let kind = TfrcKind::Data { seq: 0, ts: Time::ZERO, rtt: Time::ZERO };
+            p.body = Body::Tfrc(TfrcMsg { sport, dport, kind });
+            p
+        };
+        let k = ClassKey::FiveTuple;
+        // Two TFRC flows between the same nodes are two classes, and TFRC
+        // is classified as UDP with the same ports.
+        assert_ne!(k.of(&tfrc(10_000, 10_000)), k.of(&tfrc(10_001, 10_001)));
+        let mut udp = pkt(1, 1, 100);
+        udp.body = Body::Udp { sport: 10_000, dport: 10_000, seq: 0 };
+        assert_eq!(k.of(&tfrc(10_000, 10_000)), k.of(&udp));
     }
 
     #[test]

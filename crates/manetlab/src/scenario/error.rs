@@ -56,6 +56,10 @@ impl ScenarioError {
     pub fn override_arg(&self) -> Option<&str> {
         self.override_arg.as_deref()
     }
+    /// The file (or name) the scenario came from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
     /// The message without its location.
     pub fn message(&self) -> &str {
         &self.message

@@ -121,6 +121,13 @@ pub(crate) struct RadioSection {
     pub shadowing_deviation: Option<Spanned<Ratio>>,
     pub reception: Option<Spanned<String>>,
     pub noise_figure: Option<Spanned<Ratio>>,
+    /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
+    pub fading: Option<Spanned<String>>,
+    pub nakagami_m: Option<Spanned<f64>>,
+    /// "per-frame" (default, ns-2) or "correlated".
+    pub shadowing: Option<Spanned<String>>,
+    pub shadowing_decorrelation: Option<Spanned<Distance>>,
+    pub shadowing_coherence_time: Option<Spanned<Duration>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -141,6 +148,8 @@ pub(crate) struct MacSection {
     pub tdma_max_packet: Option<Spanned<u32>>,
     /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
     pub edca: Option<Spanned<bool>>,
+    /// "constant" (default), "arf", "aarf", "minstrel", "ideal".
+    pub rate_control: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -206,10 +215,20 @@ pub(crate) struct RoutingSection {
     pub nonprop_timeout: Option<Spanned<Duration>>,
     pub request_period: Option<Spanned<Duration>>,
     pub request_backoff_max: Option<Spanned<Duration>>,
+    pub request_backoff_factor: Option<Spanned<u32>>,
+    pub request_backoff_persists: Option<Spanned<bool>>,
+    pub learn_at_destination: Option<Spanned<bool>>,
     pub send_buffer: Option<Spanned<u32>>,
     pub send_buffer_timeout: Option<Spanned<Duration>>,
     pub cache_size: Option<Spanned<u32>>,
     pub cache_timeout: Option<Spanned<Duration>>,
+    // DSDV (`buffer_size`, `buffer_timeout` shared with AODV).
+    pub update_interval: Option<Spanned<Duration>>,
+    pub settling_time: Option<Spanned<Duration>>,
+    pub mac_feedback: Option<Spanned<bool>>,
+    // OLSR (`hello_interval` shared with AODV).
+    pub tc_interval: Option<Spanned<Duration>>,
+    pub willingness: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -264,6 +283,14 @@ pub(crate) struct OutputSection {
     pub trace: Option<Spanned<Vec<Spanned<String>>>>,
     /// pcap layout: "merged" or "per-node".
     pub pcap: Option<Spanned<String>>,
+    /// Write the browser viewer `viz.html` (and `viz.json`).
+    pub viz: Option<Spanned<bool>>,
+    /// The viewer's recording window `[from, to]`.
+    pub viz_window: Option<Spanned<Vec<Spanned<Duration>>>>,
+    /// Keep the frames of every N-th flow packet.
+    pub viz_decimate: Option<Spanned<u32>>,
+    /// Record receivers that only sensed a frame.
+    pub viz_sensed: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -50,6 +50,11 @@ pub struct Scenario {
     /// `output.trace` and `output.pcap`: the trace files a run should write
     /// (give them to [`crate::metrics::trace::open`]). Off by default.
     pub trace: TraceOptions,
+    /// `output.viz`: write the browser viewer (off by default).
+    pub viz: bool,
+    /// `output.viz_window`, `viz_decimate`, `viz_sensed`: what the viewer
+    /// records (give them to [`crate::metrics::viz::VizRecorder`]).
+    pub viz_options: crate::metrics::viz::VizOptions,
     /// `[sweep]` axes (empty: a single point). See [`sweep`].
     pub sweep: Vec<sweep::SweepAxis>,
     seed: u64,
@@ -125,6 +130,8 @@ impl Scenario {
             replications: plan.replications,
             output_dir: plan.output_dir.map(PathBuf::from),
             trace: plan.trace,
+            viz: plan.viz,
+            viz_options: plan.viz_options,
             sweep: plan.sweep,
             seed: plan.seed,
             base: plan.base,

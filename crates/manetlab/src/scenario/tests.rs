@@ -920,7 +920,7 @@ action = "Radio-On"
 fn dsr_keys_parse_and_are_checked() {
     use crate::net::routing::DsrConfig;
     let text = format!(
-        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\n"
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\n"
     );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = DsrConfig {
@@ -933,6 +933,9 @@ fn dsr_keys_parse_and_are_checked() {
         nonprop_timeout: Time::from_ms(20),
         request_period: Time::from_secs(1),
         request_backoff_max: Time::from_secs(4),
+        request_backoff_factor: 2,
+        request_backoff_persists: false,
+        learn_at_destination: true,
         send_buffer: 10,
         send_buffer_timeout: Time::from_secs(5),
         cache_size: 8,
@@ -1111,4 +1114,37 @@ fn fair_queue_backpressure_and_tdma_keys() {
     assert_at(&err(&t), ErrorKind::Inconsistent, pos(&t, "\"5ms\"", 0), &["'queue.backpressure.stale'"]);
     let t = format!("{BASE}\n[queue.backpressure]\nkey = \"next-hop\"\n");
     assert!(err(&t).to_string().contains("expected one of: src, dst, flow"), "{}", err(&t));
+}
+
+#[test]
+fn dsdv_and_olsr_keys_parse_and_are_checked() {
+    use crate::net::routing::{DsdvConfig, OlsrConfig};
+    let text = format!(
+        "{BASE}\n[routing]\nprotocol = \"dsdv\"\nupdate_interval = \"10s\"\nsettling_time = \"3s\"\nmac_feedback = false\nbuffer_size = 0\nbuffer_timeout = \"5s\"\n"
+    );
+    let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = DsdvConfig {
+        update_interval: Time::from_secs(10),
+        settling_time: Time::from_secs(3),
+        mac_feedback: false,
+        buffer_size: 0,
+        buffer_timeout: Time::from_secs(5),
+        ..DsdvConfig::default()
+    };
+    assert_eq!(c.routing, RoutingConfig::Dsdv(want));
+    let text = format!("{BASE}\n[routing]\nprotocol = \"olsr\"\nhello_interval = \"1s\"\ntc_interval = \"4s\"\nwillingness = 7\n");
+    let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
+    let want = OlsrConfig { hello_interval: Time::from_secs(1), tc_interval: Time::from_secs(4), willingness: 7 };
+    assert_eq!(c.routing, RoutingConfig::Olsr(want));
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"OLSR\"\n")).unwrap().config(1);
+    assert_eq!(c.routing, RoutingConfig::Olsr(OlsrConfig::default()));
+    let bad = |p: &str, extra: &str| {
+        let t = format!("{BASE}\n[routing]\nprotocol = \"{p}\"\n{extra}\n");
+        parse(&t).err().unwrap_or_else(|| panic!("{extra} accepted")).to_string()
+    };
+    assert!(bad("olsr", "update_interval = \"1s\"").contains("not used by protocol = \"olsr\""));
+    assert!(bad("dsdv", "tc_interval = \"1s\"").contains("not used by protocol = \"dsdv\""));
+    assert!(bad("aodv", "mac_feedback = true").contains("not used by protocol = \"aodv\""));
+    assert!(bad("olsr", "willingness = 8").contains("from 0 to 7"));
+    assert!(bad("dsdv", "update_interval = \"0s\"").contains("greater than zero"));
 }

@@ -9,9 +9,9 @@ pub mod rng;
 pub mod time;
 pub mod vocab;
 
+pub use drop::DropReason;
+pub use fate::{Fate, FateTable};
 pub use queue::EventQueue;
 pub use rng::{Purpose, RngStream};
 pub use time::Time;
-pub use drop::DropReason;
-pub use fate::{Fate, FateTable};
 pub use vocab::{NodeId, Position, BROADCAST, FLOW_NONE};

@@ -20,6 +20,10 @@ pub enum Purpose {
     Placement = 6,
     Phy = 7,
     Shadowing = 8,
+    /// Rate control (Minstrel's sampling table).
+    RateControl = 9,
+    /// Per-frame fading (Nakagami-m).
+    Fading = 10,
 }
 
 /// SplitMix64 finaliser: a fixed, well-distributed 64-bit mix.

@@ -4,6 +4,7 @@
 
 use super::{Event, Simulation};
 use crate::metrics::trace::{Action, Layer};
+use crate::metrics::DropReason;
 use crate::net::arp::{ArpAction, ArpOp, ARP_BYTES};
 use crate::net::{Body, NodeId, Packet, BROADCAST, FLOW_NONE};
 
@@ -47,8 +48,16 @@ impl Simulation {
                 ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
                 ArpAction::LinkFailure(p) => {
                     self.nodes[node as usize].net.link_failures += 1;
+                    self.obs.link_failure(now, node, p.next_hop);
                     self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
                 }
+                // ns-2.35 arpresolve: a packet with a transmit-failure
+                // callback goes back to routing, others are dropped (ARP).
+                ArpAction::GiveUp(p) if self.nodes[node as usize].routing.xmit_failure_callback() => {
+                    self.nodes[node as usize].net.link_failures += 1;
+                    self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
+                }
+                ArpAction::GiveUp(p) => self.drop_packet(node, p, DropReason::Arp),
                 ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),
                 ArpAction::Reply { to } => self.send_arp(node, ArpOp::Reply, to, to),
                 ArpAction::Timer { at, token } => self.queue.schedule(at.max(now), Event::Arp { node, token }),

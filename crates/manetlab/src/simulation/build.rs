@@ -110,10 +110,13 @@ impl Simulation {
                     &cfg.wired.wired_only,
                 )
             }
-            RoutingConfig::Aodv(_) | RoutingConfig::Dsr(_) => Vec::new(),
+            _ => Vec::new(),
         }
         .into_iter();
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
+        // Variable-length routing messages travel as bytes on this board
+        // (`wire/board.rs`); the pcap writer reads them there too.
+        let board = crate::wire::board::WireBoard::new();
         let mut nodes = Vec::with_capacity(n);
         for id in 0..n as NodeId {
             let mut routing: Box<dyn routing::Routing> = match &cfg.routing {
@@ -123,6 +126,8 @@ impl Simulation {
                 _ if wired.is_wired_only(id) => Box::new(routing::StaticRouting::from_table(Vec::new())),
                 RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
                 RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
+                RoutingConfig::Dsdv(c) => Box::new(routing::Dsdv::new(id, c.clone(), board.clone())),
+                RoutingConfig::Olsr(c) => Box::new(routing::Olsr::new(id, c.clone(), board.clone())),
             };
             routing.set_proxied(wired.proxied(id));
             nodes.push(Node {
@@ -133,11 +138,12 @@ impl Simulation {
                     RngStream::new(cfg.seed, id as u64, Purpose::Phy, 0),
                 ),
                 mac: match cfg.mac.kind {
-                    MacKind::Dcf => Mac::Dcf(Dcf::new(
-                        id,
+                    MacKind::Dcf => Mac::Dcf(crate::mac::rate::dcf_with_rate_control(
+                        Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
                         &cfg.mac,
-                        nav_on_capture,
-                        RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                        &cfg.radio,
+                        cfg.seed,
+                        id,
                     )),
                     MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
                 },
@@ -210,6 +216,7 @@ impl Simulation {
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
             obs: Observers::default(),
+            route_buf: Vec::new(),
             radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
             radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),
             reclaimed: Vec::new(),
@@ -218,6 +225,7 @@ impl Simulation {
             cfg,
             wired,
             gateway,
+            board,
         })
     }
 

@@ -25,6 +25,7 @@ pub use build::BuildError;
 
 use crate::config::{NodeAction, SimConfig};
 use crate::mac::dcf::{MacAction, MacTimer};
+use crate::metrics::observe::Reception;
 use crate::metrics::trace::Observer;
 use crate::metrics::{Metrics, Report};
 use crate::net::arp::ArpAction;
@@ -130,6 +131,8 @@ pub struct Simulation {
     arp_out: Vec<ArpAction>,
     /// Everything watching the run (traces, link view, recorders).
     obs: Observers,
+    /// Reused buffer for routing tables handed to observers.
+    route_buf: Vec<routing::RouteEntry>,
     /// Per node: radio switched off by a node event.
     radio_off: Vec<bool>,
     radios_off: usize,
@@ -141,13 +144,16 @@ pub struct Simulation {
     wired: crate::net::wired::Wired,
     /// TCP controls at the Internet gateway, when configured.
     gateway: Option<crate::net::gateway::Gateway>,
+    /// The bytes of variable-length routing messages (`wire/board.rs`).
+    board: crate::wire::board::WireBoard,
 }
 
 impl Simulation {
     /// Registers an observer (`metrics/observe.rs`): trace writers, the link
     /// view, recorders. Observers see events in registration order; a run
     /// without any pays nothing for them.
-    pub fn add_observer(&mut self, o: Box<dyn Observer>) {
+    pub fn add_observer(&mut self, mut o: Box<dyn Observer>) {
+        o.attach_board(&self.board);
         self.obs.add(o);
     }
 
@@ -236,6 +242,7 @@ impl Simulation {
                 }
                 if o.captured_out {
                     n.mac.on_captured_out(now, end, &mut self.mac_out);
+                    self.obs.reception(now, node, &self.channel, tx, Some(power), Reception::Captured);
                 }
                 node
             }
@@ -244,12 +251,14 @@ impl Simulation {
                 let (outcome, idle) = n.radio.finish_signal(now, tx);
                 match outcome {
                     RxOutcome::Decoded(id) => {
-                        n.mac.on_rx_end(now, Some(&self.channel.get(id).frame), idle, &mut self.mac_out)
+                        let f = &self.channel.get(id).frame;
+                        n.mac.on_rx_power(f.src, n.radio.last_decoded_power());
+                        n.mac.on_rx_end(now, Some(f), idle, &mut self.mac_out)
                     }
                     RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
                 }
-                self.obs.signal_end(now, node, &self.channel, outcome);
+                self.obs.signal_end(now, node, &self.channel, tx, outcome);
                 self.channel.signal_ended(tx);
                 node
             }
@@ -263,7 +272,9 @@ impl Simulation {
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 node
             }
-            Event::Endpoint { node, idx, token } => return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token)),
+            Event::Endpoint { node, idx, token } => {
+                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token))
+            }
             Event::Routing { node, token } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, token)),
             Event::Arp { node, token } => return self.arp_timer(node, token),
             Event::Backpressure { node } => return self.bp_recheck(node),
@@ -301,6 +312,11 @@ impl Simulation {
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
         f(n.routing.as_mut(), &mut ctx);
+        if self.obs.interest().routes {
+            self.route_buf.clear();
+            n.routing.route_table(now, &mut self.route_buf);
+            self.obs.routes(now, node, &self.route_buf);
+        }
         for i in self.queued[1]..self.net_out.len() {
             self.work.push_back(Work::Net(node, i as u32));
         }

@@ -7,7 +7,9 @@
 use super::Simulation;
 use crate::config::SimConfig;
 use crate::mac::Frame;
-use crate::metrics::observe::{Action, FrameDir, FrameEvent, Layer, Observer, PacketEvent, QueueEvent};
+use crate::metrics::observe::{
+    Action, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+};
 use crate::metrics::DropReason;
 use crate::net::{NodeId, Packet, BROADCAST};
 use crate::phy::channel::Channel;
@@ -15,13 +17,51 @@ use crate::phy::radio::RxOutcome;
 use crate::queue::QueueDisc;
 use crate::sim::Time;
 
-/// The registered observers, called in registration order.
+/// The registered observers, called in registration order, and the
+/// optional hooks any of them wants.
 #[derive(Default)]
-pub(super) struct Observers(Vec<Box<dyn Observer>>);
+pub(super) struct Observers(Vec<Box<dyn Observer>>, Interest);
 
 impl Observers {
     pub(super) fn add(&mut self, o: Box<dyn Observer>) {
+        self.1 = self.1.or(o.interest());
         self.0.push(o);
+    }
+
+    pub(super) fn interest(&self) -> Interest {
+        self.1
+    }
+
+    /// `node` heard transmission `tx` with `outcome` (`Interest::receptions`).
+    #[inline]
+    pub(super) fn reception(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        channel: &Channel,
+        tx: crate::phy::TxId,
+        power_w: Option<f64>,
+        outcome: Reception,
+    ) {
+        if !self.1.receptions {
+            return;
+        }
+        let x = channel.get(tx);
+        let power_w = power_w.unwrap_or_else(|| channel.power_between(x.sender, node, x.start));
+        let ev =
+            ReceptionEvent { time: now, node, sender: x.sender, tx_start: x.start, frame: &x.frame, power_w, outcome };
+        self.0.iter_mut().for_each(|o| o.reception(&ev));
+    }
+
+    /// `node`'s routing table (`Interest::routes`).
+    pub(super) fn routes(&mut self, now: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
+        self.0.iter_mut().for_each(|o| o.routes(now, node, table));
+    }
+
+    /// `node` gave up on the link to `next_hop`.
+    #[inline]
+    pub(super) fn link_failure(&mut self, now: Time, node: NodeId, next_hop: NodeId) {
+        self.0.iter_mut().for_each(|o| o.link_failure(now, node, next_hop));
     }
 
     pub(super) fn start(&mut self, cfg: &SimConfig) {
@@ -65,9 +105,25 @@ impl Observers {
 
     /// A signal ended at `node` with `outcome`: the frame's fate there.
     #[inline]
-    pub(super) fn signal_end(&mut self, now: Time, node: NodeId, channel: &Channel, outcome: RxOutcome) {
+    pub(super) fn signal_end(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        channel: &Channel,
+        tx: crate::phy::TxId,
+        outcome: RxOutcome,
+    ) {
         if self.0.is_empty() {
             return;
+        }
+        if self.1.receptions {
+            let r = match outcome {
+                RxOutcome::Decoded(_) => Reception::Decoded,
+                RxOutcome::Failed { collided: true, .. } => Reception::Collided,
+                RxOutcome::Failed { collided: false, .. } => Reception::Error,
+                RxOutcome::Nothing => Reception::NotLocked,
+            };
+            self.reception(now, node, channel, tx, None, r);
         }
         let (id, why) = match outcome {
             RxOutcome::Decoded(id) => (id, None),

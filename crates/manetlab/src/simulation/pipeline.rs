@@ -63,6 +63,13 @@ impl Simulation {
             MacAction::TxFailed(pkt) => {
                 self.bp_left(node, &pkt);
                 self.nodes[node as usize].net.link_failures += 1;
+                if self.nodes[node as usize].routing.xmit_failure_callback() {
+                    // ns-2's MAC discards its copy at the retry limit (trace
+                    // `D ... MAC ... RET`) and hands another to routing; the
+                    // packet's fate is what routing then does with it.
+                    self.trace(node, Layer::Mac, Action::Drop(DropReason::Ret), &pkt, None);
+                }
+                self.obs.link_failure(now, node, pkt.next_hop);
                 self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
             }
             MacAction::Ready => self.feed_mac(node),

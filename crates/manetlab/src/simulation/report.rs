@@ -174,6 +174,8 @@ impl Simulation {
                     radio: n.radio.stats,
                     arp: n.arp.as_ref().map(|a| a.stats),
                     routing: n.routing.stats(),
+                    data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
+                        .then(|| n.mac.rate_counts()),
                 }
             })
             .collect::<Vec<NodeReport>>();

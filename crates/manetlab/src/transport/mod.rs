@@ -72,7 +72,7 @@ pub trait Endpoint: Send {
     /// must not react to it.
     fn on_dropped(&mut self, _now: Time, _pkt: &Packet) {}
     /// An Explicit Link Failure Notice for one of this endpoint's packets,
-    /// delivered by the routing protocol (`net/elfn.rs`). Default: ignored.
+    /// delivered by the routing protocol (`wire/elfn.rs`). Default: ignored.
     fn on_link_failure_notice(&mut self, _ctx: &mut EndpointCtx, _notice: &LinkFailureNotice) {}
     /// Connection summary, for TCP senders.
     fn tcp_summary(&self) -> Option<tcp::TcpSummary> {

@@ -9,9 +9,9 @@
 //! loss (a packet 1 s late is past any playout deadline anyway).
 
 use super::{Endpoint, EndpointCtx};
+use crate::app::quality::VoipRecord;
 use crate::app::voip::{VoipConfig, VoipSource};
 use crate::app::TrafficSource;
-use crate::app::quality::VoipRecord;
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 use crate::sim::Time;

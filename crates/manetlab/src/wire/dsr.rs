@@ -42,7 +42,7 @@ pub enum DsrMsg {
     /// node that originated the failed packet's source route. `elfn`: the
     /// Explicit Link Failure Notice for that node's TCP sender, when the
     /// failed packet was a data segment it sent and asked for one
-    /// (`net/elfn.rs`).
+    /// (`wire/elfn.rs`).
     Rerr { link: Link, elfn: Option<LinkFailureNotice> },
 }
 

@@ -6,6 +6,7 @@
 
 pub mod aodv;
 pub mod arp;
+pub mod board;
 pub mod dsr;
 pub mod elfn;
 pub mod frame;
@@ -13,7 +14,7 @@ pub mod packet;
 pub mod source_route;
 pub mod tfrc;
 
+pub use crate::sim::{NodeId, BROADCAST, FLOW_NONE};
 pub use elfn::LinkFailureNotice;
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use packet::{Body, Packet, TcpSeg, IP_HEADER_BYTES, UDP_HEADER_BYTES};
-pub use crate::sim::{NodeId, BROADCAST, FLOW_NONE};

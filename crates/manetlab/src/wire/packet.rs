@@ -32,7 +32,7 @@ pub struct TcpSeg {
     pub ts: Time,
     pub ts_echo: Time,
     /// The sender wants Explicit Link Failure Notices for this segment
-    /// (`net/elfn.rs`). Stands for an option agreed when the connection
+    /// (`wire/elfn.rs`). Stands for an option agreed when the connection
     /// was set up; carries no bytes.
     pub elfn: bool,
 }
@@ -65,6 +65,10 @@ pub enum Body {
     Dsr(super::dsr::DsrMsg),
     /// A TFRC data or feedback packet (RFC 5348), carried in UDP.
     Tfrc(super::tfrc::TfrcMsg),
+    /// A DSDV update (UDP 269), its bytes on the run's board (`wire/board.rs`).
+    Dsdv(super::board::WireRef),
+    /// An OLSR packet (RFC 3626, UDP 698), its bytes on the run's board.
+    Olsr(super::board::WireRef),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -121,7 +125,7 @@ impl Packet {
             Body::Udp { sport, dport, .. } => Some((sport, dport)),
             Body::Tcp(s) => Some((s.sport, s.dport)),
             Body::Tfrc(m) => Some((m.sport, m.dport)),
-            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) => None,
+            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) | Body::Dsdv(_) | Body::Olsr(_) => None,
         }
     }
     /// The destination port (see [`Packet::ports`]).
@@ -145,6 +149,8 @@ impl Packet {
             Body::Arp { .. } => "ARP",
             Body::Aodv(_) => "AODV",
             Body::Dsr(_) => "DSR",
+            Body::Dsdv(_) => "DSDV",
+            Body::Olsr(_) => "OLSR",
         }
     }
 }

@@ -11,9 +11,11 @@
 
 pub mod aodv;
 pub mod delayed;
+pub mod dsdv;
 pub mod dsr;
 #[cfg(test)]
 pub(crate) mod harness;
+pub mod olsr;
 pub mod static_routes;
 
 use crate::metrics::{DropReason, FateTable};
@@ -23,7 +25,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
+pub use dsdv::{Dsdv, DsdvConfig};
 pub use dsr::{Dsr, DsrConfig};
+pub use olsr::{Olsr, OlsrConfig};
 pub use static_routes::StaticRouting;
 
 /// How routes are found.
@@ -38,6 +42,11 @@ pub enum RoutingConfig {
     Aodv(AodvConfig),
     /// Dynamic Source Routing (RFC 4728, CMU/ns-2 semantics), see `docs/dsr.md`.
     Dsr(DsrConfig),
+    /// Destination-Sequenced Distance-Vector routing (Perkins and Bhagwat
+    /// 1994), see `docs/dsdv.md`.
+    Dsdv(DsdvConfig),
+    /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
+    Olsr(OlsrConfig),
 }
 
 impl RoutingConfig {
@@ -47,6 +56,8 @@ impl RoutingConfig {
             RoutingConfig::Static { .. } => "static",
             RoutingConfig::Aodv(_) => "aodv",
             RoutingConfig::Dsr(_) => "dsr",
+            RoutingConfig::Dsdv(_) => "dsdv",
+            RoutingConfig::Olsr(_) => "olsr",
         }
     }
 }
@@ -208,6 +219,20 @@ impl RoutingStats {
     }
 }
 
+/// One routing-table entry as the browser viewer shows it (`metrics/viz`):
+/// generic over protocols (AODV's table, DSR's route cache, static routes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RouteEntry {
+    pub dst: NodeId,
+    pub next_hop: NodeId,
+    /// Hop count, where the protocol keeps one (static tables do not).
+    pub hops: Option<u32>,
+    /// Usable now (AODV: valid and not expired; DSR: cached).
+    pub valid: bool,
+    /// Destination sequence number, where the protocol has one.
+    pub seq: Option<u32>,
+}
+
 pub trait Routing: Send {
     /// Short protocol name for reports ("static", "aodv", "dsr").
     fn name(&self) -> &'static str;
@@ -221,6 +246,15 @@ pub trait Routing: Send {
     /// The default drops it with reason RET.
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         ctx.drop(pkt, DropReason::Ret);
+    }
+    /// Whether the protocol's packets carry ns-2's transmit-failure callback
+    /// (`hdr_cmn::xmit_failure_`, set by AODV with link-layer detection and
+    /// by DSR): then ns-2-mode ARP hands packets it gives up on to
+    /// `on_link_failure` instead of dropping them (ARP), and a frame that hits
+    /// the MAC retry limit is traced as a MAC drop (`D ... MAC ... RET`, as
+    /// ns-2's MAC discards its copy) before routing gets the packet.
+    fn xmit_failure_callback(&self) -> bool {
+        false
     }
     /// A packet taken back from the interface queue after a
     /// [`NetAction::Reclaim`]. The default drops it with reason CBK.
@@ -250,4 +284,8 @@ pub trait Routing: Send {
     fn stats(&self) -> RoutingStats {
         RoutingStats::default()
     }
+    /// Appends the routing table as it stands at `now`, one entry per
+    /// destination in destination order (for the browser viewer; called only
+    /// when a recorder asks). The default shows no table.
+    fn route_table(&self, _now: Time, _out: &mut Vec<RouteEntry>) {}
 }

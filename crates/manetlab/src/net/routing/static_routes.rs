@@ -1,9 +1,9 @@
 //! Static routing: a next-hop table per node, fixed for the whole run.
 
 use super::{Origin, RouteCtx, Routing};
-use crate::sim::Position;
-use crate::sim::DropReason;
 use crate::net::{NodeId, Packet, BROADCAST};
+use crate::sim::DropReason;
+use crate::sim::Position;
 use std::collections::VecDeque;
 
 const NO_ROUTE: NodeId = NodeId::MAX - 1;
@@ -28,6 +28,13 @@ impl StaticRouting {
 impl Routing for StaticRouting {
     fn name(&self) -> &'static str {
         "static"
+    }
+    fn route_table(&self, _now: crate::sim::Time, out: &mut Vec<super::RouteEntry>) {
+        for (dst, &h) in self.next_hop.iter().enumerate() {
+            if h != NO_ROUTE && h as usize != dst {
+                out.push(super::RouteEntry { dst: dst as NodeId, next_hop: h, hops: None, valid: true, seq: None });
+            }
+        }
     }
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, _origin: Origin) {
         if pkt.dst == BROADCAST {

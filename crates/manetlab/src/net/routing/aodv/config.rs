@@ -69,8 +69,9 @@ pub struct AodvConfig {
     pub buffer_size: usize,
     /// How long a packet may wait in the buffer.
     pub buffer_timeout: Time,
-    /// Forwarded RREQs, RERR broadcasts and HELLOs are delayed by a uniform
-    /// draw in [0, jitter] (ns-2: 10 ms).
+    /// Originated and forwarded RREQs, RERR broadcasts and HELLOs are
+    /// delayed by a uniform draw in [0, jitter] from the node's routing
+    /// stream (ns-2: 10 ms; RFC 5148). Zero turns jitter off.
     pub jitter: Time,
 }
 

@@ -91,6 +91,34 @@ impl PathCache {
     pub fn is_empty(&self) -> bool {
         self.paths.is_empty()
     }
+    /// The shortest live route to every node the cache reaches, as table
+    /// entries in destination order (the next hop is the path's second node).
+    pub fn routes(&self, now: Time, out: &mut Vec<crate::net::routing::RouteEntry>) {
+        let first = out.len();
+        for (p, t) in self.paths.iter().rev() {
+            if !self.live(*t, now) {
+                continue;
+            }
+            for (i, &dst) in p.iter().enumerate().skip(1) {
+                match out[first..].iter_mut().find(|e| e.dst == dst) {
+                    Some(e) if e.hops <= Some(i as u32) => {}
+                    Some(e) => {
+                        e.next_hop = p[1];
+                        e.hops = Some(i as u32);
+                    }
+                    None => out.push(crate::net::routing::RouteEntry {
+                        dst,
+                        next_hop: p[1],
+                        hops: Some(i as u32),
+                        valid: true,
+                        seq: None,
+                    }),
+                }
+            }
+        }
+        out[first..].sort_unstable_by_key(|e| e.dst);
+    }
+
     /// The cached paths, oldest first.
     pub fn paths(&self) -> impl Iterator<Item = &[NodeId]> {
         self.paths.iter().map(|(p, _)| p.as_slice())

@@ -23,11 +23,24 @@ pub struct DsrConfig {
     /// How long to wait for an answer to the non-propagating request
     /// (ns-2 `arp_timeout`, 30 ms).
     pub nonprop_timeout: Time,
-    /// First timeout of a propagating request (ns-2 `rt_rq_period`, 500 ms);
-    /// doubles with every retry ...
+    /// Propagating requests for one target: after the k-th, the next may go
+    /// `request_period` × `request_backoff_factor`^k later (ns-2.35
+    /// `dsragent.cc` BackOffTest: `rt_rq_period` 500 ms × 4^k) ...
     pub request_period: Time,
-    /// ... up to this (ns-2 `rt_rq_max_period`, 10 s).
+    /// ... capped at this (ns-2 `rt_rq_max_period`, 10 s).
     pub request_backoff_max: Time,
+    /// Growth of the gap between propagating requests (ns-2: 4, i.e.
+    /// 0.5, 2, 8, 10, 10 ... s).
+    pub request_backoff_factor: u32,
+    /// The backoff state of a target (requests sent, time of the last) is
+    /// kept between discoveries and cleared only by a route reply for it
+    /// (ns-2's request table, reset in acceptRouteReply): after a failed
+    /// discovery the next one waits. `false`: every discovery starts afresh.
+    pub request_backoff_persists: bool,
+    /// The destination of a data packet learns the reversed source route
+    /// from it. ns-2.35 does not (its target only caches the reversed
+    /// record of the route requests it answers), so `false` there.
+    pub learn_at_destination: bool,
     /// Piggyback the last route error on the next route request
     /// (`dsragent_propagate_last_error`).
     pub propagate_last_error: bool,
@@ -41,8 +54,9 @@ pub struct DsrConfig {
     /// Cached paths expire this long after they were last learnt (None: never,
     /// as the CMU cache).
     pub cache_timeout: Option<Time>,
-    /// Forwarded route requests wait a uniform jitter in [0, jitter] (ns-2
-    /// jitters broadcasts by up to 10 ms).
+    /// Route requests, originated and forwarded, wait a uniform jitter in
+    /// [0, jitter] from the node's routing stream (ns-2 `RREQ_JITTER`, 10 ms;
+    /// RFC 5148). Zero turns jitter off.
     pub jitter: Time,
 }
 
@@ -57,6 +71,9 @@ impl Default for DsrConfig {
             nonprop_timeout: Time::from_ms(30),
             request_period: Time::from_ms(500),
             request_backoff_max: Time::from_secs(10),
+            request_backoff_factor: 4,
+            request_backoff_persists: true,
+            learn_at_destination: false,
             propagate_last_error: true,
             send_buffer: 64,
             send_buffer_timeout: Time::from_secs(30),

@@ -16,8 +16,8 @@
 
 pub mod cache;
 pub mod config;
-pub use crate::wire::source_route as header;
 pub use crate::wire::dsr as packet;
+pub use crate::wire::source_route as header;
 pub mod request_table;
 
 pub use cache::PathCache;
@@ -27,8 +27,8 @@ pub use packet::{DsrMsg, Link, MsgKind};
 
 use super::aodv::buffer::SendBuffer;
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::sim::DropReason;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
+use crate::sim::DropReason;
 use crate::sim::Time;
 use request_table::RequestTable;
 use std::collections::BTreeMap;
@@ -49,8 +49,14 @@ fn token(kind: u64, arg: u64) -> u64 {
 #[derive(Clone, Debug)]
 struct Discovery {
     gen: u32,
-    /// Timeout of the next propagating request.
-    backoff: Time,
+}
+
+/// Propagating requests sent for one target since its last route reply, and
+/// when the last went (ns-2's request table entry).
+#[derive(Copy, Clone, Debug, Default)]
+struct Backoff {
+    sent: u32,
+    last: Option<Time>,
 }
 
 pub struct Dsr {
@@ -62,6 +68,7 @@ pub struct Dsr {
     requests: RequestTable,
     next_request_id: u32,
     discoveries: BTreeMap<NodeId, Discovery>,
+    backoff: BTreeMap<NodeId, Backoff>,
     next_gen: u32,
     /// The last link this node learnt was broken (piggybacked on its next
     /// route request).
@@ -85,6 +92,7 @@ impl Dsr {
             requests: RequestTable::default(),
             next_request_id: 0,
             discoveries: BTreeMap::new(),
+            backoff: BTreeMap::new(),
             next_gen: 0,
             last_error: None,
             errors_now: (Time::ZERO, Vec::new()),
@@ -201,22 +209,54 @@ impl Dsr {
             return;
         }
         self.stats.event("route_discoveries");
-        let gen = self.next_gen;
-        self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
-        let (ttl, wait) = if self.cfg.ring_zero {
-            (1, self.cfg.nonprop_timeout)
+        if !self.cfg.request_backoff_persists {
+            self.backoff.remove(&target);
+        }
+        if self.cfg.ring_zero {
+            let gen = self.new_discovery(target);
+            self.send_request(ctx, target, 1);
+            ctx.timer(ctx.now + self.cfg.nonprop_timeout, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
         } else {
-            (MAX_SR_LEN as u8, self.cfg.request_period)
-        };
-        let backoff =
-            if self.cfg.ring_zero { self.cfg.request_period } else { self.next_backoff(self.cfg.request_period) };
-        self.discoveries.insert(target, Discovery { gen, backoff });
-        self.send_request(ctx, target, ttl);
-        ctx.timer(ctx.now + wait, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+            self.new_discovery(target);
+            self.propagate(ctx, target, false);
+        }
     }
 
-    fn next_backoff(&self, t: Time) -> Time {
-        Time::from_ns((t.as_ns() * 2).min(self.cfg.request_backoff_max.as_ns()))
+    fn new_discovery(&mut self, target: NodeId) -> u32 {
+        let gen = self.next_gen;
+        self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
+        self.discoveries.insert(target, Discovery { gen });
+        gen
+    }
+
+    /// The gap that must follow the `sent`-th propagating request
+    /// (`request_period` × factor^sent, capped).
+    fn gap(&self, sent: u32) -> Time {
+        let f = (self.cfg.request_backoff_factor.max(1) as u64).saturating_pow(sent.min(30));
+        Time::from_ns(self.cfg.request_period.as_ns().saturating_mul(f).min(self.cfg.request_backoff_max.as_ns()))
+    }
+
+    /// Sends a propagating request for `target` if its backoff allows it
+    /// now (ns-2 BackOffTest), and sets the discovery timer for the next
+    /// moment one is allowed.
+    fn propagate(&mut self, ctx: &mut RouteCtx, target: NodeId, retry: bool) {
+        let b = self.backoff.get(&target).copied().unwrap_or_default();
+        let allowed = b.last.map_or(true, |l| l + self.gap(b.sent) <= ctx.now);
+        let b = if allowed {
+            if retry {
+                self.stats.event("request_retries");
+            }
+            self.send_request(ctx, target, MAX_SR_LEN as u8);
+            let b = Backoff { sent: (b.sent + 1).min(15), last: Some(ctx.now) };
+            self.backoff.insert(target, b);
+            b
+        } else {
+            self.stats.event("requests_held_by_backoff");
+            b
+        };
+        let gen = self.new_discovery(target);
+        let at = b.last.unwrap() + self.gap(b.sent);
+        ctx.timer(at.max(ctx.now), token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
     }
 
     fn send_request(&mut self, ctx: &mut RouteCtx, target: NodeId, ttl: u8) {
@@ -228,7 +268,9 @@ impl Dsr {
         let mut p = self.control(ctx, BROADCAST, record, DsrMsg::Rreq { target, id, last_error });
         p.ttl = ttl;
         self.stats.event(if ttl == 1 { "requests_nonpropagating" } else { "requests_propagating" });
-        self.emit(ctx, p);
+        // ns-2.35 dsragent.cc sendOutPacketWithRoute jitters every route
+        // request, its own included, by up to RREQ_JITTER (10 ms); RFC 5148.
+        self.emit_jittered(ctx, p);
     }
 
     fn discovery_timeout(&mut self, ctx: &mut RouteCtx, target: NodeId, gen: u32) {
@@ -244,14 +286,7 @@ impl Dsr {
             self.flush(ctx);
             return;
         }
-        let wait = d.backoff;
-        let next = self.next_backoff(wait);
-        let gen = self.next_gen;
-        self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
-        self.discoveries.insert(target, Discovery { gen, backoff: next });
-        self.stats.event("request_retries");
-        self.send_request(ctx, target, MAX_SR_LEN as u8);
-        ctx.timer(ctx.now + wait, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+        self.propagate(ctx, target, true);
     }
 
     fn on_request(&mut self, ctx: &mut RouteCtx, pkt: &Packet, target: NodeId, id: u32, last_error: Option<Link>) {
@@ -412,6 +447,10 @@ impl Routing for Dsr {
         "dsr"
     }
 
+    fn route_table(&self, now: Time, out: &mut Vec<super::RouteEntry>) {
+        self.cache.routes(now, out);
+    }
+
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
         match origin {
             Origin::Local => {
@@ -462,6 +501,10 @@ impl Routing for Dsr {
         ctx.reclaim(nb);
     }
 
+    fn xmit_failure_callback(&self) -> bool {
+        true
+    }
+
     fn on_reclaimed(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         self.broken(ctx, pkt);
     }
@@ -479,6 +522,9 @@ impl Routing for Dsr {
                     if self.cache.add(&route.path(), ctx.now) {
                         self.stats.event("routes_learnt");
                     }
+                    // A reply clears the target's request backoff (ns-2
+                    // acceptRouteReply).
+                    self.backoff.remove(&route.node(route.len() - 1));
                     self.flush(ctx);
                 }
             }
@@ -495,6 +541,10 @@ impl Routing for Dsr {
     }
 
     fn on_delivered(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        if !self.cfg.learn_at_destination {
+            // ns-2.35: the destination learns nothing from data packets.
+            return;
+        }
         if let Some(i) = pkt.sr.position(self.me) {
             self.learn_through(&pkt.sr, i, ctx.now);
             if !self.buffer.is_empty() {

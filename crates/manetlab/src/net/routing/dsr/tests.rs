@@ -48,7 +48,8 @@ fn packet_stays_small() {
 
 #[test]
 fn ring_zero_then_backoff_doubling_to_the_maximum() {
-    let mut n = node(0, DsrConfig::default());
+    // Without jitter, to read the schedule exactly (jitter: next test).
+    let mut n = node(0, DsrConfig { jitter: Time::ZERO, ..DsrConfig::default() });
     n.call(|d, ctx| d.route(ctx, data(1, 0, 9), Origin::Local));
     let out = n.take();
     let reqs = sent(&out);
@@ -57,7 +58,8 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     assert_eq!(reqs[0].size, IP_HEADER_BYTES + 4 + 8 + 4);
     assert!(reqs[0].is_control() && reqs[0].flow == FLOW_NONE);
     assert_eq!(n.proto.buffered(), 1);
-    // Request times: 0 (ring 0), 30 ms, then +0.5, +1, +2, +4, +8, +10, +10 s.
+    // Request times: 0 (ring 0), 30 ms, then +2, +8, +10 s (ns-2.35
+    // BackOffTest: 0.5 s × 4^k, at most 10 s).
     let mut times = Vec::new();
     let mut t = Time::ZERO;
     while t < Time::from_secs(40) {
@@ -69,13 +71,97 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
             }
         }
     }
-    let want_ms = [30, 530, 1530, 3530, 7530, 15530, 25530];
     let got: Vec<u64> = times.iter().map(|&(ms, _)| ms).collect();
-    assert_eq!(&got[..want_ms.len()], &want_ms, "{times:?}");
+    assert_eq!(got, [30, 2030, 10030, 20030], "{times:?}");
     assert!(times.iter().all(|&(_, ttl)| ttl as usize == MAX_SR_LEN));
     // The send buffer times out after 30 s (NRTE), ending the discovery.
     assert_eq!(n.proto.buffered(), 0);
     assert!(n.proto.stats.event_count("send_buffer_timeouts") == 1);
+}
+
+/// Request times (ms, TTL) of a discovery for node 9 started at `start` on
+/// `n`, up to `until`.
+fn request_times(n: &mut Node, start: Time, until: Time) -> Vec<(u64, u8)> {
+    n.run_until(start);
+    n.call(|d, ctx| d.route(ctx, data(2, 0, 9), Origin::Local));
+    let mut times: Vec<(u64, u8)> = sent(&n.take()).iter().map(|p| (n.now.as_ns() / 1_000_000, p.ttl)).collect();
+    let mut t = start;
+    while t < until {
+        t += Time::from_ms(10);
+        n.run_until(t);
+        for p in sent(&n.take()) {
+            if matches!(p.body, Body::Dsr(DsrMsg::Rreq { .. })) {
+                times.push((n.now.as_ns() / 1_000_000, p.ttl));
+            }
+        }
+    }
+    times
+}
+
+#[test]
+fn request_backoff_persists_across_discoveries_until_a_reply() {
+    let cfg = DsrConfig { jitter: Time::ZERO, ..DsrConfig::default() };
+    let run = |persist: bool| {
+        let mut n = node(0, DsrConfig { request_backoff_persists: persist, ..cfg.clone() });
+        // A first discovery that fails: requests at 0.03, 2.03, 10.03, 20.03 s.
+        request_times(&mut n, Time::ZERO, Time::from_secs(31));
+        // A second one from 35 s.
+        let t = request_times(&mut n, Time::from_secs(35), Time::from_secs(48));
+        (n, t)
+    };
+    let (mut n, kept) = run(true);
+    // ns-2: ring 0 at once; the propagating request may go (the last was
+    // 15 s ago, more than the 10-s cap), then the next only 10 s later.
+    assert_eq!(kept, [(35000, 1), (35030, 16), (45030, 16)]);
+    let (_, fresh) = run(false);
+    assert_eq!(fresh, [(35000, 1), (35030, 16), (37030, 16), (45030, 16)]);
+    // A route reply for 9 clears the backoff: the next discovery after it
+    // starts again at 0.5 s × 4.
+    let mut rrep = data(0, 9, 0);
+    rrep.flow = FLOW_NONE;
+    rrep.body = Body::Dsr(DsrMsg::Rrep { route: SourceRoute::from_path(&[0, 5, 9]).unwrap(), from_cache: false });
+    n.call(|d, ctx| d.on_control(ctx, &rrep));
+    n.take();
+    // The route breaks at once: a new discovery, with a fresh backoff.
+    let mut p = data(3, 0, 9);
+    p.sr = SourceRoute::from_path(&[0, 5, 9]).unwrap();
+    p.sr.cur = 1;
+    p.next_hop = 5;
+    let t0 = n.now;
+    n.call(|d, ctx| d.on_link_failure(ctx, p));
+    let mut rel: Vec<(u64, u8)> = sent(&n.take()).iter().filter(|p| p.dst == BROADCAST).map(|p| (0, p.ttl)).collect();
+    let mut t = t0;
+    while t < t0 + Time::from_secs(3) {
+        t += Time::from_ms(10);
+        n.run_until(t);
+        for p in sent(&n.take()).iter().filter(|p| p.dst == BROADCAST) {
+            rel.push(((n.now - t0).as_ns() / 1_000_000, p.ttl));
+        }
+    }
+    assert_eq!(rel, [(0, 1), (30, 16), (2030, 16)]);
+}
+
+#[test]
+fn originated_requests_are_jittered_by_up_to_10_ms() {
+    // ns-2.35 dsragent.cc jitters every route request (RREQ_JITTER, 10 ms),
+    // the originator's included.
+    let mut delays = Vec::new();
+    for me in 0..20 {
+        let mut n = node(me, DsrConfig::default());
+        n.call(|d, ctx| d.route(ctx, data(1, me, 99), Origin::Local));
+        assert!(sent(&n.take()).is_empty(), "parked, not sent at once");
+        let mut t = Time::ZERO;
+        while sent(&n.out).is_empty() {
+            t += Time::from_us(100);
+            n.run_until(t);
+        }
+        delays.push(t);
+    }
+    assert!(delays.iter().all(|&d| d <= Time::from_ms(10)), "{delays:?}");
+    let mut distinct = delays.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(distinct.len() >= 15, "drawn per node: {delays:?}");
 }
 
 #[test]

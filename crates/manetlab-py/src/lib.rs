@@ -1,0 +1,477 @@
+//! `manetlab._native`: the Rust half of the `manetlab` Python package.
+//!
+//! Thin bindings over the library's front-end API ([`manetlab::exec`]):
+//! the pure-Python `manetlab/__init__.py` wraps these functions into the
+//! documented API (`Scenario`, `run`, `sweep`, `load`, `study`). Runs
+//! execute with the GIL released on a rayon pool (see [`wait`]); results
+//! cross into Python as Arrow tables ([`arrow`]) built in Rust
+//! ([`tables`]), and `summary.json` text built by the same function the
+//! command line writes it with.
+
+mod arrow;
+mod tables;
+mod wait;
+
+use arrow::ArrowTable;
+use manetlab::exec::sweep::{PlanError, SweepPlan};
+use manetlab::exec::{self, Cancel, ExecError};
+use manetlab::scenario::sweep::SweepAxis;
+use manetlab::scenario::{Scenario, ScenarioError as RsScenarioError};
+use manetlab::Report;
+use pyo3::exceptions::{PyKeyError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wait::{run_detached, Progress, Show};
+
+pyo3::create_exception!(
+    manetlab,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be read or is invalid. `str(e)` is `file:line:col: msg` (or `file: --set key=value: msg`); \
+     attributes: origin, line, col (1-based, None without a position), msg, kind, override."
+);
+
+/// Where a scenario comes from: a file, or text with a name.
+#[derive(Clone, Debug, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct Source {
+    /// "file" or "text".
+    kind: String,
+    /// The path (file) or the TOML text (text).
+    body: String,
+    /// The name in error messages (text; a file is named by its path).
+    origin: String,
+    overrides: Vec<String>,
+}
+
+impl Source {
+    fn load(&self) -> Result<Scenario, RsScenarioError> {
+        self.load_with(&[])
+    }
+    fn load_with(&self, extra: &[String]) -> Result<Scenario, RsScenarioError> {
+        let mut set = self.overrides.clone();
+        set.extend(extra.iter().cloned());
+        if self.kind == "file" {
+            Scenario::load(Path::new(&self.body), &set)
+        } else {
+            Scenario::parse(&self.body, &self.origin, &set)
+        }
+    }
+}
+
+fn scenario_err(py: Python<'_>, e: &RsScenarioError, prefix: Option<&str>) -> PyErr {
+    let text = match prefix {
+        Some(p) => format!("{p}: {e}"),
+        None => e.to_string(),
+    };
+    let err = ScenarioError::new_err(text);
+    let v = err.value(py);
+    let _ = v.setattr("origin", e.origin());
+    let _ = v.setattr("line", e.line());
+    let _ = v.setattr("col", e.column());
+    let _ = v.setattr("msg", e.message());
+    let _ = v.setattr("kind", format!("{:?}", e.kind()));
+    let _ = v.setattr("override", e.override_arg());
+    err
+}
+
+fn exec_err(py: Python<'_>, e: ExecError) -> PyErr {
+    match e {
+        ExecError::Scenario(s) => scenario_err(py, &s, None),
+        ExecError::Build { .. } => PyValueError::new_err(e.to_string()),
+        ExecError::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"),
+        ExecError::Other(m) => PyRuntimeError::new_err(m),
+    }
+}
+
+fn load_source(py: Python<'_>, src: &Source) -> PyResult<Scenario> {
+    src.load().map_err(|e| scenario_err(py, &e, None))
+}
+
+/// Validates a scenario; returns a few facts about it.
+#[pyfunction]
+fn check<'py>(py: Python<'py>, src: Source) -> PyResult<Bound<'py, PyDict>> {
+    let sc = load_source(py, &src)?;
+    let cfg = sc.config(sc.seed());
+    let d = PyDict::new(py);
+    d.set_item("name", &sc.name)?;
+    d.set_item("nodes", cfg.nodes.len())?;
+    d.set_item("flows", cfg.flows.iter().map(|f| f.name.clone()).collect::<Vec<_>>())?;
+    d.set_item("duration_s", cfg.duration.as_secs_f64())?;
+    d.set_item("seed", sc.seed())?;
+    d.set_item("replications", sc.replications)?;
+    d.set_item("sweep", sc.sweep.iter().map(|a| (a.key.clone(), a.values.clone())).collect::<Vec<_>>())?;
+    Ok(d)
+}
+
+/// The scenario text with the overrides applied (what a run uses).
+#[pyfunction]
+fn effective_toml(py: Python<'_>, src: Source) -> PyResult<String> {
+    Ok(load_source(py, &src)?.effective_toml().to_string())
+}
+
+/// TOML text from a JSON object (for `Scenario.from_dict`).
+#[pyfunction]
+fn toml_from_json(json: &str) -> PyResult<String> {
+    let v: toml::Value = serde_json::from_str(json).map_err(|e| PyValueError::new_err(format!("{e}")))?;
+    toml::to_string(&v).map_err(|e| PyValueError::new_err(format!("cannot write this dict as a scenario: {e}")))
+}
+
+/// The replications of one scenario (or of a sweep point).
+#[pyclass(module = "manetlab._native", frozen)]
+struct Results {
+    name: String,
+    seeds: Vec<u64>,
+    reports: Vec<Report>,
+}
+
+#[pymethods]
+impl Results {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+    #[getter]
+    fn seeds(&self) -> Vec<u64> {
+        self.seeds.clone()
+    }
+    /// The text of summary.json, byte for byte as the command line writes it.
+    fn summary_json(&self, py: Python<'_>) -> String {
+        py.detach(|| exec::summary::summary_json(&self.name, &self.seeds, &self.reports))
+    }
+    /// One table: "flows", "network", "nodes" or "timeseries".
+    fn table(&self, name: &str) -> PyResult<ArrowTable> {
+        let t = match name {
+            "flows" => tables::flows(&self.seeds, &self.reports),
+            "network" => tables::network(&self.seeds, &self.reports),
+            "nodes" => tables::nodes(&self.seeds, &self.reports),
+            "timeseries" => tables::timeseries(),
+            _ => return Err(PyKeyError::new_err(format!("no table {name:?}; tables: flows, network, nodes, timeseries"))),
+        };
+        ArrowTable::new(&t)
+    }
+    /// Writes summary.json into `dir` (created if needed).
+    fn write_summary(&self, dir: PathBuf) -> PyResult<()> {
+        std::fs::create_dir_all(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
+        exec::summary::write_summary(&dir, &self.name, &self.seeds, &self.reports)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))
+    }
+    /// Pickling (for process pools and distributed executors): the
+    /// summary.json text, read back with `results_from_summary`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
+        let f = py.import("manetlab._native")?.getattr("results_from_summary")?.unbind();
+        Ok((f, (self.summary_json(py),)))
+    }
+    fn __repr__(&self) -> String {
+        format!("<manetlab Results {:?}: {} replication(s), seeds {:?}>", self.name, self.reports.len(), self.seeds)
+    }
+}
+
+/// Results from the text of a summary.json.
+#[pyfunction]
+fn results_from_summary(text: &str) -> PyResult<Results> {
+    let (name, seeds, reports) =
+        exec::summary::read_summary(text).map_err(|e| PyValueError::new_err(format!("not a summary.json: {e}")))?;
+    Ok(Results { name, seeds, reports })
+}
+
+/// Runs the seeds of a scenario in parallel (GIL released; Ctrl-C stops it).
+#[pyfunction]
+#[pyo3(signature = (src, seeds=None, jobs=None, progress=true))]
+fn run(py: Python<'_>, src: Source, seeds: Option<Vec<u64>>, jobs: Option<usize>, progress: bool) -> PyResult<Results> {
+    let sc = load_source(py, &src)?;
+    let seeds = seeds.unwrap_or_else(|| sc.seeds().collect());
+    if seeds.is_empty() {
+        return Err(PyValueError::new_err("no seeds to run"));
+    }
+    let cancel = Cancel::new();
+    let prog = Progress::default();
+    prog.total.store(sc.config(seeds[0]).duration.as_ns() * seeds.len() as u64, Ordering::Relaxed);
+    let show = Show { bar: progress, runs: false };
+    let reports = run_detached(py, jobs, &cancel, &prog, show, || {
+        exec::run_scenario(&sc, &seeds, &cancel, &prog.done)
+    })?
+    .map_err(|e| exec_err(py, e))?;
+    Ok(Results { name: sc.name.clone(), seeds, reports })
+}
+
+/// One run as a pure function of (scenario text, seed): the task a
+/// distributed executor ships to a worker.
+#[pyfunction]
+#[pyo3(signature = (text, seed, origin="<task>"))]
+fn run_task(py: Python<'_>, text: &str, seed: u64, origin: &str) -> PyResult<Results> {
+    let cancel = Cancel::new();
+    let prog = Progress::default();
+    let show = Show { bar: false, runs: false };
+    let report = run_detached(py, Some(1), &cancel, &prog, show, || exec::run_task(text, origin, seed, &cancel))?
+        .map_err(|e| exec_err(py, e))?;
+    let name = Scenario::from_str(text, origin).map(|s| s.name).unwrap_or_default();
+    Ok(Results { name, seeds: vec![seed], reports: vec![report] })
+}
+
+/// A sweep's runs: the grid and every run's report, in plan order.
+#[pyclass(module = "manetlab._native", frozen)]
+struct Sweep {
+    name: String,
+    plan: SweepPlan,
+    reports: Vec<Report>,
+    loaded: usize,
+}
+
+#[pymethods]
+impl Sweep {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+    /// The axes: [(key, [values])].
+    #[getter]
+    fn axes(&self) -> Vec<(String, Vec<String>)> {
+        self.plan.axes.iter().map(|a| (a.key.clone(), a.values.clone())).collect()
+    }
+    #[getter]
+    fn seeds(&self) -> Vec<u64> {
+        self.plan.seeds.clone()
+    }
+    /// The run keys, in plan order.
+    #[getter]
+    fn keys(&self) -> Vec<String> {
+        self.plan.jobs.iter().map(|j| j.key.clone()).collect()
+    }
+    /// Runs read back from the store instead of run.
+    #[getter]
+    fn loaded(&self) -> usize {
+        self.loaded
+    }
+    /// Runs executed by this call.
+    #[getter]
+    fn ran(&self) -> usize {
+        self.reports.len() - self.loaded
+    }
+    /// "runs" (one row per run and flow, sweep-runs.csv) or "summary" (per
+    /// point and flow: <metric>_n, _mean, _sd, _ci95).
+    fn table(&self, name: &str) -> PyResult<ArrowTable> {
+        let t = match name {
+            "runs" => tables::sweep_runs(&self.plan, &self.reports),
+            "summary" => tables::sweep_summary(&self.plan, &self.reports),
+            _ => return Err(PyKeyError::new_err(format!("no sweep table {name:?}; tables: runs, summary"))),
+        };
+        ArrowTable::new(&t)
+    }
+    /// The runs of point `index` (plan order) as Results.
+    fn point(&self, index: usize) -> PyResult<Results> {
+        let reps = self.plan.seeds.len();
+        if index >= self.plan.points.len() {
+            return Err(pyo3::exceptions::PyIndexError::new_err(index));
+        }
+        Ok(Results {
+            name: self.name.clone(),
+            seeds: self.plan.seeds.clone(),
+            reports: self.reports[index * reps..(index + 1) * reps].to_vec(),
+        })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<manetlab Sweep {:?}: {} points x {} seeds ({} loaded from the store)>",
+            self.name,
+            self.plan.points.len(),
+            self.plan.seeds.len(),
+            self.loaded
+        )
+    }
+}
+
+fn plan_err(py: Python<'_>, e: PlanError) -> PyErr {
+    match e {
+        PlanError::Point { point, err } => scenario_err(py, &err, Some(&format!("sweep point {point}"))),
+        e @ PlanError::Build { .. } => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Runs a sweep: every point of `axes` x `seeds`, in parallel on all cores
+/// (or `jobs`), storing each run in `<store>/runs/` (resumable) and, with a
+/// store, writing the sweep files the command line writes.
+#[pyfunction]
+#[pyo3(signature = (src, axes, seeds, jobs=None, store=None, resume=true, progress=true))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    src: Source,
+    axes: Vec<(String, Vec<String>)>,
+    seeds: Vec<u64>,
+    jobs: Option<usize>,
+    store: Option<PathBuf>,
+    resume: bool,
+    progress: bool,
+) -> PyResult<Sweep> {
+    let base = load_source(py, &src)?;
+    let axes: Vec<SweepAxis> = axes.into_iter().map(|(key, values)| SweepAxis { key, values }).collect();
+    if axes.iter().any(|a| a.values.is_empty()) {
+        return Err(PyValueError::new_err("a sweep axis has no values"));
+    }
+    if seeds.is_empty() {
+        return Err(PyValueError::new_err("no seeds to run"));
+    }
+    let plan = exec::sweep::plan(axes, &seeds, |extra| src.load_with(extra)).map_err(|e| plan_err(py, e))?;
+    let cancel = Cancel::new();
+    let prog = Progress::default();
+    let loaded = AtomicUsize::new(0);
+    let runs_dir = store.as_ref().map(|d| d.join("runs"));
+    let reports = run_detached(py, jobs, &cancel, &prog, Show { bar: progress, runs: true }, || {
+        exec::sweep::run(
+            &plan,
+            runs_dir.as_deref(),
+            resume,
+            &cancel,
+            &|done, total| {
+                prog.done.store(done as u64, Ordering::Relaxed);
+                prog.total.store(total as u64, Ordering::Relaxed);
+            },
+            &loaded,
+        )
+    })?
+    .map_err(|e| exec_err(py, e))?;
+    if let Some(d) = &store {
+        exec::sweep::write_outputs(d, &base.name, &plan, &reports)
+            .map_err(|e| PyOSError::new_err(format!("writing the sweep files in {}: {e}", d.display())))?;
+    }
+    Ok(Sweep { name: base.name.clone(), plan, reports, loaded: loaded.load(Ordering::Relaxed) })
+}
+
+/// Reads a run folder (summary.json) as Results.
+#[pyfunction]
+fn load_run(path: PathBuf) -> PyResult<Results> {
+    let text = std::fs::read_to_string(path.join("summary.json"))
+        .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.join("summary.json").display())))?;
+    results_from_summary(&text)
+}
+
+/// Reads a sweep folder (sweep.json and the stored runs under runs/).
+#[pyfunction]
+fn load_sweep(path: PathBuf) -> PyResult<Sweep> {
+    #[derive(serde::Deserialize)]
+    struct Axis {
+        key: String,
+        values: Vec<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Point {
+        seeds: Vec<u64>,
+    }
+    #[derive(serde::Deserialize)]
+    struct File {
+        scenario: String,
+        axes: Vec<Axis>,
+        /// The seeds (current format); older files list them per point.
+        #[serde(default)]
+        seeds: Option<Vec<u64>>,
+        #[serde(default)]
+        points: Vec<Point>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        key: String,
+        result: Report,
+    }
+    let f = path.join("sweep.json");
+    let text = std::fs::read_to_string(&f).map_err(|e| PyOSError::new_err(format!("{}: {e}", f.display())))?;
+    let file: File =
+        serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("{}: {e}", f.display())))?;
+    let axes: Vec<SweepAxis> = file.axes.into_iter().map(|a| SweepAxis { key: a.key, values: a.values }).collect();
+    let seeds = file.seeds.clone().or_else(|| file.points.first().map(|p| p.seeds.clone())).unwrap_or_default();
+    let points = manetlab::scenario::sweep::points(&axes);
+    let mut jobs = Vec::new();
+    let mut reports = Vec::new();
+    for p in &points {
+        for &seed in &seeds {
+            let key = exec::sweep::run_key(p, seed);
+            let rf = path.join("runs").join(manetlab::study::sweep::file_name(&key));
+            let t = std::fs::read_to_string(&rf).map_err(|e| PyOSError::new_err(format!("{}: {e}", rf.display())))?;
+            let s: Stored =
+                serde_json::from_str(&t).map_err(|e| PyValueError::new_err(format!("{}: {e}", rf.display())))?;
+            if s.key != key {
+                return Err(PyValueError::new_err(format!("{}: holds run {:?}, not {key:?}", rf.display(), s.key)));
+            }
+            jobs.push(manetlab::study::sweep::Job::new(key, Default::default()));
+            reports.push(s.result);
+        }
+    }
+    let n = reports.len();
+    Ok(Sweep { name: file.scenario, plan: SweepPlan { axes, points, seeds, jobs }, reports, loaded: n })
+}
+
+/// Runs a paper reproduction; returns its report, checks and files.
+#[pyfunction]
+#[pyo3(signature = (name, quick=false, runs=None, seed=1, out=None, resume=false, progress=true, jobs=None))]
+#[allow(clippy::too_many_arguments)]
+fn study<'py>(
+    py: Python<'py>,
+    name: &str,
+    quick: bool,
+    runs: Option<u32>,
+    seed: u64,
+    out: Option<PathBuf>,
+    resume: bool,
+    progress: bool,
+    jobs: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use manetlab::study::{self, StudyError, StudyOptions};
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
+    let mut opts = StudyOptions::new(out.clone());
+    opts.runs = runs;
+    opts.quick = quick;
+    opts.seed = seed;
+    opts.resume = resume;
+    let cancel = Cancel::new();
+    let prog = Progress::default();
+    let res = run_detached(py, jobs, &cancel, &prog, Show { bar: progress, runs: true }, || {
+        study::run(name, &opts, &|done, total| {
+            prog.done.store(done as u64, Ordering::Relaxed);
+            prog.total.store(total as u64, Ordering::Relaxed);
+        })
+    })?;
+    let r = match res {
+        Ok(r) => r,
+        Err(e @ StudyError::Unknown(..)) => return Err(PyKeyError::new_err(e.to_string())),
+        Err(e) => return Err(PyRuntimeError::new_err(e.to_string())),
+    };
+    let d = PyDict::new(py);
+    d.set_item("name", name)?;
+    d.set_item("out", out.display().to_string())?;
+    d.set_item("markdown", &r.markdown)?;
+    d.set_item("runs", r.runs)?;
+    d.set_item("files", r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>())?;
+    let checks: Vec<(String, bool, String)> =
+        r.checks.iter().map(|c| (c.what.clone(), c.passed, c.detail.clone())).collect();
+    d.set_item("checks", checks)?;
+    Ok(d)
+}
+
+/// The studies this build knows: [(name, paper, about)].
+#[pyfunction]
+fn studies() -> Vec<(&'static str, &'static str, &'static str)> {
+    manetlab::study::STUDIES.iter().map(|s| (s.name, s.paper, s.about)).collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<ArrowTable>()?;
+    m.add_class::<Results>()?;
+    m.add_class::<Sweep>()?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_task, m)?)?;
+    m.add_function(wrap_pyfunction!(results_from_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(load_run, m)?)?;
+    m.add_function(wrap_pyfunction!(load_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(studies, m)?)?;
+    Ok(())
+}

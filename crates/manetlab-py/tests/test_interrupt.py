@@ -1,0 +1,38 @@
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import manetlab as ml
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_keyboard_interrupt_stops_a_long_run(chain_text):
+    # 2 simulated hours of a busy chain: minutes of work if not stopped.
+    sc = ml.Scenario.from_toml(chain_text).set("run.duration", "7200s").set("flow.0.rate", "2Mbps")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ml.run(sc, seeds=range(2), jobs=2, progress=False)
+    elapsed = time.monotonic() - started
+    timer.cancel()
+    assert elapsed < 10.0, elapsed
+    # The interpreter and the package still work afterwards.
+    assert ml.run(ml.Scenario.from_toml(chain_text), progress=False).flows["received_packets"].item() > 0
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_keyboard_interrupt_stops_a_sweep_and_keeps_finished_runs(chain_text, tmp_path):
+    sc = ml.Scenario.from_toml(chain_text)
+    long = {"run.duration": ["2s", "7200s"]}
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ml.sweep(sc, long, runs=1, store=tmp_path / "s", jobs=2, progress=False)
+    timer.cancel()
+    # The short run finished and was stored; the long one was not.
+    stored = sorted(p.name for p in (tmp_path / "s" / "runs").glob("*.json"))
+    assert stored == ["run.duration=2s__seed=3.json"]

@@ -1,0 +1,85 @@
+//! Backoff and access timing of the DCF (IEEE 802.11-2016 §10.3.4):
+//! drawing and counting down slots, freezing while the medium is busy,
+//! scheduling the access timer.
+
+use super::*;
+
+impl Dcf {
+    pub(super) fn draw_backoff(&mut self) -> u32 {
+        self.rng.uniform_incl(self.acs[self.active].cw)
+    }
+
+    // ---- channel access -------------------------------------------------
+
+    /// Slots of entity `i`'s backoff counted down by `now`.
+    pub(super) fn count_down(&mut self, i: usize, now: Time) {
+        let a = &mut self.acs[i];
+        if let Some(b) = a.backoff {
+            if now > a.countdown_start {
+                let counted = ((now - a.countdown_start).as_ns() / self.slot.as_ns()) as u32;
+                a.backoff = Some(b - counted.min(b));
+                a.counted_to = a.countdown_start + self.slot * counted.min(b) as u64;
+            }
+        }
+    }
+
+    /// Stops a running countdown, keeping the slots not yet counted.
+    pub(super) fn freeze(&mut self, now: Time) {
+        if !self.access_pending {
+            return;
+        }
+        self.access_pending = false;
+        self.access_gen = self.access_gen.wrapping_add(1);
+        for i in 0..self.n_acs {
+            self.count_down(i, now);
+        }
+    }
+
+    /// (Re)schedules the access timer if the station wants the medium and
+    /// the medium is idle; each entity counts down from AIFS (DIFS for
+    /// DCF) after the medium became idle; the timer is set for the first
+    /// entity to reach zero.
+    pub(super) fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if self.access_pending {
+            self.freeze(now);
+        }
+        if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
+            return;
+        }
+        let mut first: Option<Time> = None;
+        for i in 0..self.n_acs {
+            let Some(b) = self.acs[i].backoff else { continue };
+            // Slots already counted in this idle period (before a freeze
+            // caused by a new packet or a re-evaluation) are not counted
+            // again.
+            let start = self.access_start(i).max(self.acs[i].counted_to);
+            let at = (start + self.slot * b as u64).max(now);
+            let a = &mut self.acs[i];
+            a.countdown_start = start;
+            a.access_at = at;
+            first = Some(first.map_or(at, |f| f.min(at)));
+        }
+        let Some(at) = first else { return };
+        self.access_pending = true;
+        self.access_gen = self.access_gen.wrapping_add(1);
+        out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+    }
+
+    /// When the AIFS/DIFS/EIFS deferral of entity `i` in the current idle
+    /// period ends: AIFS after the medium (and NAV) became idle, and never
+    /// before EIFS after a frame that failed to decode (as ns-3's channel
+    /// access manager).
+    pub(super) fn access_start(&self, i: usize) -> Time {
+        (self.idle_since.max(self.nav_until) + self.acs[i].aifs).max(self.eifs_until)
+    }
+
+    pub(super) fn medium_became_busy(&mut self, now: Time) {
+        self.freeze(now);
+    }
+
+    pub(super) fn medium_maybe_idle(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if !self.sensing && !self.transmitting {
+            self.schedule_access(now, out);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! DSDV parameters. Defaults are ns-3's `dsdv` module attributes where the
+//! paper (Perkins and Bhagwat, SIGCOMM 1994) gives no number; ns-2's values
+//! where ns-3 has none (see `docs/dsdv.md`).
+
+use crate::sim::Time;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DsdvConfig {
+    /// Period of full dumps (ns-2 `perup_`, ns-3 `PeriodicUpdateInterval`: 15 s).
+    pub update_interval: Time,
+    /// Initial weighted settling time (ns-3 `SettlingTime` 5 s; ns-2 `wst0_` 6 s):
+    /// a route change is advertised 2 x the settling time after the first
+    /// arrival of its sequence number (route damping, paper §III.C).
+    pub settling_time: Time,
+    /// Weight of the old settling time in its running average (0.875).
+    pub settling_weight: f64,
+    /// A neighbour not heard for this many update intervals is lost
+    /// (ns-2 `min_update_periods_` 3; ns-3 `Holdtimes` 3).
+    pub hold_periods: u32,
+    /// MAC retry failure breaks the link at once (ns-2 does; ns-3 does not).
+    pub mac_feedback: bool,
+    /// Packets from the local transport kept while there is no route
+    /// (ns-3 `EnableBuffering`, `MaxQueueLen` 500, `MaxQueueTime` 30 s); 0
+    /// drops them at once (NRTE), as ns-2 does.
+    pub buffer_size: usize,
+    pub buffer_timeout: Time,
+}
+
+impl Default for DsdvConfig {
+    fn default() -> Self {
+        DsdvConfig {
+            update_interval: Time::from_secs(15),
+            settling_time: Time::from_secs(5),
+            settling_weight: 0.875,
+            hold_periods: 3,
+            mac_feedback: true,
+            buffer_size: 500,
+            buffer_timeout: Time::from_secs(30),
+        }
+    }
+}
+
+impl DsdvConfig {
+    /// How long a neighbour may stay silent.
+    pub fn hold_time(&self) -> Time {
+        self.update_interval * self.hold_periods as u64
+    }
+}

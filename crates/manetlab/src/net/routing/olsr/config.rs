@@ -1,0 +1,45 @@
+//! OLSR parameters: the constants of RFC 3626 §18.
+
+use crate::sim::Time;
+
+/// Willingness values (§18.8).
+pub const WILL_NEVER: u8 = 0;
+pub const WILL_LOW: u8 = 1;
+pub const WILL_DEFAULT: u8 = 3;
+pub const WILL_HIGH: u8 = 6;
+pub const WILL_ALWAYS: u8 = 7;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OlsrConfig {
+    /// HELLO_INTERVAL (2 s).
+    pub hello_interval: Time,
+    /// TC_INTERVAL (5 s).
+    pub tc_interval: Time,
+    /// This node's willingness to carry traffic (WILL_DEFAULT).
+    pub willingness: u8,
+}
+
+impl Default for OlsrConfig {
+    fn default() -> Self {
+        OlsrConfig { hello_interval: Time::from_secs(2), tc_interval: Time::from_secs(5), willingness: WILL_DEFAULT }
+    }
+}
+
+impl OlsrConfig {
+    /// NEIGHB_HOLD_TIME = 3 x REFRESH_INTERVAL (the HELLO interval).
+    pub fn neighb_hold_time(&self) -> Time {
+        self.hello_interval * 3
+    }
+    /// TOP_HOLD_TIME = 3 x TC_INTERVAL.
+    pub fn top_hold_time(&self) -> Time {
+        self.tc_interval * 3
+    }
+    /// DUP_HOLD_TIME (30 s).
+    pub fn dup_hold_time(&self) -> Time {
+        Time::from_secs(30)
+    }
+    /// MAXJITTER = HELLO_INTERVAL / 4 (RFC 5148 §5.4, as RFC 3626 §18.2 suggests).
+    pub fn max_jitter(&self) -> Time {
+        Time::from_ns(self.hello_interval.as_ns() / 4)
+    }
+}

@@ -1,0 +1,257 @@
+//! Sections `[mobility]` / `[[move]]`, and the queue options (`[queue]` fair keys, `[queue.backpressure]`).
+
+use super::*;
+
+pub(super) fn mobility(
+    f: &ScenarioFile,
+    topology: &Topology,
+    base_dir: &std::path::Path,
+) -> Result<MobilityPlan, Diag> {
+    use crate::mobility::ns2::{parse_script, MovementScript, SetDest};
+    use crate::mobility::waypoint::RandomWaypoint;
+    #[derive(Copy, Clone, PartialEq)]
+    enum Model {
+        Static,
+        Rwp,
+        Pattern,
+        File,
+    }
+    let m = &f.mobility;
+    let model = match &m.model {
+        Some(s) => choice(
+            s,
+            "mobility.model",
+            &[
+                ("static", Model::Static),
+                ("random-waypoint", Model::Rwp),
+                ("pattern", Model::Pattern),
+                ("ns2-file", Model::File),
+            ],
+        )?,
+        None => Model::Static,
+    };
+    let name = m.model.as_ref().map_or("static".to_string(), |s| s.get_ref().trim().to_string());
+    let uses: &[&str] = match model {
+        Model::Static => &[],
+        Model::Rwp => &["speed", "pause"],
+        Model::Pattern => &["mean_speed", "pause", "pattern"],
+        Model::File => &["file"],
+    };
+    let given = [
+        ("speed", m.speed.as_ref().map(|s| s.span().start)),
+        ("mean_speed", m.mean_speed.as_ref().map(|s| s.span().start)),
+        ("pause", m.pause.as_ref().map(|s| s.span().start)),
+        ("pattern", m.pattern.as_ref().map(|s| s.span().start)),
+        ("file", m.file.as_ref().map(|s| s.span().start)),
+    ];
+    refuse_unused_keys("mobility", "model", &name, uses, given)?;
+    let n = match topology {
+        Topology::Fixed(p) => p.len(),
+        Topology::Random { nodes, .. } => *nodes as usize,
+    };
+    if !f.moves.is_empty() && !matches!(model, Model::Static | Model::File) {
+        return Err(Diag::new(
+            ErrorKind::Inconsistent,
+            at(&f.moves[0].node),
+            format!("[[move]] entries script a static or ns2-file scenario, not model = {name:?}"),
+        ));
+    }
+    let area = |key: &str| -> Result<(f64, f64), Diag> {
+        match topology {
+            Topology::Random { width, height, .. } => Ok((*width, *height)),
+            Topology::Fixed(_) => Err(Diag::new(
+                ErrorKind::Inconsistent,
+                m.model.as_ref().map_or(At::Nowhere, at),
+                format!("mobility.model = {key:?} draws positions in the topology's area: use [topology] kind = \"random\" with nodes and area"),
+            )),
+        }
+    };
+    let pause = m.pause.as_ref().map_or(Time::ZERO, |p| p.get_ref().0);
+    let mut script = MovementScript { init: vec![[None; 3]; n], moves: Vec::new() };
+    match model {
+        Model::Static => {}
+        Model::Rwp => {
+            let (w, h) = area("random-waypoint")?;
+            let s = m.speed.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.speed': random-waypoint needs [min, max] speeds, e.g. [\"1m/s\", \"20m/s\"]",
+                )
+            })?;
+            let v = s.get_ref();
+            if v.len() != 2 || v[0].0 > v[1].0 || v[1].0 <= 0.0 {
+                return Err(err(
+                    ErrorKind::OutOfRange,
+                    s,
+                    "'mobility.speed' must be [min, max] with 0 <= min <= max and max > 0",
+                ));
+            }
+            return Ok(MobilityPlan::RandomWaypoint(RandomWaypoint {
+                width: w,
+                height: h,
+                speed_min: v[0].0,
+                speed_max: v[1].0,
+                pause,
+            }));
+        }
+        Model::Pattern => {
+            let (w, h) = area("pattern")?;
+            let v = m.mean_speed.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.mean_speed': the pattern scheme needs a mean speed, e.g. \"10m/s\"",
+                )
+            })?;
+            if v.get_ref().0 <= 0.0 {
+                return Err(err(ErrorKind::OutOfRange, v, "'mobility.mean_speed' must be greater than zero"));
+            }
+            return Ok(MobilityPlan::Pattern {
+                width: w,
+                height: h,
+                pause,
+                mean_speed: v.get_ref().0,
+                pattern: m.pattern.as_ref().map(|p| *p.get_ref()),
+            });
+        }
+        Model::File => {
+            let fs = m.file.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.file': the ns-2 movement file to read",
+                )
+            })?;
+            let path = base_dir.join(fs.get_ref());
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                err(ErrorKind::BadValue, fs, format!("cannot read movement file {}: {e}", path.display()))
+            })?;
+            script =
+                parse_script(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
+        }
+    }
+    for (i, mv) in f.moves.iter().enumerate() {
+        let node = *mv.node.get_ref();
+        if node as usize >= n {
+            return Err(err(
+                ErrorKind::OutOfRange,
+                &mv.node,
+                format!("'move.{i}.node' is {node}, but the scenario has {n} nodes"),
+            ));
+        }
+        let to = mv.to.get_ref();
+        if to.len() != 2 {
+            return Err(err(
+                ErrorKind::BadValue,
+                &mv.to,
+                format!("'move.{i}.to' must be [x, y], e.g. [\"100m\", \"0m\"]"),
+            ));
+        }
+        if mv.speed.get_ref().0 <= 0.0 {
+            return Err(err(ErrorKind::OutOfRange, &mv.speed, format!("'move.{i}.speed' must be greater than zero")));
+        }
+        script.moves.push(SetDest {
+            at: mv.at.get_ref().0,
+            node: node as usize,
+            x: to[0].0,
+            y: to[1].0,
+            speed: mv.speed.get_ref().0,
+        });
+    }
+    if script.moves.is_empty() && script.init.iter().all(|c| c.iter().all(|v| v.is_none())) {
+        Ok(MobilityPlan::Static)
+    } else {
+        Ok(MobilityPlan::Script(script))
+    }
+}
+
+/// The fair-queueing keys of `[queue]` (refused unless `kind = "fair"`).
+pub(super) fn queue_fair(
+    q: &super::super::file::QueueSection,
+    cfg: &mut crate::queue::QueueConfig,
+) -> Result<(), Diag> {
+    let given = [
+        ("key", q.key.as_ref().map(|s| s.span().start)),
+        ("quantum", q.quantum.as_ref().map(|s| s.span().start)),
+        ("class_limit", q.class_limit.as_ref().map(|s| s.span().start)),
+    ];
+    let QueueKind::Fair { key, quantum, class_limit } = &mut cfg.kind else {
+        return refuse_unused_keys("queue", "kind", "droptail", &[], given);
+    };
+    if let Some(k) = &q.key {
+        *key = choice(
+            k,
+            "queue.key",
+            &[
+                ("src", ClassKey::Src),
+                ("dst", ClassKey::Dst),
+                ("next-hop", ClassKey::NextHop),
+                ("prev-hop", ClassKey::PrevHop),
+                ("flow", ClassKey::FiveTuple),
+            ],
+        )?;
+    }
+    if let Some(v) = &q.quantum {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.quantum' must be at least 1 byte"));
+        }
+        *quantum = Some(*v.get_ref());
+    }
+    if let Some(v) = &q.class_limit {
+        if *v.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, v, "'queue.class_limit' must be at least 1 packet"));
+        }
+        *class_limit = *v.get_ref() as usize;
+    }
+    Ok(())
+}
+
+/// `[queue.backpressure]`.
+pub(super) fn backpressure(b: &super::super::file::BackpressureSection) -> Result<BackpressureConfig, Diag> {
+    let mut c = BackpressureConfig::default();
+    if let Some(t) = &b.threshold {
+        if *t.get_ref() == 0 {
+            return Err(err(ErrorKind::OutOfRange, t, "'queue.backpressure.threshold' must be at least 1 packet"));
+        }
+        c.threshold = *t.get_ref();
+    }
+    if let Some(k) = &b.key {
+        c.key = choice(
+            k,
+            "queue.backpressure.key",
+            &[("src", ClassKey::Src), ("dst", ClassKey::Dst), ("flow", ClassKey::FiveTuple)],
+        )?;
+    }
+    if let Some(k) = &b.knowledge {
+        c.knowledge = choice(
+            k,
+            "queue.backpressure.knowledge",
+            &[("oracle", Knowledge::Oracle), ("overhear", Knowledge::Overhear), ("explicit", Knowledge::Explicit)],
+        )?;
+    }
+    if let Some(s) = &b.stale {
+        if s.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, s, "'queue.backpressure.stale' must be positive"));
+        }
+        c.stale = s.get_ref().0;
+    }
+    if let Some(u) = b.udp_only {
+        c.udp_only = u;
+    }
+    Ok(())
+        .and_then(|_| {
+            if c.knowledge == Knowledge::Oracle {
+                refuse_unused_keys(
+                    "queue.backpressure",
+                    "knowledge",
+                    "oracle",
+                    &["threshold", "key", "knowledge", "udp_only"],
+                    [("stale", b.stale.as_ref().map(|s| s.span().start))],
+                )
+            } else {
+                Ok(())
+            }
+        })
+        .map(|_| c)
+}
