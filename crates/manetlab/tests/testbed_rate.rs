@@ -42,7 +42,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 #[test]
 fn realistic_setting_orders_udp_delivery_and_slows_tcp_by_rate_fallback() {
     let [s1, s2, s3] = Scenario::ALL.map(runs);
-    let udp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[0].delivery_ratio));
+    let udp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[0].delivery_ratio.expect("the UDP flow sends")));
     let tcp = |rs: &[Report]| mean(rs.iter().map(|r| r.flows[1].goodput_bps / 1e6));
     let (u1, u2, u3) = (udp(&s1), udp(&s2), udp(&s3));
     let (t2, t3) = (tcp(&s2), tcp(&s3));
