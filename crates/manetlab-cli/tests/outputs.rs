@@ -309,3 +309,82 @@ fn a_scenario_without_flows_warns() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("no [[flow]]"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// docs/outputs.schema.json and the generated tables of docs/outputs.md
+/// equal what the code defines (UPDATE_DOCS=1 rewrites them), and the
+/// files a run and a sweep write have exactly the documented columns and
+/// fields, in both directions.
+#[test]
+fn docs_and_schema_match_what_is_written() {
+    use manetlab::output::schema;
+    let docs = root().join("docs");
+    let schema_text = serde_json::to_string_pretty(&schema::schema_json()).unwrap() + "\n";
+    let md_path = docs.join("outputs.md");
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    let (begin, end) = ("<!-- generated: begin -->\n", "<!-- generated: end -->");
+    let (a, b) = (md.find(begin).expect("begin marker") + begin.len(), md.find(end).expect("end marker"));
+    let generated = schema::markdown();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(docs.join("outputs.schema.json"), &schema_text).unwrap();
+        std::fs::write(&md_path, format!("{}{generated}{}", &md[..a], &md[b..])).unwrap();
+    } else {
+        assert_eq!(std::fs::read_to_string(docs.join("outputs.schema.json")).unwrap(), schema_text, "UPDATE_DOCS=1 regenerates");
+        assert_eq!(&md[a..b], generated, "docs/outputs.md is stale: UPDATE_DOCS=1 regenerates its tables");
+    }
+    let documented: std::collections::BTreeMap<String, Vec<String>> = schema::tables()
+        .into_iter()
+        .map(|(f, t)| (f, t.columns.iter().map(|c| c.name.clone()).collect()))
+        .collect();
+    // A run with two replications.
+    let d = tmp("docs");
+    let out = d.join("run");
+    run(&["run", "scenarios/default.toml", "--runs", "2", "--set", "run.duration=3s", "-q", "--out", out.to_str().unwrap()]);
+    for (file, cols) in &documented {
+        if file.starts_with("sweep") {
+            continue;
+        }
+        let got = Csv::read(&out.join(file)).header;
+        assert_eq!(&got, cols, "{file}: written header vs documented columns");
+    }
+    let csvs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".csv"))
+        .collect();
+    for f in &csvs {
+        assert!(documented.contains_key(f), "{f} is written but not documented");
+    }
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut doc_keys: Vec<&str> = schema::SUMMARY_FIELDS.iter().map(|(k, _)| *k).collect();
+    doc_keys.sort();
+    assert_eq!(keys, doc_keys, "summary.json top-level fields vs documented");
+    let flow = s["replications"][0]["flows"][0].as_object().unwrap();
+    let flow_cols = &documented["flows.csv"];
+    let extra: Vec<&str> = schema::FLOW_JSON_FIELDS.iter().map(|(k, _)| *k).collect();
+    for k in flow.keys() {
+        assert!(flow_cols.contains(k) || extra.contains(&k.as_str()), "summary.json flow field {k} is not documented");
+    }
+    for m in manetlab::output::flows::FLOW_METRICS {
+        assert!(flow.contains_key(m.name) || m.name == "expected_bps", "documented {} missing from summary.json", m.name);
+    }
+    for (k, v) in s["network"][0].as_object().unwrap() {
+        assert!(documented["network.csv"].contains(k), "{k}");
+        let _ = v;
+    }
+    // A sweep: the documented columns with the example axis replaced by
+    // the real one.
+    let sw = d.join("sweep");
+    run(&["run", "scenarios/default.toml", "--sweep", "flow.0.rate=1Mbps,2Mbps", "--set", "run.duration=3s", "-q", "--out", sw.to_str().unwrap()]);
+    for f in ["sweep-runs.csv", "sweep.csv"] {
+        let want: Vec<String> = documented[f]
+            .iter()
+            .map(|c| if c == "mobility.pause_s" { "flow.0.rate_bps".to_string() } else { c.clone() })
+            .collect();
+        assert_eq!(Csv::read(&sw.join(f)).header, want, "{f}");
+    }
+    for f in ["manifest.json", "scenario.resolved.toml", "sweep.json"] {
+        assert!(sw.join(f).exists(), "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -17,6 +17,7 @@ pub mod aggregate;
 pub mod flows;
 pub mod manifest;
 pub mod network;
+pub mod schema;
 pub mod sweep;
 pub mod table;
 
