@@ -328,17 +328,29 @@ fn docs_and_schema_match_what_is_written() {
         std::fs::write(docs.join("outputs.schema.json"), &schema_text).unwrap();
         std::fs::write(&md_path, format!("{}{generated}{}", &md[..a], &md[b..])).unwrap();
     } else {
-        assert_eq!(std::fs::read_to_string(docs.join("outputs.schema.json")).unwrap(), schema_text, "UPDATE_DOCS=1 regenerates");
+        assert_eq!(
+            std::fs::read_to_string(docs.join("outputs.schema.json")).unwrap(),
+            schema_text,
+            "UPDATE_DOCS=1 regenerates"
+        );
         assert_eq!(&md[a..b], generated, "docs/outputs.md is stale: UPDATE_DOCS=1 regenerates its tables");
     }
-    let documented: std::collections::BTreeMap<String, Vec<String>> = schema::tables()
-        .into_iter()
-        .map(|(f, t)| (f, t.columns.iter().map(|c| c.name.clone()).collect()))
-        .collect();
+    let documented: std::collections::BTreeMap<String, Vec<String>> =
+        schema::tables().into_iter().map(|(f, t)| (f, t.columns.iter().map(|c| c.name.clone()).collect())).collect();
     // A run with two replications.
     let d = tmp("docs");
     let out = d.join("run");
-    run(&["run", "scenarios/default.toml", "--runs", "2", "--set", "run.duration=3s", "-q", "--out", out.to_str().unwrap()]);
+    run(&[
+        "run",
+        "scenarios/default.toml",
+        "--runs",
+        "2",
+        "--set",
+        "run.duration=3s",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     for (file, cols) in &documented {
         if file.starts_with("sweep") {
             continue;
@@ -366,7 +378,11 @@ fn docs_and_schema_match_what_is_written() {
         assert!(flow_cols.contains(k) || extra.contains(&k.as_str()), "summary.json flow field {k} is not documented");
     }
     for m in manetlab::output::flows::FLOW_METRICS {
-        assert!(flow.contains_key(m.name) || m.name == "expected_bps", "documented {} missing from summary.json", m.name);
+        assert!(
+            flow.contains_key(m.name) || m.name == "expected_bps",
+            "documented {} missing from summary.json",
+            m.name
+        );
     }
     for (k, v) in s["network"][0].as_object().unwrap() {
         assert!(documented["network.csv"].contains(k), "{k}");
@@ -375,7 +391,17 @@ fn docs_and_schema_match_what_is_written() {
     // A sweep: the documented columns with the example axis replaced by
     // the real one.
     let sw = d.join("sweep");
-    run(&["run", "scenarios/default.toml", "--sweep", "flow.0.rate=1Mbps,2Mbps", "--set", "run.duration=3s", "-q", "--out", sw.to_str().unwrap()]);
+    run(&[
+        "run",
+        "scenarios/default.toml",
+        "--sweep",
+        "flow.0.rate=1Mbps,2Mbps",
+        "--set",
+        "run.duration=3s",
+        "-q",
+        "--out",
+        sw.to_str().unwrap(),
+    ]);
     for f in ["sweep-runs.csv", "sweep.csv"] {
         let want: Vec<String> = documented[f]
             .iter()

@@ -11,8 +11,8 @@ use manetlab::config::SimConfig;
 use manetlab::mac::RateControlKind;
 use manetlab::metrics::Report;
 use manetlab::phy::{FadingConfig, ShadowingProcess};
-use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 use manetlab::Simulation;
+use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 use rayon::prelude::*;
 
 /// Decorrelation distance of the realistic setting's shadowing (indoors:

@@ -12,8 +12,8 @@ use manetlab::mac::RateControlKind;
 use manetlab::metrics::Report;
 use manetlab::net::routing::RoutingConfig;
 use manetlab::phy::{FadingConfig, ShadowingProcess};
-use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 use manetlab::Simulation;
+use manetlab_studies::testbed::{config, Model, Scenario, UDP_BPS};
 
 fn realistic(scn: Scenario, seed: u64) -> SimConfig {
     let mut cfg = config(scn, Model::Sinr, seed, UDP_BPS, scn.duration(), false);

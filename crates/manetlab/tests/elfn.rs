@@ -154,7 +154,13 @@ fn aodv_chain_elfn_resumes_sooner_than_backed_off_reno() {
         // 25 s: 148 vs 124 kbit/s, 34.8 s vs 39.2 s. A probe that waits in
         // the source's buffer cannot beat AODV's pending discovery (its
         // RREQ backoff), so ELFN does not always resume within P.
-        println!("outage until {on_at}: ELFN {:.0} vs Reno {:.0} bit/s, back at {:.2} vs {:.2} s", ge / 3.0, gr / 3.0, be / 3.0, br / 3.0);
+        println!(
+            "outage until {on_at}: ELFN {:.0} vs Reno {:.0} bit/s, back at {:.2} vs {:.2} s",
+            ge / 3.0,
+            gr / 3.0,
+            be / 3.0,
+            br / 3.0
+        );
         assert!(ge >= gr, "outage until {on_at}: ELFN {} vs Reno {} bit/s", ge / 3.0, gr / 3.0);
         assert!(be < br, "outage until {on_at}: ELFN resumes at {} vs Reno {}", be / 3.0, br / 3.0);
     }

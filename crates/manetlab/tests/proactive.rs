@@ -25,7 +25,11 @@ fn cbr_over_dsdv_is_delivered() {
     for f in &r.flows {
         println!(
             "{}: sent {} received {} ratio {:.3} delay {:.4} s",
-            f.name, f.sent_packets, f.received_packets, f.delivery_ratio.unwrap(), f.delay_mean_s.unwrap()
+            f.name,
+            f.sent_packets,
+            f.received_packets,
+            f.delivery_ratio.unwrap(),
+            f.delay_mean_s.unwrap()
         );
         assert!(f.sent_packets >= 230);
         // Packets wait in the buffer until the first dumps have spread; none is lost.
@@ -50,7 +54,11 @@ fn cbr_over_olsr_is_delivered() {
     for f in &r.flows {
         println!(
             "{}: sent {} received {} ratio {:.3} delay {:.4} s",
-            f.name, f.sent_packets, f.received_packets, f.delivery_ratio.unwrap(), f.delay_mean_s.unwrap()
+            f.name,
+            f.sent_packets,
+            f.received_packets,
+            f.delivery_ratio.unwrap(),
+            f.delay_mean_s.unwrap()
         );
         // OLSR drops packets while it has no route (no buffer, as ns-3):
         // the first seconds are lost until links are symmetric and TCs

@@ -13,12 +13,8 @@ use manetlab::sim::Time;
 /// A 3-node chain (200 m spacing) with flow 2 -> 0, and a flow 0 -> 3 to a
 /// node 3 out of everybody's reach; both start at 1 s, 20 s run.
 fn two_discoveries_at_once(routing: RoutingConfig) -> manetlab::Report {
-    let nodes = vec![
-        Position::new(0.0, 0.0),
-        Position::new(200.0, 0.0),
-        Position::new(400.0, 0.0),
-        Position::new(5000.0, 0.0),
-    ];
+    let nodes =
+        vec![Position::new(0.0, 0.0), Position::new(200.0, 0.0), Position::new(400.0, 0.0), Position::new(5000.0, 0.0)];
     let mut cfg = base(nodes, 20);
     cfg.routing = routing;
     cfg.flows = vec![cbr("2to0", 2, 0, 512, 8.0 * 512.0 * 4.0, 1.0), cbr("0to3", 0, 3, 512, 8.0 * 512.0 * 4.0, 1.0)];
@@ -27,7 +23,10 @@ fn two_discoveries_at_once(routing: RoutingConfig) -> manetlab::Report {
 
 fn check(r: &manetlab::Report) {
     let f = &r.flows[0];
-    println!("2->0: {} of {} delivered; 0->3: {} of {}", f.received_packets, f.sent_packets, r.flows[1].received_packets, r.flows[1].sent_packets);
+    println!(
+        "2->0: {} of {} delivered; 0->3: {} of {}",
+        f.received_packets, f.sent_packets, r.flows[1].received_packets, r.flows[1].sent_packets
+    );
     assert_eq!(f.sent_packets, 76);
     assert!(f.received_packets >= 72, "{} of {}", f.received_packets, f.sent_packets);
     assert_eq!(r.flows[1].received_packets, 0);

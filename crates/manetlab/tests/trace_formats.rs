@@ -501,7 +501,23 @@ fn ns2_trace_has_a_mac_ret_drop_for_each_retry_limit_failure() {
         // carries its source route header).
         let f: Vec<&str> = l.split_whitespace().collect();
         assert!(l.contains(" MAC  RET "), "two spaces after the layer, as ns-2: {l}");
-        format!("{} {} {} {} {} [_ {} {} {} {} {} {} {} {} n={}", f[0], f[2], f[3], f[4], f[6], f[9], f[10], f[11], f[12], f[13], f[14], f[15], f[16], f.len())
+        format!(
+            "{} {} {} {} {} [_ {} {} {} {} {} {} {} {} n={}",
+            f[0],
+            f[2],
+            f[3],
+            f[4],
+            f[6],
+            f[9],
+            f[10],
+            f[11],
+            f[12],
+            f[13],
+            f[14],
+            f[15],
+            f[16],
+            f.len()
+        )
     };
     let mut shapes = Vec::new();
     for (name, routing) in [
@@ -513,7 +529,12 @@ fn ns2_trace_has_a_mac_ret_drop_for_each_retry_limit_failure() {
         let (r, _) = run_traced(retry_limit_chain(routing), ns2(Ns2Format::Old), &dir);
         let text = std::fs::read_to_string(dir.join("trace.tr")).unwrap();
         let ret: Vec<&str> = text.lines().filter(|l| l.starts_with("D ") && l.contains(" MAC  RET ")).collect();
-        println!("{name}: {} RET lines, node 1 link failures {}; first: {:?}", ret.len(), r.nodes[1].link_failures, ret.first());
+        println!(
+            "{name}: {} RET lines, node 1 link failures {}; first: {:?}",
+            ret.len(),
+            r.nodes[1].link_failures,
+            ret.first()
+        );
         assert!(r.nodes[1].link_failures >= 1, "{name}");
         // One line per retry-limit failure (node 1 is the only sender that fails).
         assert_eq!(ret.len() as u64, r.nodes.iter().map(|n| n.link_failures).sum::<u64>(), "{name}");

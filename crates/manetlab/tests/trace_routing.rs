@@ -74,7 +74,8 @@ fn tshark_decodes_aodv_messages() {
     assert!(rreq.iter().all(|r| r[1] == "10.0.0.4" && r[2] == "10.0.0.1"), "{rreq:?}");
     // The reply (from node 3, or from node 2 which knows node 3 from its
     // HELLOs) travels back to node 0 with growing hop counts.
-    let replies: Vec<&Vec<String>> = rrep.iter().copied().filter(|r| r[1] == "10.0.0.4" && r[2] == "10.0.0.1").collect();
+    let replies: Vec<&Vec<String>> =
+        rrep.iter().copied().filter(|r| r[1] == "10.0.0.4" && r[2] == "10.0.0.1").collect();
     let hops: Vec<&str> = replies.iter().map(|r| r[3].as_str()).collect();
     assert!(hops.contains(&"2") && hops.windows(2).all(|w| w[0] < w[1]), "{hops:?}");
     // HELLOs: RREPs with hop count 0 whose destination is their originator.
@@ -86,7 +87,14 @@ fn tshark_decodes_aodv_messages() {
 fn tshark_decodes_olsr_messages() {
     let dir = scratch_dir("olsr");
     run_traced(chain(RoutingConfig::Olsr(OlsrConfig::default()), 15), PCAP, &dir);
-    let fields = ["olsr.message_type", "olsr.origin_addr", "olsr.neighbor_addr", "olsr.ansn", "udp.checksum.status", "_ws.malformed"];
+    let fields = [
+        "olsr.message_type",
+        "olsr.origin_addr",
+        "olsr.neighbor_addr",
+        "olsr.ansn",
+        "udp.checksum.status",
+        "_ws.malformed",
+    ];
     let Some(rows) = tshark(&merged(&dir), "olsr", &fields) else { return };
     let hellos: Vec<_> = rows.iter().filter(|r| r[0] == "1").collect();
     let tcs: Vec<_> = rows.iter().filter(|r| r[0] == "2").collect();
@@ -137,7 +145,11 @@ fn ns2_trace_shows_aodv_messages_and_unique_uids() {
     let kind = |c: &str| aodv.iter().filter(|l| l.ends_with(&format!("-Pc {c}"))).count();
     println!("AODV lines: {} REQUEST, {} REPLY, {} HELLO", kind("REQUEST"), kind("REPLY"), kind("HELLO"));
     assert!(kind("REQUEST") > 0 && kind("REPLY") > 0 && kind("HELLO") > 0);
-    assert_eq!(kind("REQUEST") + kind("REPLY") + kind("HELLO") + kind("ERROR"), aodv.len(), "every AODV line has -P aodv");
+    assert_eq!(
+        kind("REQUEST") + kind("REPLY") + kind("HELLO") + kind("ERROR"),
+        aodv.len(),
+        "every AODV line has -P aodv"
+    );
     let req = aodv.iter().find(|l| l.ends_with("-Pc REQUEST")).unwrap();
     assert!(req.contains("-P aodv -Pt 0x2 -Ph 0 -Pb ") && req.contains(" -Pd 3 ") && req.contains(" -Ps 0 "), "{req}");
     // Each routing packet sent by a router has its own uid: no two RTR

@@ -78,7 +78,13 @@ fn wireless_nodes_reach_a_wired_host_through_the_gateway() {
         let name = p.name();
         let r = run(gateway(p));
         for f in &r.flows {
-            println!("{name} {}: {} of {} delay {:.4}", f.name, f.received_packets, f.sent_packets, f.delay_mean_s.unwrap());
+            println!(
+                "{name} {}: {} of {} delay {:.4}",
+                f.name,
+                f.received_packets,
+                f.sent_packets,
+                f.delay_mean_s.unwrap()
+            );
             assert!(f.delivery_ratio.unwrap() > 0.97, "{name} {}: {f:?}", f.name);
             // Two radio hops plus the wire: above the wire's 5 ms.
             assert!(f.delay_mean_s.unwrap() > 0.005);

@@ -471,7 +471,9 @@ fn cell(scn: Scenario, model: Model, runs: &[&RunOut]) -> Cell {
     Cell {
         scenario: scn.name().into(),
         model: model.name().into(),
-        udp_delivery_pct: Aggregate::of(runs.iter().filter_map(|r| r.report.flows[0].delivery_ratio).map(|d| d * 100.0)),
+        udp_delivery_pct: Aggregate::of(
+            runs.iter().filter_map(|r| r.report.flows[0].delivery_ratio).map(|d| d * 100.0),
+        ),
         tcp_mbps: has_tcp.then(|| Aggregate::of(runs.iter().map(|r| r.report.flows[1].goodput_bps / 1e6))),
         udp_loss_21_pct: Aggregate::of(
             runs.iter().map(|r| pct(r.udp_transmitted.saturating_sub(r.links.rx_21), r.report.flows[0].sent_packets)),

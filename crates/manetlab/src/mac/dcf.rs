@@ -18,8 +18,8 @@
 //! on a medium idle for at least DIFS, is sent at once.
 
 use super::edca::{AccessCategory, EdcaParams};
-use super::rate::{DcfRate, RateControl, RateCount};
 use super::frame::{self, Frame, FrameKind, MacAddr};
+use super::rate::{DcfRate, RateControl, RateCount};
 use super::MacConfig;
 use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};

@@ -184,10 +184,27 @@ struct Line(Vec<u8>);
 /// The fields of an AODV message that ns-2's trace shows (its message
 /// types: HELLO 0x1, RREQ 0x2, RREP 0x4, RERR 0x8).
 enum Aodv {
-    Request { hops: u64, id: u64, dst: u64, dst_seq: u64, orig: u64, orig_seq: u64 },
-    Reply { hello: bool, hops: u64, dst: u64, dst_seq: u64, lifetime_ms: u32 },
+    Request {
+        hops: u64,
+        id: u64,
+        dst: u64,
+        dst_seq: u64,
+        orig: u64,
+        orig_seq: u64,
+    },
+    Reply {
+        hello: bool,
+        hops: u64,
+        dst: u64,
+        dst_seq: u64,
+        lifetime_ms: u32,
+    },
     /// The number of unreachable destinations and the first of them.
-    Error { count: u64, dst: u64, dst_seq: u64 },
+    Error {
+        count: u64,
+        dst: u64,
+        dst_seq: u64,
+    },
 }
 
 impl Aodv {

@@ -42,7 +42,10 @@ pub const FLOW_JSON_FIELDS: [(&str, &str); 12] = [
     ("drops", "list of {node, reason, packets}: data packets dropped by node and ns-2 reason (flow-drops.csv)"),
     ("delay_histogram", "list of {low_s, high_s, count}: one-way delay bins, 16 per octave (histograms.csv)"),
     ("jitter_histogram", "list of {low_s, high_s, count}: |delay_i - delay_(i-1)| bins (histograms.csv)"),
-    ("path_profile", "mobile runs: list of {start_s, end_s, hops}: shortest-path hop count over time (hops null: no path)"),
+    (
+        "path_profile",
+        "mobile runs: list of {start_s, end_s, hops}: shortest-path hop count over time (hops null: no path)",
+    ),
     ("tcp", "TCP flows: sender counters (segments, retransmissions, timeouts, ...)"),
     ("voip", "VoIP calls: per-direction loss, delay, playout and MOS"),
     ("expected_bps", "see flows.csv"),
@@ -52,10 +55,8 @@ pub const FLOW_JSON_FIELDS: [(&str, &str); 12] = [
 
 /// `docs/outputs.schema.json`.
 pub fn schema_json() -> serde_json::Value {
-    let files: serde_json::Map<String, serde_json::Value> = tables()
-        .into_iter()
-        .map(|(file, t)| (file, serde_json::json!({ "columns": t.columns })))
-        .collect();
+    let files: serde_json::Map<String, serde_json::Value> =
+        tables().into_iter().map(|(file, t)| (file, serde_json::json!({ "columns": t.columns }))).collect();
     serde_json::json!({
         "schema_version": super::SCHEMA_VERSION,
         "null": "undefined values are an empty CSV field and JSON null, never 0",

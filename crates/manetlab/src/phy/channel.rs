@@ -26,13 +26,13 @@
 //! with probability below 3.2e-5 per frame: the only approximation, and
 //! only under shadowing.
 
+use super::fading::Fading;
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
 use crate::mobility::Trajectory;
 use crate::sim::NodeId;
 use crate::sim::Position;
 use crate::sim::Time;
 use crate::wire::Frame;
-use super::fading::Fading;
 
 /// Index of a transmission in flight.
 pub type TxId = u32;
@@ -312,7 +312,6 @@ impl Channel {
         self.txs.iter().flatten()
     }
 }
-
 
 /// Neighbour lists for links of at most `range` metres (build-time helper
 /// for static routes and connectivity reports).

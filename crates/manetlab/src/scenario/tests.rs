@@ -1132,7 +1132,9 @@ fn dsdv_and_olsr_keys_parse_and_are_checked() {
         ..DsdvConfig::default()
     };
     assert_eq!(c.routing, RoutingConfig::Dsdv(want));
-    let text = format!("{BASE}\n[routing]\nprotocol = \"olsr\"\nhello_interval = \"1s\"\ntc_interval = \"4s\"\nwillingness = 7\n");
+    let text = format!(
+        "{BASE}\n[routing]\nprotocol = \"olsr\"\nhello_interval = \"1s\"\ntc_interval = \"4s\"\nwillingness = 7\n"
+    );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = OlsrConfig { hello_interval: Time::from_secs(1), tc_interval: Time::from_secs(4), willingness: 7 };
     assert_eq!(c.routing, RoutingConfig::Olsr(want));

@@ -139,7 +139,12 @@ impl Simulation {
                 ),
                 mac: match cfg.mac.kind {
                     MacKind::Dcf => Mac::Dcf(crate::mac::rate::dcf_with_rate_control(
-                        Dcf::new(id, &cfg.mac, nav_on_capture, RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0)),
+                        Dcf::new(
+                            id,
+                            &cfg.mac,
+                            nav_on_capture,
+                            RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
+                        ),
                         &cfg.mac,
                         &cfg.radio,
                         cfg.seed,

@@ -339,7 +339,8 @@ pub(super) fn dsr(r: &RoutingSection) -> Result<DsrConfig, Diag> {
 }
 
 /// The [routing] keys of protocol = "dsdv".
-pub(super) const DSDV_KEYS: &[&str] = &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
+pub(super) const DSDV_KEYS: &[&str] =
+    &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
 
 /// The [routing] keys of protocol = "olsr".
 pub(super) const OLSR_KEYS: &[&str] = &["hello_interval", "tc_interval", "willingness"];
@@ -387,4 +388,3 @@ pub(super) fn olsr(r: &RoutingSection) -> Result<OlsrConfig, Diag> {
     }
     Ok(c)
 }
-

@@ -33,11 +33,11 @@ pub mod config;
 pub use config::DsdvConfig;
 
 use super::aodv::buffer::SendBuffer;
-use crate::wire::board::{self as wire, WireBoard, WireRef};
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::sim::DropReason;
 use crate::net::{Body, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::sim::DropReason;
 use crate::sim::Time;
+use crate::wire::board::{self as wire, WireBoard, WireRef};
 
 /// ns-3's DSDV port.
 pub const DSDV_PORT: u16 = 269;
@@ -378,10 +378,8 @@ impl Dsdv {
         }
         let mut out = Vec::new();
         let routes = &self.routes;
-        self.buffer.take_if(
-            |p| routes.get(p.dst as usize).and_then(Option::as_ref).is_some_and(Route::is_valid),
-            &mut out,
-        );
+        self.buffer
+            .take_if(|p| routes.get(p.dst as usize).and_then(Option::as_ref).is_some_and(Route::is_valid), &mut out);
         for mut p in out {
             p.next_hop = self.valid(p.dst).expect("selected for its route").next_hop;
             ctx.transmit(p);

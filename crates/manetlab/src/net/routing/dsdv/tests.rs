@@ -43,7 +43,12 @@ fn chain_converges_within_hops_times_interval() {
             t += Time::from_ms(100);
             net.run_until(t);
         }
-        println!("{n} nodes ({} hops): converged at {:.1} s (bound {:.0} s)", n - 1, t.as_secs_f64(), bound.as_secs_f64());
+        println!(
+            "{n} nodes ({} hops): converged at {:.1} s (bound {:.0} s)",
+            n - 1,
+            t.as_secs_f64(),
+            bound.as_secs_f64()
+        );
         assert!(converged(&net), "{n}-node chain not converged within {bound}");
         // Triggered updates carry news at once: nobody waits for a periodic
         // dump per hop, so the chain converges within about one interval.

@@ -30,11 +30,11 @@ pub mod msg;
 pub use config::OlsrConfig;
 
 use super::delayed::Parked;
-use crate::wire::board::{WireBoard, WireRef};
 use super::{Origin, RouteCtx, Routing, RoutingStats};
-use crate::sim::DropReason;
 use crate::net::{Body, NodeId, Packet, BROADCAST, UDP_HEADER_BYTES};
+use crate::sim::DropReason;
 use crate::sim::Time;
+use crate::wire::board::{WireBoard, WireRef};
 use config::WILL_NEVER;
 use msg::{Header, HELLO, TC};
 use std::collections::BTreeMap;

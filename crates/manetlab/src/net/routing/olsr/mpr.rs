@@ -62,8 +62,7 @@ pub fn select(me: NodeId, neighbours: &[(NodeId, u8)], two_hop: &[(NodeId, NodeI
             if w == WILL_NEVER || mprs.contains(&y) {
                 continue;
             }
-            let reach =
-                n2.iter().enumerate().filter(|&(i, &t)| !covered[i] && pairs.contains(&(y, t))).count();
+            let reach = n2.iter().enumerate().filter(|&(i, &t)| !covered[i] && pairs.contains(&(y, t))).count();
             if reach == 0 {
                 continue;
             }

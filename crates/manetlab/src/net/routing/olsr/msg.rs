@@ -11,9 +11,9 @@
 //! TC body:        ANSN (16) | reserved (16) | advertised neighbour addresses
 //! ```
 
-use crate::wire::board::{self as wire, addr_at, be_u16};
 use crate::net::NodeId;
 use crate::sim::Time;
+use crate::wire::board::{self as wire, addr_at, be_u16};
 
 /// The OLSR UDP port (IANA, RFC 3626 §3.1).
 pub const OLSR_PORT: u16 = 698;
@@ -106,14 +106,8 @@ pub fn read_packet(b: &[u8]) -> Option<(Header, &[u8])> {
     if size < MESSAGE_HEADER_BYTES || size > m.len() {
         return None;
     }
-    let h = Header {
-        kind: m[0],
-        vtime: decode_time(m[1]),
-        orig: addr_at(m, 4),
-        ttl: m[8],
-        hops: m[9],
-        seq: be_u16(m, 10),
-    };
+    let h =
+        Header { kind: m[0], vtime: decode_time(m[1]), orig: addr_at(m, 4), ttl: m[8], hops: m[9], seq: be_u16(m, 10) };
     Some((h, &m[MESSAGE_HEADER_BYTES..size]))
 }
 
@@ -199,7 +193,11 @@ mod tests {
     #[test]
     fn hello_and_tc_round_trip() {
         let h = Header { kind: HELLO, vtime: Time::from_secs(6), orig: 4, ttl: 1, hops: 0, seq: 77 };
-        let links = [(link_code(SYM_LINK, MPR_NEIGH), 1), (link_code(SYM_LINK, SYM_NEIGH), 2), (link_code(SYM_LINK, SYM_NEIGH), 3)];
+        let links = [
+            (link_code(SYM_LINK, MPR_NEIGH), 1),
+            (link_code(SYM_LINK, SYM_NEIGH), 2),
+            (link_code(SYM_LINK, SYM_NEIGH), 3),
+        ];
         let mut v = Vec::new();
         write_packet(&mut v, 9, &h, |v| write_hello(v, Time::from_secs(2), 3, &links));
         // 4 + 12 + 4 + (4 + 4) + (4 + 8)

@@ -75,7 +75,11 @@ fn mpr_sets_equal_the_heuristic_on_hand_built_topologies() {
         let nbrs: Vec<(NodeId, u8)> = (0..8).filter(|&j| net.links[i][j]).map(|j| (j as NodeId, 3)).collect();
         let two: Vec<(NodeId, NodeId)> = nbrs
             .iter()
-            .flat_map(|&(v, _)| (0..8).filter(move |&t| edges.contains(&(v as usize, t)) || edges.contains(&(t, v as usize))).map(move |t| (v, t as NodeId)))
+            .flat_map(|&(v, _)| {
+                (0..8)
+                    .filter(move |&t| edges.contains(&(v as usize, t)) || edges.contains(&(t, v as usize)))
+                    .map(move |t| (v, t as NodeId))
+            })
             .collect();
         let want = mpr::select(i as NodeId, &nbrs, &two);
         assert_eq!(net.nodes[i].mpr_set(), &want[..], "node {i}");
@@ -130,7 +134,11 @@ fn grid_converges_to_shortest_paths_within_three_tc_intervals() {
             break;
         }
     }
-    println!("5x5 grid: shortest-path routes everywhere at {:.2} s (bound {:.0} s)", t.as_secs_f64(), bound.as_secs_f64());
+    println!(
+        "5x5 grid: shortest-path routes everywhere at {:.2} s (bound {:.0} s)",
+        t.as_secs_f64(),
+        bound.as_secs_f64()
+    );
     assert!(shortest_paths(&mut net), "not converged within {bound}");
     // And they stay (no flapping) over a minute.
     for k in 1..=12 {
@@ -161,7 +169,11 @@ fn routes_repair_after_a_node_is_switched_off() {
             break;
         }
     }
-    println!("repaired {:.2} s after the switch-off (holding time {:.0} s)", (t - t0).as_secs_f64(), hold.as_secs_f64());
+    println!(
+        "repaired {:.2} s after the switch-off (holding time {:.0} s)",
+        (t - t0).as_secs_f64(),
+        hold.as_secs_f64()
+    );
     assert!(shortest_paths(&mut net), "not repaired within TOP_HOLD_TIME");
     // Neighbours need NEIGHB_HOLD_TIME (6 s) to notice.
     assert!(t - t0 >= Time::from_secs(4));
