@@ -336,8 +336,11 @@ pub struct Findings {
     below: Vec<f64>,
     /// Figures 5 and 10: (figure, pattern index, what, per-second series per speed).
     #[serde(skip)]
-    patterns_shown: Vec<(&'static str, usize, &'static str, Vec<Vec<(f64, f64, Option<f64>)>>)>,
+    patterns_shown: Vec<PatternShown>,
 }
+
+/// (figure, pattern index, what, per speed: (t, goodput, expected) per second).
+type PatternShown = (&'static str, usize, &'static str, Vec<Vec<(f64, f64, Option<f64>)>>);
 
 impl Findings {
     fn get(&self, id: &str) -> &VariantResult {
@@ -444,8 +447,8 @@ impl Study for Holland {
             ("10", zero, "lowest throughput over all speeds (zero-throughput pattern)"),
         ] {
             let mut per_speed = Vec::new();
-            for si in 0..SPEEDS.len() {
-                let mut cfg = scenarios[0][si].config(pattern_seed(opts, p));
+            for sc in scenarios[0].iter().take(SPEEDS.len()) {
+                let mut cfg = sc.config(pattern_seed(opts, p));
                 cfg.duration = Time::from_secs(pl.duration_s);
                 per_speed.push(per_second(cfg)?);
             }

@@ -33,7 +33,7 @@ pub struct SweepPlan {
 pub enum PlanError {
     /// A point's overrides make the scenario invalid.
     #[error("sweep point {point}: {err}")]
-    Point { point: String, err: ScenarioError },
+    Point { point: String, err: Box<ScenarioError> },
     /// A run cannot be built (a flow to a node that does not exist...).
     #[error("{key}: {err}")]
     Build { key: String, err: crate::simulation::BuildError },
@@ -62,7 +62,7 @@ pub fn plan(
     let mut jobs = Vec::with_capacity(pts.len() * seeds.len());
     for p in &pts {
         let set: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let sc = load(&set).map_err(|err| PlanError::Point { point: label(p), err })?;
+        let sc = load(&set).map_err(|err| PlanError::Point { point: label(p), err: Box::new(err) })?;
         for &seed in seeds {
             let key = run_key(p, seed);
             let cfg = sc.config(seed);

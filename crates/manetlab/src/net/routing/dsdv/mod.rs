@@ -465,10 +465,8 @@ impl Routing for Dsdv {
     fn on_timer(&mut self, ctx: &mut RouteCtx, token: u64) {
         match token {
             T_PERIODIC => self.periodic(ctx),
-            T_TRIGGER => {
-                if self.trigger_at.is_some_and(|t| t <= ctx.now) {
-                    self.trigger(ctx);
-                }
+            T_TRIGGER if self.trigger_at.is_some_and(|t| t <= ctx.now) => {
+                self.trigger(ctx);
             }
             T_BUFFER => {
                 self.buffer_timer = false;

@@ -241,7 +241,7 @@ impl Dsr {
     /// moment one is allowed.
     fn propagate(&mut self, ctx: &mut RouteCtx, target: NodeId, retry: bool) {
         let b = self.backoff.get(&target).copied().unwrap_or_default();
-        let allowed = b.last.map_or(true, |l| l + self.gap(b.sent) <= ctx.now);
+        let allowed = b.last.is_none_or(|l| l + self.gap(b.sent) <= ctx.now);
         let b = if allowed {
             if retry {
                 self.stats.event("request_retries");

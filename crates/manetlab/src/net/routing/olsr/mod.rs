@@ -345,15 +345,13 @@ impl Olsr {
         if sym {
             for &(code, addr) in &links {
                 match code >> 2 {
-                    msg::SYM_NEIGH | msg::MPR_NEIGH if addr != self.me => {
-                        if self.two_hop.insert((from, addr), now + vtime).is_none() {
-                            self.dirty = true;
-                        }
+                    msg::SYM_NEIGH | msg::MPR_NEIGH
+                        if addr != self.me && self.two_hop.insert((from, addr), now + vtime).is_none() =>
+                    {
+                        self.dirty = true;
                     }
-                    msg::NOT_NEIGH => {
-                        if self.two_hop.remove(&(from, addr)).is_some() {
-                            self.dirty = true;
-                        }
+                    msg::NOT_NEIGH if self.two_hop.remove(&(from, addr)).is_some() => {
+                        self.dirty = true;
                     }
                     _ => {}
                 }

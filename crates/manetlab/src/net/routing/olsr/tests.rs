@@ -109,8 +109,8 @@ fn only_mprs_forward_tcs() {
     net.run_until(Time::from_secs(60));
     let fwd: Vec<u64> = net.nodes.iter().map(|o| o.stats.event_count("forwarded_messages")).collect();
     println!("forwarded per node {fwd:?}");
-    for i in 1..=4 {
-        assert_eq!(fwd[i], 0, "leaf {i} is nobody's MPR");
+    for (i, &n) in fwd.iter().enumerate().take(5).skip(1) {
+        assert_eq!(n, 0, "leaf {i} is nobody's MPR");
     }
     assert_eq!(fwd[6], 0);
     // Only 0 and 5 have MPR selectors, so only they send TCs (one per 5 s,
