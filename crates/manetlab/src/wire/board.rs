@@ -1,7 +1,7 @@
 //! Variable-length routing messages (DSDV route dumps, OLSR HELLO and TC
 //! lists) as real bytes, carried by reference.
 //!
-//! A [`Packet`](crate::net::Packet) is a small `Copy` value, so a message
+//! A [`Packet`](crate::wire::packet::Packet) is a small `Copy` value, so a message
 //! whose length grows with the network cannot live in its body. Protocols
 //! that send such messages encode them in their wire format (the RFC's, or
 //! the documented one) and post the bytes on the run's [`WireBoard`]; the

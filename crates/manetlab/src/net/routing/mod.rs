@@ -18,8 +18,8 @@ pub(crate) mod harness;
 pub mod olsr;
 pub mod static_routes;
 
-use crate::metrics::{DropReason, FateTable};
 use crate::net::{Body, NodeId, Packet, FLOW_NONE};
+use crate::sim::{DropReason, FateTable};
 use crate::sim::{RngStream, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
