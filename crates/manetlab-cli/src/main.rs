@@ -188,13 +188,13 @@ fn load(file: &std::path::Path, set: &[String]) -> Result<Scenario, i32> {
 fn check(file: PathBuf, set: Vec<String>) -> i32 {
     match load(&file, &set) {
         Ok(s) => {
-            let cfg = s.config(s.seed());
+            // Counts only: building a run would generate its whole mobility.
             println!(
                 "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
                 file.display(),
-                cfg.nodes.len(),
-                cfg.flows.len(),
-                cfg.duration.as_secs_f64(),
+                s.node_count(),
+                s.flow_count(),
+                s.duration().as_secs_f64(),
                 s.replications,
                 if s.replications == 1 { "" } else { "s" }
             );
@@ -470,7 +470,7 @@ fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
 /// A scenario without flows runs (routing, MAC and radio counters are
 /// still reported) but measures no traffic: say so rather than run silently.
 pub(crate) fn warn_if_no_flows(scenario: &Scenario, file: &std::path::Path) {
-    if scenario.config(scenario.seed()).flows.is_empty() {
+    if scenario.flow_count() == 0 {
         eprintln!("warning: {}: the scenario has no [[flow]]: no traffic will be measured", file.display());
     }
 }

@@ -47,7 +47,12 @@ impl Trajectory {
     /// adds a stop leg.
     pub fn set_dest(&mut self, at: Time, to: Position, speed: f64) {
         let here = self.position(at);
-        self.legs.retain(|l| l.start < at);
+        // Legs are sorted by start, so the ones replaced are a tail: popping
+        // them keeps a movement file with m moves per node linear in m
+        // (`retain` scanned every leg on every move).
+        while self.legs.last().is_some_and(|l| l.start >= at) {
+            self.legs.pop();
+        }
         let d = ((to.x - here.x).powi(2) + (to.y - here.y).powi(2)).sqrt();
         if speed <= 0.0 || d < 1e-9 {
             self.legs.push(Leg { start: at, from: here, vx: 0.0, vy: 0.0 });

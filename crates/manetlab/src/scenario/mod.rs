@@ -17,6 +17,7 @@
 //! file, line and column (or the `--set` override at fault) and say what is
 //! allowed; no input makes parsing panic.
 
+mod bounds;
 mod build;
 mod error;
 mod file;
@@ -24,6 +25,7 @@ mod source;
 pub mod sweep;
 pub mod units;
 
+pub use bounds::{Bound, BOUNDS, MAX_MOBILITY_LEGS, MAX_NODES, MAX_STATIC_NODES};
 pub use error::{ErrorKind, ScenarioError};
 
 use crate::config::{Position, SimConfig};
@@ -120,6 +122,7 @@ impl Scenario {
             .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
         let parsed: file::ScenarioFile =
             toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?;
+        bounds::check(doc.as_table()).map_err(|d| src.error(d))?;
         let base_dir = Path::new(origin).parent().unwrap_or(Path::new("."));
         let plan = build::build(&parsed, doc.as_table(), base_dir).map_err(|d| src.error(d))?;
         let name = plan.name.unwrap_or_else(|| {
@@ -144,6 +147,24 @@ impl Scenario {
     /// `run.seed`: the seed of the first replication.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// How many nodes every replication has (without building a run).
+    pub fn node_count(&self) -> usize {
+        match &self.topology {
+            Topology::Fixed(p) => p.len(),
+            Topology::Random { nodes, .. } => *nodes as usize,
+        }
+    }
+
+    /// `run.duration`.
+    pub fn duration(&self) -> Time {
+        self.base.duration
+    }
+
+    /// How many flows every replication has (without building a run).
+    pub fn flow_count(&self) -> usize {
+        self.base.flows.len()
     }
 
     /// The seeds of all replications: `seed`, `seed + 1`, ... (`replications` of them).

@@ -33,8 +33,13 @@ impl std::error::Error for UnitError {}
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
 pub struct Distance(pub f64);
 
+/// The longest time a scenario may give (10^6 s, 11.6 days): far beyond
+/// any experiment, and sums of a few such times stay far from the end of
+/// the nanosecond counter (2^64 ns = 584 years; see `sim/time.rs`).
+pub const MAX_TIME: Time = Time::from_secs(1_000_000);
+
 /// A time or span ("10s", "1.5s", "200ms", "20us", "500ns", "2min", "1h"),
-/// rounded to the nearest nanosecond.
+/// rounded to the nearest nanosecond, at most [`MAX_TIME`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Duration(pub Time);
 
@@ -323,6 +328,11 @@ impl FromStr for Duration {
         };
         let d = parse_decimal(n.digits).ok_or_else(|| TIME.too_large(s))?;
         let ns = scale_round(&d, mul).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| TIME.too_large(s))?;
+        if ns > MAX_TIME.as_ns() {
+            return Err(UnitError(format!(
+                "a time must be at most \"1000000s\" (11.6 days, the longest run manetlab simulates), got {s:?}"
+            )));
+        }
         Ok(Duration(Time::from_ns(ns)))
     }
 }
@@ -345,7 +355,11 @@ impl FromStr for DataRate {
         let d = parse_decimal(n.digits).ok_or_else(|| RATE.too_large(s))?;
         let bps = scale_round(&d, mul).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| RATE.too_large(s))?;
         if bps == 0 {
-            return Err(RATE.zero(s));
+            return Err(if d.mantissa == 0 {
+                RATE.zero(s)
+            } else {
+                UnitError(format!("a data rate must be at least \"1bps\" (rates are whole bits per second), got {s:?}"))
+            });
         }
         Ok(DataRate(bps))
     }

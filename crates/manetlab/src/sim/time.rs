@@ -2,6 +2,12 @@
 //!
 //! One type serves for instants and spans: both are a count of nanoseconds,
 //! and keeping them integer makes event order exact and machine-independent.
+//!
+//! Arithmetic saturates: `Time::MAX` stands for "never", so an absurdly
+//! long timer lands there instead of wrapping into the past (a wrapped sum
+//! used to schedule events before `now`). Validation also bounds every time
+//! a scenario can give (`scenario::units::MAX_TIME`), so valid runs never
+//! come near saturation.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
@@ -18,13 +24,13 @@ impl Time {
         Time(ns)
     }
     pub const fn from_us(us: u64) -> Time {
-        Time(us * 1_000)
+        Time(us.saturating_mul(1_000))
     }
     pub const fn from_ms(ms: u64) -> Time {
-        Time(ms * 1_000_000)
+        Time(ms.saturating_mul(1_000_000))
     }
     pub const fn from_secs(s: u64) -> Time {
-        Time(s * 1_000_000_000)
+        Time(s.saturating_mul(1_000_000_000))
     }
     /// Rounds to the nearest nanosecond; negative or NaN values become zero.
     pub fn from_secs_f64(s: f64) -> Time {
@@ -50,37 +56,38 @@ impl Time {
     pub fn for_bits(bits: u64, bps: u64) -> Time {
         debug_assert!(bps > 0);
         let num = bits as u128 * 1_000_000_000u128;
-        Time(num.div_ceil(bps as u128) as u64)
+        Time(u64::try_from(num.div_ceil(bps.max(1) as u128)).unwrap_or(u64::MAX))
     }
 }
 
 impl Add for Time {
     type Output = Time;
     fn add(self, o: Time) -> Time {
-        Time(self.0 + o.0)
+        Time(self.0.saturating_add(o.0))
     }
 }
 impl AddAssign for Time {
     fn add_assign(&mut self, o: Time) {
-        self.0 += o.0;
+        self.0 = self.0.saturating_add(o.0);
     }
 }
 impl Sub for Time {
     type Output = Time;
     fn sub(self, o: Time) -> Time {
         debug_assert!(self.0 >= o.0, "time went negative: {} - {}", self, o);
-        Time(self.0 - o.0)
+        Time(self.0.saturating_sub(o.0))
     }
 }
 impl SubAssign for Time {
     fn sub_assign(&mut self, o: Time) {
-        self.0 -= o.0;
+        debug_assert!(self.0 >= o.0, "time went negative: {} - {}", self, o);
+        self.0 = self.0.saturating_sub(o.0);
     }
 }
 impl Mul<u64> for Time {
     type Output = Time;
     fn mul(self, k: u64) -> Time {
-        Time(self.0 * k)
+        Time(self.0.saturating_mul(k))
     }
 }
 
@@ -98,5 +105,16 @@ mod tests {
         assert_eq!(Time::for_bits(8, 2_000_000), Time(4_000));
         assert_eq!(Time::for_bits(1, 3), Time(333_333_334));
         assert_eq!(Time::from_secs_f64(1.5), Time::from_ms(1500));
+    }
+    #[test]
+    fn arithmetic_saturates_instead_of_wrapping() {
+        let big = Time(u64::MAX - 5);
+        assert_eq!(big + Time(10), Time::MAX);
+        let mut t = big;
+        t += Time(100);
+        assert_eq!(t, Time::MAX);
+        assert_eq!(Time(u64::MAX / 2) * 3, Time::MAX);
+        assert_eq!(Time::from_secs(u64::MAX / 10), Time::MAX);
+        assert_eq!(Time::for_bits(u64::MAX, 1), Time::MAX);
     }
 }

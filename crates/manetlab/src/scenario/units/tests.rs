@@ -45,11 +45,21 @@ fn times() {
     assert_eq!(t("1.5ns"), 2);
     assert_eq!(t("0.4ns"), 0);
     assert_eq!(t("1e-9s"), 1);
-    assert_eq!(t("123456789.123456789s"), 123_456_789_123_456_789);
+    assert_eq!(t("123456.123456789s"), 123_456_123_456_789);
+    assert_eq!(t("1000000s"), 1_000_000_000_000_000);
+    assert!("1000000.000000001s".parse::<Duration>().unwrap_err().0.contains("at most \"1000000s\""));
+    assert!("18446744073s".parse::<Duration>().unwrap_err().0.contains("at most"));
     assert!("10".parse::<Duration>().unwrap_err().0.contains("units: ns, us, ms, s, min, h"));
     assert!("-1s".parse::<Duration>().unwrap_err().0.contains("must not be negative"));
     assert!("1e30s".parse::<Duration>().unwrap_err().0.contains("too large"));
     assert!("1e-9000s".parse::<Duration>().is_ok());
+}
+
+#[test]
+fn rates_below_one_bit_per_second_say_so() {
+    let e = "1e-9bps".parse::<DataRate>().unwrap_err().0;
+    assert!(e.contains("at least \"1bps\""), "{e}");
+    assert!("0bps".parse::<DataRate>().unwrap_err().0.contains("greater than zero"));
 }
 
 #[test]
