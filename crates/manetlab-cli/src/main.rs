@@ -15,7 +15,7 @@ use manetlab::transport::tcp::TcpTrace;
 use manetlab::{Report, Simulation};
 use rayon::prelude::*;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 #[cfg(test)]
@@ -231,45 +231,110 @@ fn run(args: RunArgs) -> i32 {
         };
     }
     match run_loaded(&scenario, &args) {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            1
+            failure_code(&e)
         }
     }
 }
 
-fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
+/// Most replications one command runs: every replication's report is kept
+/// for summary.json, so memory grows with them (docs/reliability.md).
+pub(crate) const MAX_RUNS: u32 = 10_000;
+
+/// An input error found before anything ran: exit status 2.
+#[derive(Debug)]
+pub(crate) struct InputError(pub String);
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for InputError {}
+
+/// Set by SIGINT/SIGTERM during a plain run: stop at the next slice and
+/// write what was simulated (docs/reliability.md, "Signals").
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The seeds of `--runs`/`--seed`: refuses 0 runs, more than [`MAX_RUNS`],
+/// and seeds that would pass the largest u64.
+pub(crate) fn replication_seeds(first: u64, runs: u32) -> Result<Vec<u64>, InputError> {
+    if runs == 0 {
+        return Err(InputError("--runs / run.replications must be at least 1".into()));
+    }
+    if runs > MAX_RUNS {
+        return Err(InputError(format!(
+            "{runs} replications: at most {MAX_RUNS} run in one command (each keeps its report in memory); \
+             split them with --seed"
+        )));
+    }
+    if first.checked_add(runs as u64 - 1).is_none() {
+        return Err(InputError(format!(
+            "--seed {first} with {runs} replications passes the largest seed ({}); seeds would wrap",
+            u64::MAX
+        )));
+    }
+    Ok((0..runs as u64).map(|i| first + i).collect())
+}
+
+/// Creates the output folder before anything is simulated, so a bad
+/// `--out` costs nothing.
+pub(crate) fn prepare_out(dir: &std::path::Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(InputError(format!("output folder {} exists and is not a folder", dir.display())).into());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(())
+}
+
+/// Exit status of a failed command: 2 for input errors, 1 otherwise.
+fn failure_code(e: &anyhow::Error) -> i32 {
+    if e.downcast_ref::<InputError>().is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<i32> {
     let file = &args.file;
     warn_if_no_flows(scenario, file);
     let first_seed = args.seed.unwrap_or(scenario.seed());
-    let reps = args.runs.unwrap_or(scenario.replications).max(1);
-    let seeds: Vec<u64> = (0..reps as u64).map(|i| first_seed + i).collect();
-    let mut configs: Vec<_> = seeds.iter().map(|&s| scenario.config(s)).collect();
-    let link_view = match &args.link_view {
-        Some(l) => parse_link_view(l, &configs[0])?,
-        None => Vec::new(),
-    };
-    for (i, f) in configs[0].flows.iter_mut().enumerate() {
-        if args.tcp_trace || link_view.contains(&(i as u32)) {
-            if let manetlab::config::Traffic::Tcp { tcp, .. } = &mut f.traffic {
-                tcp.record_series = true;
-                tcp.record_seq_log = true;
-            }
-        }
-    }
-    let dir = output_dir(scenario, args);
+    let reps = args.runs.unwrap_or(scenario.replications);
+    let seeds = replication_seeds(first_seed, reps)?;
     let trace_opts = match &args.trace {
-        Some(t) => parse_trace_flag(t)?,
+        Some(t) => parse_trace_flag(t).map_err(|e| InputError(e.to_string()))?,
         None => scenario.trace,
     };
-    // Validate every replication before spending time on any.
-    let mut sims: Vec<Simulation> = configs
-        .into_iter()
-        .map(|c| Simulation::new(c).map_err(|e| anyhow::anyhow!("{}: {e}", file.display())))
-        .collect::<Result<_>>()?;
-    let mut views = None;
-    for (k, sim) in sims.iter_mut().enumerate() {
+    let first_cfg = scenario.config(seeds[0]);
+    let link_view = match &args.link_view {
+        Some(l) => parse_link_view(l, &first_cfg).map_err(|e| InputError(e.to_string()))?,
+        None => Vec::new(),
+    };
+    let dir = output_dir(scenario, args);
+    prepare_out(&dir)?;
+    // Replications are built when they start (lazily), so memory holds the
+    // runs in progress and the finished reports, not every run at once.
+    let mut first = Some(first_cfg);
+    let mut configs = Vec::with_capacity(seeds.len());
+    for &seed in &seeds {
+        configs.push(if seed == seeds[0] { first.take() } else { None });
+    }
+    let views: std::sync::Mutex<Option<_>> = std::sync::Mutex::new(None);
+    let build = |k: usize, seed: u64, cfg: Option<manetlab::config::SimConfig>| -> Result<Simulation> {
+        let mut cfg = cfg.unwrap_or_else(|| scenario.config(seed));
+        if k == 0 {
+            for (i, f) in cfg.flows.iter_mut().enumerate() {
+                if args.tcp_trace || link_view.contains(&(i as u32)) {
+                    if let manetlab::config::Traffic::Tcp { tcp, .. } = &mut f.traffic {
+                        tcp.record_series = true;
+                        tcp.record_seq_log = true;
+                    }
+                }
+            }
+        }
+        let mut sim = Simulation::new(cfg).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
         let mut sink = None;
         if !trace_opts.is_off() {
             let tdir = if seeds.len() > 1 { dir.join(format!("seed-{}", sim.config().seed)) } else { dir.clone() };
@@ -288,7 +353,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         }
         if k == 0 && !link_view.is_empty() {
             let (lv, handle) = manetlab::metrics::linkview::LinkViewSink::for_flows(sim.config(), &link_view);
-            views = Some(handle);
+            *views.lock().unwrap() = Some(handle);
             sink = Some(Box::new(match sink {
                 Some(next) => lv.chain(next),
                 None => lv,
@@ -297,41 +362,63 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
         if let Some(sink) = sink {
             sim.set_tracer(sink);
         }
-    }
+        Ok(sim)
+    };
 
-    let total_ns: u64 = sims.iter().map(|s| s.config().duration.as_ns()).sum();
+    // SIGINT / SIGTERM: stop every replication at its next slice, write
+    // the outputs for the simulated time so far, exit 130. A second signal
+    // exits at once.
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let duration = scenario.duration();
+    let total_ns: u64 = duration.as_ns().saturating_mul(seeds.len() as u64);
     let bar = progress::Meter::simulated(total_ns, args.quiet);
     let done = AtomicU64::new(0);
     let started = Instant::now();
-    let run_one = |(k, mut sim): (usize, Simulation)| {
+    // Slices of at most 100 ms simulated: a signal is seen within one slice.
+    let slice = Time::from_ms(100).max(Time(duration.as_ns() / 100_000));
+    let run_one = |(k, (seed, cfg)): (usize, (u64, Option<manetlab::config::SimConfig>))| -> Result<_> {
+        let mut sim = build(k, seed, cfg)?;
         let mut last = Time::ZERO;
-        sim.run_in_steps(100, |now, _| {
+        let mut t = Time::ZERO;
+        while t < duration {
+            if STOP.load(Ordering::Relaxed) {
+                sim.end_now();
+                break;
+            }
+            t = (t + slice).min(duration);
+            sim.run_until(t);
+            let now = sim.now();
             let d = done.fetch_add((now - last).as_ns(), Ordering::Relaxed) + (now - last).as_ns();
             last = now;
             if started.elapsed() > Duration::from_secs(2) {
                 bar.set_position(d);
             }
-        });
+        }
         let traces = if (args.tcp_trace || !link_view.is_empty()) && k == 0 {
             (0..sim.config().flows.len()).map(|i| sim.tcp_trace(i)).collect()
         } else {
             Vec::new()
         };
-        (sim.finish(), traces)
+        Ok((sim.finish(), traces))
     };
     // One replication runs on this thread (no pool to start); several run
     // in parallel. Results are in seed order either way.
-    let results: Vec<(Report, Vec<Option<TcpTrace>>)> = if sims.len() == 1 {
-        sims.into_iter().enumerate().map(run_one).collect()
+    let jobs = seeds.iter().copied().zip(configs).enumerate();
+    let results: Vec<(Report, Vec<Option<TcpTrace>>)> = if seeds.len() == 1 {
+        jobs.map(run_one).collect::<Result<_>>()?
     } else {
-        sims.into_par_iter().enumerate().map(run_one).collect()
+        jobs.collect::<Vec<_>>().into_par_iter().map(run_one).collect::<Result<_>>()?
     };
+    let interrupted = STOP.load(Ordering::SeqCst);
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
     manetlab::exec::add_expected_throughput(scenario, &mut reports, args.quiet);
 
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_run(&dir, &scenario.name, &seeds, &reports)?;
     let resolved = dir.join("scenario.resolved.toml");
     manetlab::output::table::write_atomic(
@@ -343,13 +430,14 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
     manifest.runs = reports.len() as u64;
     manifest.events = Some(reports.iter().map(|r| r.events).sum());
     manifest.wall_time_s = started.elapsed().as_secs_f64();
+    manifest.interrupted = interrupted;
     manifest.write(&dir).with_context(|| format!("writing manifest.json in {}", dir.display()))?;
     let mut traced = if args.tcp_trace || !link_view.is_empty() {
         output::write_tcp_traces(&dir, &reports[0], &traces[0])?
     } else {
         Vec::new()
     };
-    if let Some(v) = views {
+    if let Some(v) = views.into_inner().unwrap_or_default() {
         let v = v.lock().map(|v| v.clone()).unwrap_or_default();
         traced.extend(output::write_link_views(&dir, &reports[0], &v)?);
     }
@@ -376,7 +464,15 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<()> {
             }
         }
     }
-    Ok(())
+    if interrupted {
+        eprintln!(
+            "interrupted: wrote the results of the simulated time so far ({} s) to {} (manifest.json says \"interrupted\": true)",
+            reports.first().map_or(0.0, |r| r.duration_s),
+            dir.display()
+        );
+        return Ok(130);
+    }
+    Ok(0)
 }
 
 fn movement(file: PathBuf, seed: Option<u64>, set: Vec<String>, out: Option<PathBuf>) -> i32 {

@@ -10,7 +10,8 @@
 //! `setdest x y speed` at time t: from wherever the node is at t, move in a
 //! straight line towards (x, y) at `speed` m/s, replacing any movement in
 //! progress; stop on arrival. Other lines (`$god_ ...`, comments) are
-//! ignored.
+//! ignored. Errors name the line and field, never quote the file (it may
+//! be any file a scenario names).
 
 use super::Trajectory;
 use crate::sim::Position;
@@ -89,21 +90,21 @@ pub fn parse_script(text: &str, n: usize) -> Result<MovementScript, MovementErro
         if toks.first().is_some_and(|t| t.starts_with("$node_(")) {
             // $node_(i) set X_ v
             if toks.len() != 4 || toks[1] != "set" {
-                return Err(bad(format!("expected '$node_(i) set X_ value', got {line:?}")));
+                return Err(bad("expected '$node_(i) set X_ value'".into()));
             }
-            let node = node_index(toks[0]).ok_or_else(|| bad(format!("bad node reference {:?}", toks[0])))?;
+            let node = node_index(toks[0]).ok_or_else(|| bad("bad node reference in field 1: expected $node_(i)".into()))?;
             if node >= n {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }
-            let v: f64 = toks[3].parse().map_err(|_| bad(format!("bad number {:?}", toks[3])))?;
+            let v: f64 = toks[3].parse().map_err(|_| bad("field 4 is not a number".into()))?;
             if !v.is_finite() {
-                return Err(bad(format!("bad number {:?}", toks[3])));
+                return Err(bad("field 4 is not a finite number".into()));
             }
             let axis = match toks[2] {
                 "X_" => 0,
                 "Y_" => 1,
                 "Z_" => 2,
-                other => return Err(bad(format!("unknown coordinate {other:?}"))),
+                _ => return Err(bad("unknown coordinate in field 3: expected X_, Y_ or Z_".into())),
             };
             script.init[node][axis] = Some(v);
         } else if toks.first() == Some(&"$ns_") && toks.get(1) == Some(&"at") {
@@ -113,20 +114,20 @@ pub fn parse_script(text: &str, n: usize) -> Result<MovementScript, MovementErro
             let cmd: Vec<&str> =
                 rest.ok_or_else(|| bad("expected a quoted command".into()))?.split_whitespace().collect();
             if cmd.len() != 5 || cmd[1] != "setdest" {
-                return Err(bad(format!("expected '\"$node_(i) setdest x y speed\"', got {line:?}")));
+                return Err(bad("expected '\"$node_(i) setdest x y speed\"'".into()));
             }
-            let node = node_index(cmd[0]).ok_or_else(|| bad(format!("bad node reference {:?}", cmd[0])))?;
+            let node = node_index(cmd[0]).ok_or_else(|| bad("bad node reference in the command: expected $node_(i)".into()))?;
             if node >= n {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }
-            let num = |s: &str| s.parse::<f64>().map_err(|_| bad(format!("bad number {s:?}")));
+            let num = |s: &str| s.parse::<f64>().map_err(|_| bad("a setdest argument is not a number".into()));
             let (x, y, speed) = (num(cmd[2])?, num(cmd[3])?, num(cmd[4])?);
             if t < 0.0 || speed < 0.0 || !(t.is_finite() && speed.is_finite() && x.is_finite() && y.is_finite()) {
                 return Err(bad("negative or non-finite time, speed or coordinate".into()));
             }
             script.moves.push(SetDest { at: Time::from_secs_f64(t), node, x, y, speed });
         } else {
-            return Err(bad(format!("unrecognised line {line:?}")));
+            return Err(bad("unrecognised line: expected '$node_(i) set ...' or '$ns_ at ...'".into()));
         }
     }
     Ok(script)

@@ -21,6 +21,7 @@ mod bounds;
 mod build;
 mod error;
 mod file;
+pub mod input;
 mod source;
 pub mod sweep;
 pub mod units;
@@ -81,7 +82,7 @@ impl Scenario {
     /// (see [`Scenario::parse`]).
     pub fn load<S: AsRef<str>>(path: &Path, overrides: &[S]) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| ScenarioError {
+        let bytes = input::read_limited(path, input::MAX_SCENARIO_BYTES).map_err(|e| ScenarioError {
             kind: ErrorKind::Io,
             origin: origin.clone(),
             position: None,
@@ -124,6 +125,7 @@ impl Scenario {
             toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?;
         bounds::check(doc.as_table()).map_err(|d| src.error(d))?;
         let base_dir = Path::new(origin).parent().unwrap_or(Path::new("."));
+        input::check_paths(doc.as_table(), base_dir).map_err(|d| src.error(d))?;
         let plan = build::build(&parsed, doc.as_table(), base_dir).map_err(|d| src.error(d))?;
         let name = plan.name.unwrap_or_else(|| {
             Path::new(origin).file_stem().map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned())

@@ -248,3 +248,13 @@ impl Simulation {
         a
     }
 }
+
+impl Simulation {
+    /// Ends the run at the current time (an interrupted run): `finish()`
+    /// then reports the simulated time so far, as if it had been the
+    /// configured duration.
+    pub fn end_now(&mut self) {
+        self.cfg.duration = self.queue.now();
+        self.cfg.warmup = self.cfg.warmup.min(self.cfg.duration);
+    }
+}

@@ -124,8 +124,11 @@ pub(super) fn mobility(
                 )
             })?;
             let path = base_dir.join(fs.get_ref());
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                err(ErrorKind::BadValue, fs, format!("cannot read movement file {}: {e}", path.display()))
+            let bytes = crate::scenario::input::read_limited(&path, crate::scenario::input::MAX_MOVEMENT_BYTES)
+                .map_err(|e| err(ErrorKind::BadValue, fs, format!("cannot read movement file: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+                err(ErrorKind::BadValue, fs, format!("{}: line {line} is not UTF-8 text", path.display()))
             })?;
             script =
                 parse_script(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
