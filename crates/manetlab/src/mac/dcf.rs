@@ -26,6 +26,7 @@ use crate::sim::{RngStream, Time};
 use crate::wire::{Packet, BROADCAST};
 
 mod backoff;
+mod dup;
 mod edca;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
@@ -201,7 +202,7 @@ pub struct Dcf {
     response_gen: u32,
     /// A response (CTS/ACK) is on the air; `state` is left as it was.
     responding: bool,
-    dup_cache: Vec<(MacAddr, u16)>,
+    dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
     tx_frame: Frame,
 
@@ -211,8 +212,6 @@ pub struct Dcf {
     rate: DcfRate,
 }
 
-/// Entries kept for duplicate detection (most recent senders).
-const DUP_CACHE: usize = 32;
 
 impl Dcf {
     pub fn new(addr: MacAddr, cfg: &MacConfig, nav_on_capture: bool, rng: RngStream) -> Dcf {
@@ -255,7 +254,7 @@ impl Dcf {
             response: None,
             response_gen: 0,
             responding: false,
-            dup_cache: Vec::with_capacity(DUP_CACHE),
+            dup_cache: dup::DupCache::new(n_acs > 1),
             tx_frame: Frame {
                 kind: FrameKind::Ack,
                 src: addr,
@@ -523,7 +522,7 @@ impl Dcf {
                     };
                     self.respond(now, ack, out);
                 }
-                if self.is_duplicate(f) {
+                if self.dup_cache.is_duplicate(f) {
                     self.stats.duplicates += 1;
                 } else if let Some(p) = f.packet {
                     out.push(MacAction::Deliver(p, f.src));
@@ -544,23 +543,6 @@ impl Dcf {
                     }
                     self.finish_exchange(now, out);
                 }
-            }
-        }
-    }
-
-    fn is_duplicate(&mut self, f: &Frame) -> bool {
-        match self.dup_cache.iter_mut().find(|(a, _)| *a == f.src) {
-            Some(entry) => {
-                let dup = f.retry && entry.1 == f.seq;
-                entry.1 = f.seq;
-                dup
-            }
-            None => {
-                if self.dup_cache.len() == DUP_CACHE {
-                    self.dup_cache.remove(0);
-                }
-                self.dup_cache.push((f.src, f.seq));
-                false
             }
         }
     }

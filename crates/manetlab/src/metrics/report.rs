@@ -146,6 +146,9 @@ pub struct Audit {
     pub held_at_end: BTreeMap<String, u64>,
     /// Neither delivered, dropped nor found anywhere: must be zero.
     pub unaccounted: u64,
+    /// The uids of the first unaccounted packets (diagnosis; not written).
+    #[serde(skip)]
+    pub unaccounted_uids: Vec<u64>,
 }
 
 impl Audit {

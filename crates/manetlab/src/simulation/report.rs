@@ -241,7 +241,12 @@ impl Simulation {
                 Fate::Dropped(r) => *a.dropped.entry(r.code().to_string()).or_default() += 1,
                 Fate::InFlight => match where_held.get(&uid) {
                     Some(place) => *a.held_at_end.entry(place.to_string()).or_default() += 1,
-                    None => a.unaccounted += 1,
+                    None => {
+                        a.unaccounted += 1;
+                        if a.unaccounted_uids.len() < 8 {
+                            a.unaccounted_uids.push(uid);
+                        }
+                    }
                 },
             }
         }

@@ -647,7 +647,9 @@ impl Routing for Aodv {
     }
 
     fn held(&self, f: &mut dyn FnMut(&Packet)) {
-        self.buffer.iter().for_each(f);
+        self.buffer.iter().for_each(&mut *f);
+        // Jittered broadcasts waiting for their timer.
+        self.delayed.iter().for_each(f);
     }
 
     fn stats(&self) -> RoutingStats {

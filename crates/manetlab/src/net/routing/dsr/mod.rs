@@ -49,6 +49,8 @@ fn token(kind: u64, arg: u64) -> u64 {
 #[derive(Clone, Debug)]
 struct Discovery {
     gen: u32,
+    /// A propagating request has been sent (not just the ring-0 one).
+    propagated: bool,
 }
 
 /// Propagating requests sent for one target since its last route reply, and
@@ -213,19 +215,19 @@ impl Dsr {
             self.backoff.remove(&target);
         }
         if self.cfg.ring_zero {
-            let gen = self.new_discovery(target);
+            let gen = self.new_discovery(target, false);
             self.send_request(ctx, target, 1);
             ctx.timer(ctx.now + self.cfg.nonprop_timeout, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
         } else {
-            self.new_discovery(target);
+            self.new_discovery(target, false);
             self.propagate(ctx, target, false);
         }
     }
 
-    fn new_discovery(&mut self, target: NodeId) -> u32 {
+    fn new_discovery(&mut self, target: NodeId, propagated: bool) -> u32 {
         let gen = self.next_gen;
         self.next_gen = (self.next_gen + 1) & GEN_MASK as u32;
-        self.discoveries.insert(target, Discovery { gen });
+        self.discoveries.insert(target, Discovery { gen, propagated });
         gen
     }
 
@@ -254,7 +256,7 @@ impl Dsr {
             self.stats.event("requests_held_by_backoff");
             b
         };
-        let gen = self.new_discovery(target);
+        let gen = self.new_discovery(target, true);
         let at = b.last.unwrap() + self.gap(b.sent);
         ctx.timer(at.max(ctx.now), token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
     }
@@ -278,7 +280,12 @@ impl Dsr {
         if d.gen != gen {
             return;
         }
-        if !self.buffer.has_packet_for(target) {
+        // Without a send buffer (send_buffer = 0) no packet ever waits, so
+        // the ring-0 request still escalates once to a propagating one:
+        // otherwise a multi-hop route is never found (every packet would
+        // start a new ring-0 discovery and be dropped).
+        let unbuffered_first = self.cfg.send_buffer == 0 && !d.propagated;
+        if !unbuffered_first && !self.buffer.has_packet_for(target) {
             self.discoveries.remove(&target);
             return;
         }
