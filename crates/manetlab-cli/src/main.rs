@@ -41,6 +41,12 @@ struct Cli {
     /// default: every core (or RAYON_NUM_THREADS). Results do not depend on it.
     #[arg(long, short = 'j', global = true, value_name = "N")]
     jobs: Option<usize>,
+    /// Let scenario files name paths outside their own folder
+    /// (`mobility.file`) and outside the working directory (`output.dir`).
+    /// Off by default: a scenario from someone else cannot read or write
+    /// elsewhere (docs/reliability.md).
+    #[arg(long, global = true)]
+    allow_paths: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -165,6 +171,7 @@ fn main() {
             std::process::exit(1);
         }
     }
+    manetlab::scenario::input::set_allow_paths(cli.allow_paths);
     let code = match cli.cmd {
         Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
@@ -522,6 +529,12 @@ fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
         }
         return if list { 0 } else { 2 };
     };
+    // The name becomes a folder: check it before anything is created.
+    if !manetlab_studies::list().iter().any(|s| s.name == name) {
+        let known: Vec<&str> = manetlab_studies::list().iter().map(|s| s.name).collect();
+        eprintln!("error: unknown study {name:?}; the studies are: {}", known.join(", "));
+        return 2;
+    }
     let out = a.out.unwrap_or_else(|| PathBuf::from("out").join(format!("study-{name}")));
     let opts =
         StudyOptions { runs: a.runs, quick: a.quick, out: out.clone(), seed: a.seed, resume: a.resume, style: a.style };

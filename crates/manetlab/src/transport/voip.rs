@@ -44,7 +44,10 @@ impl VoipEndpoint {
             source: VoipSource::new(cfg, start, stop),
             from,
             until,
-            record: VoipRecord::with_capacity(n),
+            // Reserve for the first minutes only: the record grows with the
+            // packets that really arrive, never by duration up front (a
+            // 10^9 s run once reserved 400 GB here).
+            record: VoipRecord::with_capacity(n.min(1 << 16)),
         }
     }
     fn counted(&self, created: Time) -> bool {
