@@ -8,6 +8,7 @@ pub mod observe;
 pub mod path;
 pub mod report;
 pub mod stats;
+pub mod timeseries;
 pub mod trace;
 pub mod trace_ns2;
 pub mod trace_payload;
