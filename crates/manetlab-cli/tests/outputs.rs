@@ -347,6 +347,8 @@ fn docs_and_schema_match_what_is_written() {
         "2",
         "--set",
         "run.duration=3s",
+        "--interval",
+        "1s",
         "-q",
         "--out",
         out.to_str().unwrap(),
@@ -384,6 +386,14 @@ fn docs_and_schema_match_what_is_written() {
             m.name
         );
     }
+    // Every metric in timeseries.csv is documented, and every documented
+    // one is written.
+    let ts = Csv::read(&out.join("timeseries.csv"));
+    let mi = ts.header.iter().position(|c| c == "metric").unwrap();
+    let written: std::collections::BTreeSet<&str> = ts.rows.iter().map(|r| r[mi].as_str()).collect();
+    let doc: std::collections::BTreeSet<&str> = manetlab::output::timeseries::METRICS.iter().map(|m| m.name).collect();
+    assert_eq!(written, doc, "timeseries.csv metrics vs documented");
+    assert!(s["replications"][0]["timeseries"].is_object(), "the series is in summary.json's report");
     for (k, v) in s["network"][0].as_object().unwrap() {
         assert!(documented["network.csv"].contains(k), "{k}");
         let _ = v;
@@ -398,11 +408,13 @@ fn docs_and_schema_match_what_is_written() {
         "flow.0.rate=1Mbps,2Mbps",
         "--set",
         "run.duration=3s",
+        "--interval",
+        "1s",
         "-q",
         "--out",
         sw.to_str().unwrap(),
     ]);
-    for f in ["sweep-runs.csv", "sweep.csv"] {
+    for f in ["sweep-runs.csv", "sweep.csv", "sweep-timeseries.csv"] {
         let want: Vec<String> = documented[f]
             .iter()
             .map(|c| if c == "mobility.pause_s" { "flow.0.rate_bps".to_string() } else { c.clone() })

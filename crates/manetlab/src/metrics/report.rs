@@ -172,7 +172,8 @@ pub struct Report {
     pub audit: Audit,
     /// Gateway control counters (runs with `SimConfig::gateway` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gateway: Option<crate::net::gateway::GatewayStats>,    /// Per-interval series (runs with `SimConfig::record.interval` only;
+    pub gateway: Option<crate::net::gateway::GatewayStats>,
+    /// Per-interval series (runs with `SimConfig::record.interval` only;
     /// `metrics/timeseries.rs`, `timeseries.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<super::timeseries::TimeSeries>,

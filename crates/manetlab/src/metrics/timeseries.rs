@@ -133,7 +133,8 @@ impl TimeSeriesRecorder {
     /// The interval containing `t` (ns), if `t` is in the measured part.
     #[inline]
     fn slot(&self, t: u64) -> Option<usize> {
-        (t >= self.start && t <= self.end && self.n > 0).then(|| (((t - self.start) / self.interval) as usize).min(self.n - 1))
+        (t >= self.start && t <= self.end && self.n > 0)
+            .then(|| (((t - self.start) / self.interval) as usize).min(self.n - 1))
     }
 
     fn bounds(&self, k: usize) -> (u64, u64) {

@@ -85,7 +85,12 @@ pub fn sweep_runs(axes: &[SweepAxis], points: &[Vec<(String, String)>], reps: us
 
 /// `sweep-timeseries`: the `timeseries` rows of every run (recorded with
 /// `[output] interval`), after the point's axis columns.
-pub fn sweep_timeseries(axes: &[SweepAxis], points: &[Vec<(String, String)>], reps: usize, reports: &[Report]) -> Table {
+pub fn sweep_timeseries(
+    axes: &[SweepAxis],
+    points: &[Vec<(String, String)>],
+    reps: usize,
+    reports: &[Report],
+) -> Table {
     use super::timeseries::{push_timeseries_rows, timeseries_columns};
     let cols: Vec<(Column, Vec<Value>)> = axes.iter().map(axis_column).collect();
     let prefix: Vec<Column> = cols.iter().map(|(c, _)| c.clone()).collect();

@@ -290,7 +290,8 @@ pub(crate) struct OutputSection {
     /// Keep the frames of every N-th flow packet.
     pub viz_decimate: Option<Spanned<u32>>,
     /// Record receivers that only sensed a frame.
-    pub viz_sensed: Option<Spanned<bool>>,    /// Time series interval (`timeseries.csv`).
+    pub viz_sensed: Option<Spanned<bool>>,
+    /// Time series interval (`timeseries.csv`).
     pub interval: Option<Spanned<Duration>>,
     /// Record shortest-path profiles of mobile flows (path-profile files).
     pub path_profile: Option<Spanned<bool>>,

@@ -18,6 +18,7 @@
 //! allowed; no input makes parsing panic.
 
 mod build;
+pub mod defaults;
 mod error;
 mod file;
 mod source;
@@ -62,6 +63,7 @@ pub struct Scenario {
     topology: Topology,
     mobility: MobilityPlan,
     effective: String,
+    origin: String,
 }
 
 impl Scenario {
@@ -138,7 +140,15 @@ impl Scenario {
             topology: plan.topology,
             mobility: plan.mobility,
             effective: src.text.clone(),
+            origin: origin.to_string(),
         })
+    }
+
+    /// The name the scenario was loaded under (its path, or the origin given
+    /// to [`Scenario::from_str`]): errors name it, relative paths in it are
+    /// relative to its directory.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// `run.seed`: the seed of the first replication.
