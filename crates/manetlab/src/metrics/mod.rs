@@ -10,6 +10,7 @@ pub mod report;
 pub mod stats;
 pub mod timeseries;
 pub mod trace;
+pub mod trace_dsr;
 pub mod trace_ns2;
 pub mod trace_payload;
 pub mod trace_pcap;
