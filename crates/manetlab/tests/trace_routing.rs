@@ -194,12 +194,13 @@ fn tshark_decodes_dsr_options() {
     let has = |r: &Vec<String>, t: &str| r[1].split(',').any(|x| x == t);
     let rreq: Vec<_> = rows.iter().filter(|r| has(r, "1")).collect();
     let rrep: Vec<_> = rows.iter().filter(|r| has(r, "2")).collect();
-    let data: Vec<_> = rows.iter().filter(|r| r[0] == "17").collect();
+    // tshark shows the next header in hex: 0x11 UDP, 0x3b no next header.
+    let data: Vec<_> = rows.iter().filter(|r| r[0] == "0x11").collect();
     println!("DSR frames: {} ({} RREQ, {} RREP, {} data)", rows.len(), rreq.len(), rrep.len(), data.len());
     assert!(!rreq.is_empty() && !rrep.is_empty() && data.len() > 50, "{rows:?}");
     // Node 0 (10.0.0.1) looks for node 3 (10.0.0.4); control carries no
     // transport (next header 59).
-    assert!(rreq.iter().all(|r| r[2] == "10.0.0.4" && r[0] == "59"), "{rreq:?}");
+    assert!(rreq.iter().all(|r| r[2] == "10.0.0.4" && r[0] == "0x3b"), "{rreq:?}");
     // Replies travel by source route (option 96 before the reply).
     assert!(rrep.iter().all(|r| r[1].starts_with("96")), "{rrep:?}");
     // Data: a Source Route option, then UDP with a good checksum; node 0's
