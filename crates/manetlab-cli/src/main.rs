@@ -98,6 +98,16 @@ pub(crate) struct RunArgs {
     /// Reuse the runs an interrupted sweep already finished (<out>/runs/).
     #[arg(long)]
     resume: bool,
+    /// Write timeseries.csv (sweep-timeseries.csv in a sweep): per interval
+    /// of this length, per flow and per node (docs/outputs.md). Same as
+    /// --set output.interval=DURATION.
+    #[arg(long, value_name = "DURATION")]
+    interval: Option<String>,
+    /// Record each flow's shortest-path profile in mobile runs and write
+    /// path-<flow>-spans.csv and its figure (and the expected throughput
+    /// of mobile TCP flows). Same as --set output.path_profile=true.
+    #[arg(long = "path-profile")]
+    path_profile: bool,
 }
 
 #[derive(Subcommand)]
@@ -211,7 +221,15 @@ fn check(file: PathBuf, set: Vec<String>) -> i32 {
     }
 }
 
-fn run(args: RunArgs) -> i32 {
+fn run(mut args: RunArgs) -> i32 {
+    // The output flags are scenario keys: they reach every replication and
+    // sweep point, the resolved scenario and the sweep fingerprint.
+    if let Some(iv) = &args.interval {
+        args.set.push(format!("output.interval={iv}"));
+    }
+    if args.path_profile {
+        args.set.push("output.path_profile=true".into());
+    }
     let scenario = match load(&args.file, &args.set) {
         Ok(s) => s,
         Err(code) => return code,

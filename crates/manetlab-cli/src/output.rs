@@ -195,8 +195,10 @@ pub fn write_tcp_traces(
     Ok(files)
 }
 
-/// Writes `path-<flow>-spans.csv` (start_s,end_s,hops; empty = partitioned)
-/// and its figure for every flow with a path profile (first replication).
+/// Writes `path-<flow>-spans.csv` (start_s,end_s,hops; empty = no path)
+/// and its figure (`path-<flow>.csv`: series,x,y,err with y empty = no
+/// path) for every flow with a path profile (first replication; only with
+/// `[output] path_profile = true` / `--path-profile`).
 pub fn write_path_profiles(dir: &Path, report: &Report) -> Result<Vec<std::path::PathBuf>> {
     use manetlab::study::{Figure, Series};
     let mut files = Vec::new();
@@ -211,14 +213,16 @@ pub fn write_path_profiles(dir: &Path, report: &Report) -> Result<Vec<std::path:
         let path = dir.join(format!("path-{name}-spans.csv"));
         std::fs::write(&path, csv).with_context(|| format!("writing {}", path.display()))?;
         files.push(path);
-        let mut pts: Vec<(f64, f64, Option<f64>)> =
-            p.iter().map(|s| (s.start_s, s.hops.map_or(0.0, |h| h as f64), None)).collect();
+        // No path (partitioned) is an empty hops field in both files (a
+        // gap in the plot), as in summary.json (null).
+        let hops = |s: &manetlab::metrics::path::Span| s.hops.map_or(f64::NAN, |h| h as f64);
+        let mut pts: Vec<(f64, f64, Option<f64>)> = p.iter().map(|s| (s.start_s, hops(s), None)).collect();
         if let Some(last) = p.last() {
-            pts.push((last.end_s, last.hops.map_or(0.0, |h| h as f64), None));
+            pts.push((last.end_s, hops(last), None));
         }
         let fig = Figure {
             file_stem: format!("path-{name}"),
-            title: format!("Path profile {} -> {} (0 = partitioned)", f.src, f.dst),
+            title: format!("Path profile {} -> {} (gaps: no path)", f.src, f.dst),
             x_label: "time (s)".into(),
             y_label: "shortest path (hops)".into(),
             series: vec![Series { name: f.name.clone(), points: pts, scatter: false }],

@@ -246,6 +246,7 @@ fn mobile_tcp_runs_report_path_profile_and_expected_throughput() {
             "1",
             "--set",
             "run.duration=60s",
+            "--path-profile",
             "--out",
             out.to_str().unwrap(),
         ])
@@ -261,9 +262,40 @@ fn mobile_tcp_runs_report_path_profile_and_expected_throughput() {
     let spans = flow["path_profile"].as_array().unwrap();
     assert!(!spans.is_empty());
     assert!(out.join("path-tcp-spans.csv").exists() && out.join("path-tcp.svg").exists());
+    // "No path" is an empty hops field in both path files.
+    let spans = std::fs::read_to_string(out.join("path-tcp-spans.csv")).unwrap();
+    let points = std::fs::read_to_string(out.join("path-tcp.csv")).unwrap();
+    let none = |line: &str, field: usize| line.split(',').nth(field) == Some("");
+    let gaps = spans.lines().skip(1).filter(|l| none(l, 2)).count();
+    assert!(spans.lines().skip(1).all(|l| !l.ends_with(",0")), "{spans}");
+    assert_eq!(points.lines().skip(1).filter(|l| none(l, 2)).count() >= gaps, true, "{points}");
+    assert!(points.lines().skip(1).all(|l| l.split(',').nth(2) != Some("0")), "{points}");
     // The chain table was cached and is reused.
     let cached: Vec<_> = std::fs::read_dir(&cache).unwrap().collect();
     assert_eq!(cached.len(), 1);
+    // Without --path-profile: no profile, no path files, no expected
+    // throughput (and no chain table to compute).
+    let plain = tmp("mobile-plain");
+    let o = bin()
+        .current_dir(root())
+        .env("MANETLAB_CACHE", tmp("mobile-cache-plain"))
+        .args([
+            "run",
+            "scenarios/elfn-mobile.toml",
+            "--set",
+            "run.duration=20s",
+            "--out",
+            plain.to_str().unwrap(),
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(plain.join("summary.json")).unwrap()).unwrap();
+    let flow = &summary["replications"][0]["flows"][0];
+    assert!(flow["path_profile"].is_null() && flow["expected_bps"].is_null(), "{flow}");
+    assert!(!plain.join("path-tcp-spans.csv").exists() && !plain.join("path-tcp.csv").exists());
 }
 
 #[test]

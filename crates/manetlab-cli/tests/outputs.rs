@@ -285,6 +285,45 @@ fn manifest_and_resolved_scenario_reproduce_summary_byte_for_byte() {
         "the resolved scenario reruns to a byte-identical summary.json"
     );
     assert_eq!(std::fs::read(a.join("flows.csv")).unwrap(), std::fs::read(b.join("flows.csv")).unwrap());
+    // Every default is written out: keys absent from default.toml are in
+    // the resolved file with their default values.
+    let original: toml::Table = std::fs::read_to_string(root().join("scenarios/default.toml")).unwrap().parse().unwrap();
+    let text = std::fs::read_to_string(&resolved).unwrap();
+    let r: toml::Table = text.parse().unwrap();
+    for (section, key, value) in [
+        ("run", "warmup", "\"0s\""),
+        ("queue", "kind", "\"droptail\""),
+        ("queue", "limit", "50"),
+        ("mac", "short_retry_limit", "7"),
+        ("mac", "long_retry_limit", "4"),
+        ("mac", "preamble", "\"long\""),
+        ("radio", "tx_power", "\"0.28183815W\""),
+        ("radio", "capture_threshold", "\"10dB\""),
+        ("routing", "protocol", "\"static\""),
+        ("arp", "mode", "\"off\""),
+        ("output", "path_profile", "false"),
+    ] {
+        assert!(original.get(section).and_then(|t| t.get(key)).is_none(), "{section}.{key} is in default.toml");
+        let got = r.get(section).and_then(|t| t.get(key)).unwrap_or_else(|| panic!("{section}.{key} missing:\n{text}"));
+        assert_eq!(got.to_string(), value, "{section}.{key}");
+    }
+    assert_eq!(r["flow"].as_array().unwrap()[0]["jitter"].as_str(), Some("0s"));
+    // Keys of other models are not: no AODV keys under static routing, no
+    // TCP keys on a CBR flow.
+    assert!(r["routing"].get("hello_interval").is_none() && r["flow"][0].get("mss").is_none(), "{text}");
+    // An AODV scenario gets the protocol's defaults and still reruns byte
+    // for byte.
+    let c = d.join("c");
+    let e = d.join("e");
+    run(&["run", "scenarios/aodv-link-break.toml", "--set", "run.duration=26s", "-q", "--out", c.to_str().unwrap()]);
+    let resolved = c.join("scenario.resolved.toml");
+    let r: toml::Table = std::fs::read_to_string(&resolved).unwrap().parse().unwrap();
+    for key in ["active_route_timeout", "net_diameter", "rreq_retries", "jitter", "hello_interval"] {
+        assert!(r["routing"].get(key).is_some(), "routing.{key}");
+    }
+    assert!(r["routing"].get("cache_replies").is_none(), "no DSR keys under AODV");
+    run(&["run", resolved.to_str().unwrap(), "-q", "--out", e.to_str().unwrap()]);
+    assert_eq!(std::fs::read(c.join("summary.json")).unwrap(), std::fs::read(e.join("summary.json")).unwrap());
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -347,6 +386,8 @@ fn docs_and_schema_match_what_is_written() {
         "2",
         "--set",
         "run.duration=3s",
+        "--interval",
+        "1s",
         "-q",
         "--out",
         out.to_str().unwrap(),
@@ -384,6 +425,14 @@ fn docs_and_schema_match_what_is_written() {
             m.name
         );
     }
+    // Every metric in timeseries.csv is documented, and every documented
+    // one is written.
+    let ts = Csv::read(&out.join("timeseries.csv"));
+    let mi = ts.header.iter().position(|c| c == "metric").unwrap();
+    let written: std::collections::BTreeSet<&str> = ts.rows.iter().map(|r| r[mi].as_str()).collect();
+    let doc: std::collections::BTreeSet<&str> = manetlab::output::timeseries::METRICS.iter().map(|m| m.name).collect();
+    assert_eq!(written, doc, "timeseries.csv metrics vs documented");
+    assert!(s["replications"][0]["timeseries"].is_object(), "the series is in summary.json's report");
     for (k, v) in s["network"][0].as_object().unwrap() {
         assert!(documented["network.csv"].contains(k), "{k}");
         let _ = v;
@@ -398,11 +447,13 @@ fn docs_and_schema_match_what_is_written() {
         "flow.0.rate=1Mbps,2Mbps",
         "--set",
         "run.duration=3s",
+        "--interval",
+        "1s",
         "-q",
         "--out",
         sw.to_str().unwrap(),
     ]);
-    for f in ["sweep-runs.csv", "sweep.csv"] {
+    for f in ["sweep-runs.csv", "sweep.csv", "sweep-timeseries.csv"] {
         let want: Vec<String> = documented[f]
             .iter()
             .map(|c| if c == "mobility.pause_s" { "flow.0.rate_bps".to_string() } else { c.clone() })

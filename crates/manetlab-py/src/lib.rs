@@ -141,16 +141,14 @@ impl Results {
     fn summary_json(&self, py: Python<'_>) -> String {
         py.detach(|| exec::summary::summary_json(&self.name, &self.seeds, &self.reports))
     }
-    /// One table: "flows", "network", "nodes" or "timeseries".
-    fn table(&self, name: &str) -> PyResult<ArrowTable> {
-        let t = match name {
-            "flows" => tables::flows(&self.seeds, &self.reports),
-            "network" => tables::network(&self.seeds, &self.reports),
-            "nodes" => tables::nodes(&self.seeds, &self.reports),
-            "timeseries" => tables::timeseries(),
-            _ => return Err(PyKeyError::new_err(format!("no table {name:?}; tables: flows, network, nodes, timeseries"))),
-        };
-        ArrowTable::new(&t)
+    /// One table, as the CLI writes it (`manetlab::output`): "flows",
+    /// "flows-summary", "network", "network-summary", "flow-drops",
+    /// "histograms", "nodes" or "timeseries".
+    fn table(&self, py: Python<'_>, name: &str) -> PyResult<ArrowTable> {
+        match py.detach(|| tables::run_table(name, &self.reports)) {
+            Some(t) => ArrowTable::new(&t),
+            None => Err(PyKeyError::new_err(format!("no table {name:?}; tables: {}", tables::RUN_TABLES.join(", ")))),
+        }
     }
     /// Writes summary.json into `dir` (created if needed).
     fn write_summary(&self, dir: PathBuf) -> PyResult<()> {
@@ -250,15 +248,14 @@ impl Sweep {
     fn ran(&self) -> usize {
         self.reports.len() - self.loaded
     }
-    /// "runs" (one row per run and flow, sweep-runs.csv) or "summary" (per
-    /// point and flow: <metric>_n, _mean, _sd, _ci95).
-    fn table(&self, name: &str) -> PyResult<ArrowTable> {
-        let t = match name {
-            "runs" => tables::sweep_runs(&self.plan, &self.reports),
-            "summary" => tables::sweep_summary(&self.plan, &self.reports),
-            _ => return Err(PyKeyError::new_err(format!("no sweep table {name:?}; tables: runs, summary"))),
-        };
-        ArrowTable::new(&t)
+    /// "runs" (one row per run and flow, sweep-runs.csv), "summary" (per
+    /// point and flow: <metric>_n, _mean, _sd, _ci95; sweep.csv) or
+    /// "timeseries" (sweep-timeseries.csv).
+    fn table(&self, py: Python<'_>, name: &str) -> PyResult<ArrowTable> {
+        match py.detach(|| tables::sweep_table(name, &self.plan, &self.reports)) {
+            Some(t) => ArrowTable::new(&t),
+            None => Err(PyKeyError::new_err(format!("no sweep table {name:?}; tables: runs, summary, timeseries"))),
+        }
     }
     /// The runs of point `index` (plan order) as Results.
     fn point(&self, index: usize) -> PyResult<Results> {

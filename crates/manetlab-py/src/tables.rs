@@ -1,375 +1,69 @@
-//! The result tables handed to Python, built from reports in Rust.
-//!
-//! The flows table has the columns of the command line's `flows.csv` (one
-//! row per replication and flow); the sweep runs table has the columns of
-//! `sweep-runs.csv` (metrics in the order of `manetlab::exec::sweep::METRICS`,
-//! which the CLI writes it from). The nodes table is every node's report
-//! (`summary.json` `replications[].nodes[]`) flattened into columns, so it
-//! follows the report's own definition. Flow statistics are read through
-//! [`AsOpt`], so an undefined statistic is null whether the report stores
-//! it as `f64` or as `Option<f64>`.
-//!
-//! Interim: when the library's single definition of the output tables
-//! (`manetlab::output`, issue 16) lands, `flows`, `network` and the sweep
-//! tables switch to it (`output::Table::column` gives the typed columns).
+//! The result tables handed to Python: the library's own definitions
+//! (`manetlab::output`, the same that write the command line's CSV files),
+//! converted column by column to the Arrow-bound [`Table`]. No table is
+//! defined here: same names, columns, units and nulls as the CLI writes.
 
 use crate::arrow::{Data, Table};
 use manetlab::exec::sweep::SweepPlan;
-use manetlab::metrics::FlowReport;
-use manetlab::study::sweep::Aggregate;
+use manetlab::output::{self, ColumnData};
 use manetlab::Report;
-use std::collections::HashMap;
 
-/// A flow statistic as an optional number: undefined (a flow that
-/// delivered nothing has no delay) and non-finite values are null. Works
-/// whether the report stores the statistic as `f64` or `Option<f64>`.
-trait AsOpt {
-    fn opt(self) -> Option<f64>;
-}
-
-impl AsOpt for f64 {
-    fn opt(self) -> Option<f64> {
-        self.is_finite().then_some(self)
-    }
-}
-
-impl AsOpt for Option<f64> {
-    fn opt(self) -> Option<f64> {
-        self.filter(|x| x.is_finite())
-    }
-}
-
-fn col(t: &mut Table, name: &str, unit: Option<&str>, d: Data) {
-    t.columns.push((name.to_string(), unit.map(str::to_string), d));
-}
-
-/// The unit of a column, from its name's SI suffix.
-fn unit_of(name: &str) -> Option<&'static str> {
-    if name.ends_with("_bps") {
-        Some("bit/s")
-    } else if name.ends_with("_s") {
-        Some("s")
-    } else if name.ends_with("_bytes") || name.ends_with("bytes_on_air") {
-        Some("B")
-    } else if name.ends_with("_ns") {
-        Some("ns")
-    } else if name == "x" || name == "y" {
-        Some("m")
-    } else {
-        None
-    }
-}
-
-/// A flow column's getter.
-#[derive(Clone, Copy)]
-enum Get {
-    U(fn(&FlowReport) -> u64),
-    F(fn(&FlowReport) -> Option<f64>),
-}
-
-/// The measured columns of `flows.csv`, in its order.
-const FLOW_COLUMNS: [(&str, Get); 12] = [
-    ("sent_packets", Get::U(|f| f.sent_packets)),
-    ("received_packets", Get::U(|f| f.received_packets)),
-    ("delivery_ratio", Get::F(|f| f.delivery_ratio.opt())),
-    ("goodput_bps", Get::F(|f| f.goodput_bps.opt())),
-    ("offered_bps", Get::F(|f| f.offered_bps.opt())),
-    ("delay_mean_s", Get::F(|f| f.delay_mean_s.opt())),
-    ("delay_p50_s", Get::F(|f| f.delay_p50_s.opt())),
-    ("delay_p95_s", Get::F(|f| f.delay_p95_s.opt())),
-    ("delay_max_s", Get::F(|f| f.delay_max_s.opt())),
-    ("jitter_s", Get::F(|f| f.jitter_s.opt())),
-    ("jitter_rfc3550_s", Get::F(|f| f.jitter_rfc3550_s.opt())),
-    ("duplicates", Get::U(|f| f.duplicates)),
-];
-
-/// Identifying columns plus [`FLOW_COLUMNS`] for every flow of `rows`.
-fn flow_rows<'a>(t: &mut Table, rows: impl Iterator<Item = &'a FlowReport> + Clone) {
-    col(t, "flow", None, Data::Str(rows.clone().map(|f| Some(f.name.clone())).collect()));
-    col(t, "kind", None, Data::Str(rows.clone().map(|f| Some(f.kind.clone())).collect()));
-    col(t, "src", None, Data::U64(rows.clone().map(|f| Some(f.src as u64)).collect()));
-    col(t, "dst", None, Data::U64(rows.clone().map(|f| Some(f.dst as u64)).collect()));
-    for (name, g) in FLOW_COLUMNS {
-        let d = match g {
-            Get::U(g) => Data::U64(rows.clone().map(|f| Some(g(f))).collect()),
-            Get::F(g) => Data::F64(rows.clone().map(g).collect()),
+/// A library table as an Arrow-bound table (units as field metadata).
+pub fn convert(t: &output::Table) -> Table {
+    let mut out = Table::default();
+    for (i, c) in t.columns.iter().enumerate() {
+        let data = match t.column(i) {
+            ColumnData::F64(v) => Data::F64(v),
+            ColumnData::U64(v) => Data::U64(v),
+            ColumnData::I64(v) => Data::I64(v),
+            ColumnData::Str(v) => Data::Str(v),
         };
-        col(t, name, unit_of(name), d);
+        let unit = (!c.unit.is_empty()).then(|| c.unit.clone());
+        out.columns.push((c.name.clone(), unit, data));
     }
+    out
 }
 
-/// `flows`: one row per replication and flow (the columns of `flows.csv`).
-pub fn flows(seeds: &[u64], reports: &[Report]) -> Table {
-    let mut t = Table::default();
-    let idx: Vec<(usize, u64)> = reports
-        .iter()
-        .enumerate()
-        .flat_map(|(k, r)| std::iter::repeat_n((k, seeds.get(k).copied().unwrap_or(r.seed)), r.flows.len()))
-        .collect();
-    col(&mut t, "replication", None, Data::U64(idx.iter().map(|&(k, _)| Some(k as u64)).collect()));
-    col(&mut t, "seed", None, Data::U64(idx.iter().map(|&(_, s)| Some(s)).collect()));
-    flow_rows(&mut t, reports.iter().flat_map(|r| r.flows.iter()));
-    t
-}
-
-/// Columns of flattened JSON objects, filled row by row: `prefix_key`
-/// names (numbers, strings, booleans; arrays are left out), in order of
-/// first appearance; a column absent from a row is null there.
-#[derive(Default)]
-struct JsonColumns {
-    names: Vec<String>,
-    index: HashMap<String, usize>,
-    values: Vec<Vec<Option<serde_json::Value>>>,
-    rows: usize,
-}
-
-impl JsonColumns {
-    fn push_row(&mut self, v: &serde_json::Value) {
-        let mut path = String::new();
-        self.walk(&mut path, v);
-        self.rows += 1;
-        for col in &mut self.values {
-            col.resize(self.rows, None);
-        }
-    }
-
-    fn walk(&mut self, path: &mut String, v: &serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                for (k, x) in m {
-                    let len = path.len();
-                    if !path.is_empty() {
-                        path.push('_');
-                    }
-                    path.push_str(k);
-                    self.walk(path, x);
-                    path.truncate(len);
-                }
-            }
-            serde_json::Value::Array(_) => {}
-            leaf => {
-                let i = match self.index.get(path.as_str()) {
-                    Some(&i) => i,
-                    None => {
-                        self.names.push(path.clone());
-                        self.index.insert(path.clone(), self.names.len() - 1);
-                        self.values.push(vec![None; self.rows]);
-                        self.names.len() - 1
-                    }
-                };
-                let col = &mut self.values[i];
-                col.resize(self.rows, None);
-                col.push(Some(leaf.clone()));
-            }
-        }
-    }
-
-    /// Appends the columns to `t`, typed by their values; counters under
-    /// `drops_` (a map of counts) are 0, not null, where absent.
-    fn into_table(self, mut t: Table) -> Table {
-        for (name, mut vals) in self.names.into_iter().zip(self.values) {
-            if name.starts_with("drops_") {
-                for v in &mut vals {
-                    if v.is_none() {
-                        *v = Some(serde_json::Value::from(0u64));
-                    }
-                }
-            }
-            let present = || vals.iter().flatten().filter(|v| !v.is_null());
-            let d = if present().all(|v| v.is_u64() || v.is_boolean()) {
-                Data::U64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_u64().or(v.as_bool().map(u64::from)))).collect())
-            } else if present().all(|v| v.is_i64()) {
-                Data::I64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_i64())).collect())
-            } else if present().all(|v| v.is_number()) {
-                Data::F64(vals.iter().map(|v| v.as_ref().and_then(|v| v.as_f64())).collect())
-            } else {
-                Data::Str(
-                    vals.iter()
-                        .map(|v| {
-                            v.as_ref().filter(|v| !v.is_null()).map(|v| match v {
-                                serde_json::Value::String(s) => s.clone(),
-                                o => o.to_string(),
-                            })
-                        })
-                        .collect(),
-                )
-            };
-            col(&mut t, &name, unit_of(&name), d);
-        }
-        t
-    }
-}
-
-/// `nodes`: one row per replication and node, every field of the node's
-/// report (`drops_<reason>`, `mac_<counter>`, `radio_<counter>`,
-/// `routing_...`).
-pub fn nodes(seeds: &[u64], reports: &[Report]) -> Table {
-    let mut cols = JsonColumns::default();
-    let mut ids = Vec::new();
-    for (k, r) in reports.iter().enumerate() {
-        for n in &r.nodes {
-            cols.push_row(&serde_json::to_value(n).expect("a node report serializes"));
-            ids.push((k as u64, seeds.get(k).copied().unwrap_or(r.seed)));
-        }
-    }
-    let mut t = Table::default();
-    col(&mut t, "replication", None, Data::U64(ids.iter().map(|&(k, _)| Some(k)).collect()));
-    col(&mut t, "seed", None, Data::U64(ids.iter().map(|&(_, s)| Some(s)).collect()));
-    let mut t = cols.into_table(t);
-    // "id" becomes "node", after the seed.
-    if let Some(i) = t.columns.iter().position(|c| c.0 == "id") {
-        let mut c = t.columns.remove(i);
-        c.0 = "node".into();
-        t.columns.insert(2, c);
-    }
-    t
-}
-
-/// `network`: one row per replication: data packets sent and received over
-/// all flows, their ratio, the packet-weighted mean delay, routing packets
-/// and bytes sent, and the normalized routing load (routing packets sent /
-/// data packets delivered, Broch et al. 1998); null where undefined.
-pub fn network(seeds: &[u64], reports: &[Report]) -> Table {
-    let mut t = Table::default();
-    let n = reports.len();
-    let sent: Vec<u64> = reports.iter().map(|r| r.flows.iter().map(|f| f.sent_packets).sum()).collect();
-    let recv: Vec<u64> = reports.iter().map(|r| r.flows.iter().map(|f| f.received_packets).sum()).collect();
-    let delay: Vec<Option<f64>> = reports
-        .iter()
-        .zip(&recv)
-        .map(|(r, &rx)| {
-            let with: Vec<(f64, u64)> =
-                r.flows.iter().filter_map(|f| f.delay_mean_s.opt().map(|d| (d, f.received_packets))).collect();
-            let n: u64 = with.iter().map(|w| w.1).sum();
-            (rx > 0 && n > 0).then(|| with.iter().map(|&(d, k)| d * k as f64).sum::<f64>() / n as f64)
-        })
-        .collect();
-    let rt: Vec<(u64, u64)> = reports
-        .iter()
-        .map(|r| {
-            let s = r.routing.sent_total();
-            (s.packets, s.bytes)
-        })
-        .collect();
-    col(&mut t, "replication", None, Data::U64((0..n as u64).map(Some).collect()));
-    col(
-        &mut t,
-        "seed",
-        None,
-        Data::U64(reports.iter().enumerate().map(|(k, r)| Some(seeds.get(k).copied().unwrap_or(r.seed))).collect()),
-    );
-    col(&mut t, "data_sent_packets", None, Data::U64(sent.iter().map(|&x| Some(x)).collect()));
-    col(&mut t, "data_received_packets", None, Data::U64(recv.iter().map(|&x| Some(x)).collect()));
-    col(
-        &mut t,
-        "delivery_ratio",
-        None,
-        Data::F64(sent.iter().zip(&recv).map(|(&s, &r)| (s > 0).then(|| r as f64 / s as f64)).collect()),
-    );
-    col(&mut t, "delay_mean_s", Some("s"), Data::F64(delay));
-    col(&mut t, "routing_packets", None, Data::U64(rt.iter().map(|x| Some(x.0)).collect()));
-    col(&mut t, "routing_bytes", Some("B"), Data::U64(rt.iter().map(|x| Some(x.1)).collect()));
-    col(
-        &mut t,
-        "normalized_routing_load",
-        None,
-        Data::F64(rt.iter().zip(&recv).map(|(x, &r)| (r > 0).then(|| x.0 as f64 / r as f64)).collect()),
-    );
-    t
-}
-
-/// `timeseries`: per-interval series. Not recorded by this build (empty,
-/// with its identifying columns).
-pub fn timeseries() -> Table {
-    let mut t = Table::default();
-    for c in ["replication", "seed", "t_s"] {
-        col(&mut t, c, unit_of(c), Data::U64(Vec::new()));
-    }
-    t
-}
-
-/// Axis columns of a sweep table: one string column per axis, the value
-/// as given, repeated `per_point[p]` times for point `p`.
-fn axis_columns(t: &mut Table, plan: &SweepPlan, per_point: &[usize]) {
-    for (a, axis) in plan.axes.iter().enumerate() {
-        let mut v = Vec::new();
-        for (p, n) in plan.points.iter().zip(per_point) {
-            v.extend(std::iter::repeat_n(Some(p[a].1.clone()), *n));
-        }
-        col(t, &axis.key, None, Data::Str(v));
-    }
-}
-
-/// The metrics of the sweep tables, in the order of `sweep-runs.csv`'s
-/// columns (`exec::sweep::METRICS`, which the CLI writes them from).
-type Metric = (&'static str, fn(&FlowReport) -> Option<f64>);
-const METRICS: [Metric; 6] = [
-    ("goodput_bps", |f| f.goodput_bps.opt()),
-    ("delivery_ratio", |f| f.delivery_ratio.opt()),
-    ("delay_mean_s", |f| f.delay_mean_s.opt()),
-    ("delay_p95_s", |f| f.delay_p95_s.opt()),
-    ("jitter_s", |f| f.jitter_s.opt()),
-    ("offered_bps", |f| f.offered_bps.opt()),
+/// The names of the run tables (`Results.table`): the CSV file stems.
+pub const RUN_TABLES: [&str; 9] = [
+    "flows",
+    "flows-summary",
+    "network",
+    "network-summary",
+    "flow-drops",
+    "histograms",
+    "nodes",
+    "timeseries",
+    "summary",
 ];
 
-/// `sweep-runs`: one row per run and flow, the columns of `sweep-runs.csv`.
-pub fn sweep_runs(plan: &SweepPlan, reports: &[Report]) -> Table {
-    let reps = plan.seeds.len();
-    let per_point: Vec<usize> = (0..plan.points.len())
-        .map(|p| reports[p * reps..(p + 1) * reps].iter().map(|r| r.flows.len()).sum())
-        .collect();
-    let mut t = Table::default();
-    axis_columns(&mut t, plan, &per_point);
-    let seeds: Vec<Option<u64>> = reports
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| std::iter::repeat_n(Some(plan.seeds[i % reps]), r.flows.len()))
-        .collect();
-    col(&mut t, "seed", None, Data::U64(seeds));
-    let flows = || reports.iter().flat_map(|r| r.flows.iter());
-    col(&mut t, "flow", None, Data::Str(flows().map(|f| Some(f.name.clone())).collect()));
-    col(&mut t, "kind", None, Data::Str(flows().map(|f| Some(f.kind.clone())).collect()));
-    col(&mut t, "src", None, Data::U64(flows().map(|f| Some(f.src as u64)).collect()));
-    col(&mut t, "dst", None, Data::U64(flows().map(|f| Some(f.dst as u64)).collect()));
-    col(&mut t, "sent_packets", None, Data::U64(flows().map(|f| Some(f.sent_packets)).collect()));
-    col(&mut t, "received_packets", None, Data::U64(flows().map(|f| Some(f.received_packets)).collect()));
-    for (m, g) in METRICS {
-        col(&mut t, m, unit_of(m), Data::F64(flows().map(g).collect()));
-    }
-    t
+/// One run table by name (`summary` is an alias of `flows-summary`).
+/// `timeseries` is empty (columns only) when the runs recorded none.
+pub fn run_table(name: &str, reports: &[Report]) -> Option<Table> {
+    let t = match name {
+        "flows" => output::flows::flows(reports),
+        "flows-summary" | "summary" => output::flows::flows_summary(&output::flows::flows(reports)),
+        "network" => output::network::network(reports),
+        "nodes" => output::nodes::nodes(reports),
+        "timeseries" => output::timeseries::timeseries(reports),
+        "flow-drops" => output::flows::flow_drops(reports),
+        "histograms" => output::flows::histograms(reports),
+        "network-summary" => output::run_tables(reports).into_iter().find(|t| t.name == "network-summary")?,
+        _ => return None,
+    };
+    Some(convert(&t))
 }
 
-/// `sweep`: per point and flow, for each metric `<m>_n` (runs where it is
-/// defined), `<m>_mean`, `<m>_sd` and `<m>_ci95` (null when n < 2);
-/// undefined values never enter a mean.
-pub fn sweep_summary(plan: &SweepPlan, reports: &[Report]) -> Table {
+/// One sweep table: `runs` (sweep-runs.csv), `summary` (sweep.csv) or
+/// `timeseries` (sweep-timeseries.csv).
+pub fn sweep_table(name: &str, plan: &SweepPlan, reports: &[Report]) -> Option<Table> {
+    use output::sweep::{sweep_runs, sweep_summary, sweep_timeseries};
     let reps = plan.seeds.len();
-    let per_point: Vec<usize> = (0..plan.points.len()).map(|p| reports[p * reps].flows.len()).collect();
-    let mut t = Table::default();
-    axis_columns(&mut t, plan, &per_point);
-    let mut names = Vec::new();
-    let mut ns: Vec<Vec<Option<u64>>> = METRICS.iter().map(|_| Vec::new()).collect();
-    let mut stats: Vec<[Vec<Option<f64>>; 3]> = METRICS.iter().map(|_| Default::default()).collect();
-    for p in 0..plan.points.len() {
-        let rs = &reports[p * reps..(p + 1) * reps];
-        for (i, f) in rs[0].flows.iter().enumerate() {
-            names.push(Some(f.name.clone()));
-            for (k, (_, g)) in METRICS.iter().enumerate() {
-                let a = Aggregate::of(rs.iter().filter_map(|r| g(&r.flows[i])));
-                let def = |x: f64| (a.n > 1 && x.is_finite()).then_some(x);
-                ns[k].push(Some(a.n));
-                stats[k][0].push((a.n > 0 && a.mean.is_finite()).then_some(a.mean));
-                stats[k][1].push(def(a.sd));
-                stats[k][2].push(def(a.ci95));
-            }
-        }
-    }
-    col(&mut t, "flow", None, Data::Str(names));
-    for (((m, _), [mean, sd, ci]), n) in METRICS.iter().zip(stats).zip(ns) {
-        col(&mut t, &format!("{m}_n"), None, Data::U64(n));
-        for (suffix, d) in [("mean", mean), ("sd", sd), ("ci95", ci)] {
-            col(&mut t, &format!("{m}_{suffix}"), unit_of(m), Data::F64(d));
-        }
-    }
-    t
+    let t = match name {
+        "runs" => sweep_runs(&plan.axes, &plan.points, reps, reports),
+        "summary" => sweep_summary(&sweep_runs(&plan.axes, &plan.points, reps, reports), &plan.axes),
+        "timeseries" => sweep_timeseries(&plan.axes, &plan.points, reps, reports),
+        _ => return None,
+    };
+    Some(convert(&t))
 }

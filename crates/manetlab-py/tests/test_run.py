@@ -67,7 +67,8 @@ def test_overrides_match_cli_set(cli, chain_file, tmp_path):
 def test_to_arrow_and_polars(chain_text):
     res = ml.run(ml.Scenario.from_toml(chain_text), seeds=range(2), progress=False)
     tabs = res.to_arrow()
-    assert set(tabs) == {"flows", "network", "nodes", "timeseries"}
+    assert set(tabs) == set(ml.Results.TABLES)
+    assert "timeseries" in tabs and "flows-summary" in tabs
     t = tabs["flows"]
     assert isinstance(t, pa.Table) and t.num_rows == 2
     assert t.schema.field("goodput_bps").type == pa.float64()
@@ -75,7 +76,7 @@ def test_to_arrow_and_polars(chain_text):
     assert t.schema.field("sent_packets").type == pa.uint64()
     pl = pytest.importorskip("polars")
     p = pl.from_arrow(t)
-    assert p.shape == (2, 18) and p["goodput_bps"].to_list() == t["goodput_bps"].to_pylist()
+    assert p.shape == (2, t.num_columns) and p["goodput_bps"].to_list() == t["goodput_bps"].to_pylist()
 
 
 def test_load_cli_folder_as_results(cli, chain_file, tmp_path):
@@ -107,3 +108,48 @@ def test_run_task_is_the_run_of_one_seed_and_pickles(chain_text):
 def test_empty_seed_list_is_refused(chain_text):
     with pytest.raises(ValueError):
         ml.run(ml.Scenario.from_toml(chain_text), seeds=[])
+
+
+def test_every_table_equals_the_cli_csv(cli, chain_file, tmp_path):
+    """Same tables, column names, values and nulls as the CLI writes: the
+    DataFrames come from the same Rust definitions (manetlab::output)."""
+    out = tmp_path / "cli"
+    subprocess.run([cli, "run", str(chain_file), "--runs", "2", "--interval", "500ms", "--out", str(out), "-q"], check=True)
+    res = ml.run(ml.Scenario.load(chain_file), seeds=[3, 4], interval="500ms", progress=False)
+    assert res.summary_json.encode() == (out / "summary.json").read_bytes()
+    written = sorted(p.stem for p in out.glob("*.csv"))
+    assert written == sorted(ml.Results.TABLES)
+    for name in ml.Results.TABLES:
+        csv = pd.read_csv(out / f"{name}.csv", keep_default_na=False, na_values=[""])
+        df = res.table(name)
+        assert list(df.columns) == list(csv.columns), name
+        assert len(df) == len(csv), name
+        pd.testing.assert_frame_equal(df.reset_index(drop=True), csv, check_dtype=False, obj=name)
+    # The flow name with a comma and a quote survives.
+    assert (res.flows["flow"] == 'udp, "0"').all()
+
+
+def test_timeseries_dataframe_numeric_and_adds_up(cli, chain_file, tmp_path):
+    out = tmp_path / "ts"
+    subprocess.run([cli, "run", str(chain_file), "--interval", "0.5s", "--out", str(out), "-q"], check=True)
+    # pandas reads timeseries.csv with numeric dtypes.
+    ts = pd.read_csv(out / "timeseries.csv")
+    for c in ("replication", "seed", "id"):
+        assert pd.api.types.is_integer_dtype(ts[c]), c
+    for c in ("start_s", "end_s", "value"):
+        assert pd.api.types.is_float_dtype(ts[c]), c
+    assert set(ts["scope"]) == {"flow", "node"}
+    assert sorted(ts["start_s"].unique()) == [0.0, 0.5, 1.0, 1.5]
+    # The same from Python: per-flow sums over the intervals are the run totals.
+    res = ml.run(ml.Scenario.load(chain_file).set("output.interval", "500ms"), progress=False)
+    t = res.timeseries
+    assert pd.api.types.is_float_dtype(t["value"]) and len(t) == len(ts)
+    flows = t[t["scope"] == "flow"].groupby("metric")["value"].sum()
+    f = res.flows.iloc[0]
+    for m in ("sent_packets", "sent_bytes", "received_packets", "received_bytes", "dropped_packets"):
+        assert flows[m] == f[m], m
+    busy = t[t["metric"] == "mac_busy_fraction"]["value"]
+    assert ((busy >= 0) & (busy <= 1)).all() and busy.max() > 0.05
+    # Without an interval the table is empty (with its columns).
+    plain = ml.run(ml.Scenario.load(chain_file), progress=False)
+    assert len(plain.timeseries) == 0 and list(plain.timeseries.columns) == list(ts.columns)

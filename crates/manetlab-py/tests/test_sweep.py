@@ -10,16 +10,18 @@ def test_sweep_tidy_dataframe(chain_text):
     sc = ml.Scenario.from_toml(chain_text)
     df = ml.sweep(sc, {"flow.0.rate": ["100kbps", "200kbps"], "mac.rts_threshold": ["0B", "off"]}, runs=3, progress=False)
     assert isinstance(df, pd.DataFrame)
-    assert list(df.columns[:3]) == ["flow.0.rate", "mac.rts_threshold", "seed"]
+    # The columns of sweep-runs.csv: axes as SI numbers with the unit in
+    # the name (text when not a quantity), then the flows.csv columns.
+    assert list(df.columns[:4]) == ["flow.0.rate_bps", "mac.rts_threshold", "replication", "seed"]
     assert len(df) == 2 * 2 * 3  # points x seeds x one flow
     assert df.attrs["ran"] == 12 and df.attrs["loaded"] == 0
     assert sorted(set(df["seed"])) == [3, 4, 5]
     # More offered load, more goodput (the chain is far from saturation).
-    g = df.groupby("flow.0.rate")["goodput_bps"].mean()
-    assert g["200kbps"] > 1.8 * g["100kbps"]
+    g = df.groupby("flow.0.rate_bps")["goodput_bps"].mean()
+    assert g[200e3] > 1.8 * g[100e3]
     # Each row is the run of its point and seed.
     one = ml.run(sc.set("flow.0.rate", "200kbps").set("mac.rts_threshold", "0B"), seeds=[4], progress=False)
-    row = df[(df["flow.0.rate"] == "200kbps") & (df["mac.rts_threshold"] == "0B") & (df["seed"] == 4)]
+    row = df[(df["flow.0.rate_bps"] == 200e3) & (df["mac.rts_threshold"] == "0B") & (df["seed"] == 4)]
     assert row["goodput_bps"].item() == one.flows["goodput_bps"].item()
 
 
@@ -68,9 +70,22 @@ def test_sweep_results_summary_and_errors(chain_text):
     assert s["goodput_bps_n"].tolist() == [1] and s["delay_mean_s_n"].tolist() == [1]
     assert s["goodput_bps_sd"].isna().all() and s["goodput_bps_ci95"].isna().all()
     assert s["goodput_bps_mean"].item() == r.runs["goodput_bps"].item()
-    assert set(r.to_arrow()) == {"runs", "summary"}
+    assert set(r.to_arrow()) == {"runs", "summary", "timeseries"}
+    assert len(r.timeseries) == 0
     with pytest.raises(ml.ScenarioError) as ei:
         ml.sweep(sc, {"flow.0.rate": ["1 parsec"]}, runs=1, progress=False)
     assert "sweep point flow.0.rate=1 parsec" in str(ei.value)
     with pytest.raises(ValueError):
         ml.sweep(sc, {"flow.0.rate": []}, runs=1, progress=False)
+
+
+def test_sweep_timeseries_equals_the_cli_file(cli, chain_file, tmp_path):
+    store = tmp_path / "ts"
+    sc = ml.Scenario.load(chain_file)
+    r = ml.sweep_results(sc, {"flow.0.rate": ["100kbps", "200kbps"]}, runs=1, store=store, interval="1s", progress=False)
+    t = r.timeseries
+    assert list(t.columns[:3]) == ["flow.0.rate_bps", "replication", "seed"]
+    csv = pd.read_csv(store / "sweep-timeseries.csv", keep_default_na=False, na_values=[""])
+    pd.testing.assert_frame_equal(t, csv, check_dtype=False)
+    sent = t[(t["metric"] == "sent_packets")].groupby("flow.0.rate_bps")["value"].sum()
+    assert sent[200e3] > 1.8 * sent[100e3]

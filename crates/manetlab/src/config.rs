@@ -100,6 +100,23 @@ pub struct SimConfig {
     pub wired: WiredConfig,
     /// TCP controls at an Internet gateway (`net/gateway.rs`).
     pub gateway: Option<crate::net::gateway::GatewayConfig>,
+    /// Optional recordings in the report (`[output] interval`,
+    /// `path_profile`); all off by default.
+    pub record: Recording,
+}
+
+/// What a run records beyond the standard report. Off by default: a run
+/// pays nothing for what it does not record.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Recording {
+    /// Time series (`Report::timeseries`, `timeseries.csv`): per interval of
+    /// this length from the warm-up on, per flow and per node
+    /// (`metrics/timeseries.rs`, an observer registered only when set).
+    pub interval: Option<Time>,
+    /// Shortest-path hop-count profiles of every flow in mobile runs
+    /// (`FlowReport::path_profile`, the path-profile files, and the
+    /// expected throughput of mobile TCP flows computed from them).
+    pub path_profiles: bool,
 }
 
 impl Default for SimConfig {
@@ -119,6 +136,7 @@ impl Default for SimConfig {
             node_events: Vec::new(),
             wired: WiredConfig::default(),
             gateway: None,
+            record: Recording::default(),
         }
     }
 }

@@ -173,7 +173,18 @@ class Results:
     SI units with the unit in the column name), `summary` as summary.json's
     content, `to_arrow()` as pyarrow tables."""
 
-    TABLES = ("flows", "network", "nodes", "timeseries")
+    #: The tables `to_arrow()` returns: those the CLI writes as CSV, built
+    #: by the same Rust definitions (`manetlab::output`).
+    TABLES = (
+        "flows",
+        "flows-summary",
+        "network",
+        "network-summary",
+        "flow-drops",
+        "histograms",
+        "nodes",
+        "timeseries",
+    )
 
     def __init__(self, native: "_native.Results") -> None:
         self._native = native
@@ -198,21 +209,35 @@ class Results:
         return self._df("flows")
 
     @property
+    def flows_summary(self) -> "Any":
+        """Per flow, n / mean / sd / ci95 of every metric over the
+        replications: the columns of flows-summary.csv."""
+        return self._df("flows-summary")
+
+    @property
     def network(self) -> "Any":
-        """One row per replication: data packets sent/received over all
-        flows, delivery ratio, packet-weighted mean delay, routing packets
-        and bytes, normalized routing load."""
+        """One row per replication: the columns of network.csv (data packets
+        sent/received over all flows, delivery ratio, packet-weighted mean
+        delay, routing packets and bytes, normalized routing load, MAC
+        counters, drops by reason)."""
         return self._df("network")
 
     @property
     def nodes(self) -> "Any":
-        """One row per (replication, node): every counter of the node report."""
+        """One row per (replication, node): the columns of nodes.csv."""
         return self._df("nodes")
 
     @property
     def timeseries(self) -> "Any":
-        """Per-interval series (long format)."""
+        """Per-interval series in tidy long format, the columns of
+        timeseries.csv (replication, seed, start_s, end_s, scope, id,
+        metric, value). Empty unless the runs recorded one: `run(...,
+        interval="1s")` or `[output] interval` in the scenario."""
         return self._df("timeseries")
+
+    def table(self, name: str) -> "Any":
+        """Any table of `TABLES` by its CSV name ("flow-drops", ...)."""
+        return self._df(name)
 
     @property
     def summary_json(self) -> str:
@@ -227,8 +252,9 @@ class Results:
         return self._cache["summary"]
 
     def to_arrow(self) -> Dict[str, "Any"]:
-        """The tables as pyarrow Tables ({"flows": ..., "network": ...,
-        "nodes": ..., "timeseries": ...}); `polars.from_arrow` takes them."""
+        """The tables as pyarrow Tables, keyed by CSV name ({"flows": ...,
+        "network": ..., "nodes": ..., "timeseries": ..., ...}); column units
+        are field metadata; `polars.from_arrow` takes them."""
         import pyarrow as pa
 
         return {n: pa.table(self._native.table(n)) for n in self.TABLES}
@@ -266,6 +292,8 @@ def run(
     seeds: Union[int, Iterable[int], None] = None,
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
+    interval: Optional[str] = None,
+    path_profile: Optional[bool] = None,
 ) -> Results:
     """Runs the scenario once per seed, in parallel on `jobs` threads (all
     cores by default), in this process with the GIL released. Ctrl-C
@@ -273,10 +301,23 @@ def run(
 
     `seeds`: one seed, an iterable (`range(5)`), or None for the
     scenario's own (`run.seed`, `run.replications`).
+    `interval` ("1s"): record the time series (`Results.timeseries`), as
+    `--interval` / `[output] interval`. `path_profile`: record mobile
+    flows' path profiles, as `--path-profile`.
     """
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    sc = _with_outputs(sc, interval, path_profile)
     native = _native.run(sc._src(), _seed_list(seeds), jobs, _progress_default(progress))
     return Results(native)
+
+
+def _with_outputs(sc: Scenario, interval: Optional[str], path_profile: Optional[bool]) -> Scenario:
+    """`sc` with the output keys of `run`/`sweep` set (none: unchanged)."""
+    if interval is not None:
+        sc = sc.set("output.interval", interval)
+    if path_profile is not None:
+        sc = sc.set("output.path_profile", bool(path_profile))
+    return sc
 
 
 def run_task(toml: str, seed: int, name: str = "<task>") -> Results:
@@ -328,7 +369,14 @@ class SweepResults:
 
     @property
     def summary(self) -> "Any":
+        """Per point and flow: <metric>_n, _mean, _sd, _ci95 (sweep.csv)."""
         return self._df("summary")
+
+    @property
+    def timeseries(self) -> "Any":
+        """Every run's time series after the axis columns
+        (sweep-timeseries.csv); empty unless recorded (`interval=`)."""
+        return self._df("timeseries")
 
     def point(self, index: int) -> Results:
         """The runs of one point (in grid order, first axis slowest)."""
@@ -337,7 +385,7 @@ class SweepResults:
     def to_arrow(self) -> Dict[str, "Any"]:
         import pyarrow as pa
 
-        return {n: pa.table(self._native.table(n)) for n in ("runs", "summary")}
+        return {n: pa.table(self._native.table(n)) for n in ("runs", "summary", "timeseries")}
 
     def __repr__(self) -> str:
         return f"<manetlab.SweepResults {self.name!r}: axes {list(self.axes)}, seeds {self.seeds}, {self.loaded} loaded>"
@@ -352,10 +400,12 @@ def sweep_results(
     resume: bool = True,
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
+    interval: Optional[str] = None,
 ) -> SweepResults:
     """As `sweep`, returning the SweepResults object (runs, summary,
-    points, loaded/ran counts)."""
+    timeseries, points, loaded/ran counts)."""
     sc = scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+    sc = _with_outputs(sc, interval, None)
     seed_list = _seed_list(seeds)
     if seed_list is None:
         info = sc.check()
@@ -380,6 +430,7 @@ def sweep(
     resume: bool = True,
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
+    interval: Optional[str] = None,
 ) -> "Any":
     """Runs every point of the grid `axes` ({key: [values]}, keys as for
     `--set`, first axis slowest) `runs` times (seeds run.seed, +1, ...; or
@@ -392,7 +443,9 @@ def sweep(
     (default) runs already stored for the same key and config are loaded,
     not run. `df.attrs` holds `loaded` and `ran` counts.
     """
-    r = sweep_results(scenario, axes, runs=runs, seeds=seeds, store=store, resume=resume, jobs=jobs, progress=progress)
+    r = sweep_results(
+        scenario, axes, runs=runs, seeds=seeds, store=store, resume=resume, jobs=jobs, progress=progress, interval=interval
+    )
     df = r.runs.copy()
     df.attrs.update({"scenario": r.name, "loaded": r.loaded, "ran": r.ran, "store": None if r.store is None else str(r.store)})
     return df

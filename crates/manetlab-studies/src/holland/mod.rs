@@ -127,7 +127,8 @@ impl Variant {
              [topology]\nkind = \"random\"\nnodes = 30\narea = [\"1500m\", \"300m\"]\n\n\
              [mobility]\nmodel = \"pattern\"\nmean_speed = \"{v}m/s\"\npause = \"0s\"\n\n\
              [mac]\nstandard = \"dsss\"\ndata_rate = \"2Mbps\"\nbasic_rate = \"2Mbps\"\n\n\
-             [routing]\nprotocol = \"dsr\"\ncache_replies = {}\n\n[arp]\nmode = \"ns2\"\n",
+             [routing]\nprotocol = \"dsr\"\ncache_replies = {}\n\n[arp]\nmode = \"ns2\"\n\n\
+             [output]\npath_profile = true\n",
             self.id, self.cache_replies
         );
         let tcp_pairs: &[(u32, u32)] = if self.background == Background::FiveTcp { &FIVE_TCP } else { &FIVE_TCP[..1] };

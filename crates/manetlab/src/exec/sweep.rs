@@ -143,6 +143,9 @@ pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report
     let agg = sweep_summary(&runs, axes);
     runs.save_csv(dir)?;
     agg.save_csv(dir)?;
+    if crate::output::timeseries::recorded(reports) {
+        crate::output::sweep::sweep_timeseries(axes, &plan.points, plan.seeds.len(), reports).save_csv(dir)?;
+    }
     let summary = json!({
         "schema_version": crate::output::SCHEMA_VERSION,
         "scenario": name,

@@ -11,11 +11,16 @@
 //!   node that heard it, its outcome there (`Rx` decoded or `Lost` with the
 //!   reason), with the received power;
 //! - [`Observer::queue`]: a node's interface queue length changed;
+//! - [`Observer::flow`]: a flow's application sent or received payload, or
+//!   one of its data packets was dropped (what `flows.csv` counts, before
+//!   the warm-up cut);
+//! - [`Observer::medium`]: a node's carrier sense went busy or idle;
 //! - [`Observer::start`] once before the first event with the run's
 //!   configuration: node positions at any time follow from
 //!   `cfg.mobility.trajectories(&cfg.nodes)` (position queries);
 //! - [`Observer::finish`] once at the end (packets still held are reported
-//!   first as `END` drops).
+//!   first as `END` drops), then [`Observer::report`] to add what the
+//!   observer recorded to the run's report (the time series).
 //!
 //! With no observer registered the kernel skips all of this: each hook is
 //! one inlined emptiness test, and nothing is computed for it.
@@ -129,6 +134,30 @@ pub struct QueueEvent {
     pub len: usize,
 }
 
+/// What happened to a flow's payload (application level: what the flow
+/// statistics count).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum FlowWhat {
+    /// The application handed `payload` bytes to the network (a datagram
+    /// backpressure refused is counted too, as in `sent_packets`).
+    Sent { payload: u32 },
+    /// `payload` bytes of a packet created at `created` reached the
+    /// application; `first` is false for a duplicate copy.
+    Received { created: Time, payload: u32, first: bool },
+    /// A data packet of the flow was dropped at `node` (not at the end of
+    /// the run: END drops are only [`Observer::packet`] events).
+    Dropped { node: NodeId, why: DropReason },
+}
+
+/// One flow event.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FlowEvent {
+    pub time: Time,
+    /// Flow index in the scenario.
+    pub flow: u32,
+    pub what: FlowWhat,
+}
+
 /// What one receiver made of a frame: the per-receiver outcome of every
 /// transmission at every radio in carrier-sense range, including those the
 /// receiver never locked onto (for the browser viewer's recorder,
@@ -193,6 +222,11 @@ pub trait Observer: Send {
     fn packet(&mut self, _ev: &PacketEvent) {}
     fn frame(&mut self, _ev: &FrameEvent) {}
     fn queue(&mut self, _ev: &QueueEvent) {}
+    /// A flow's application-level event (every one, warm-up included).
+    fn flow(&mut self, _ev: &FlowEvent) {}
+    /// `node`'s physical carrier sense became busy (`true`: a signal above
+    /// the carrier-sense threshold began while none was sensed) or idle.
+    fn medium(&mut self, _time: Time, _node: NodeId, _busy: bool) {}
     /// Once, at registration: the run's board of routing-message bytes
     /// (DSDV, OLSR; `wire/board.rs`), for writers that show message contents.
     fn attach_board(&mut self, _board: &crate::wire::board::WireBoard) {}
@@ -213,4 +247,7 @@ pub trait Observer: Send {
     fn finish(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+    /// After [`Observer::finish`]: adds what this observer recorded to the
+    /// run's report (e.g. `Report::timeseries`). Default: nothing.
+    fn report(&mut self, _report: &mut super::Report) {}
 }

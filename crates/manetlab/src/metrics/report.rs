@@ -176,6 +176,10 @@ pub struct Report {
     /// Gateway control counters (runs with `SimConfig::gateway` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<crate::net::gateway::GatewayStats>,
+    /// Per-interval series (runs with `SimConfig::record.interval` only;
+    /// `metrics/timeseries.rs`, `timeseries.csv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<super::timeseries::TimeSeries>,
 }
 
 impl Report {

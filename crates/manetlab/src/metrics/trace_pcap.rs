@@ -336,6 +336,10 @@ fn encode_ip(
     payload: &mut Vec<u8>,
 ) -> usize {
     payload.clear();
+    // DSR (IP protocol 48, RFC 4728): control messages and source-routed data.
+    if let Some(zeros) = super::trace_dsr::encode(buf, p, board, payload, encode_ip) {
+        return zeros;
+    }
     let start = buf.len();
     let total = p.size.clamp(IP_HEADER_BYTES, 65535) as u16;
     let (src, dst) = (ip_addr(p.src), ip_addr(p.dst));
@@ -371,8 +375,8 @@ fn encode_ip(
             l4[6..8].copy_from_slice(&c.to_be_bytes());
             (IPPROTO_UDP, 8)
         }
-        // DSR (IP protocol 48, RFC 4728) and ARP (SNAP ethertype 0x0806)
-        // have no encoding yet: UDP to the discard port with a zero payload.
+        // ARP (SNAP ethertype 0x0806) has no encoding yet: UDP to the
+        // discard port with a zero payload.
         _ if l4_len >= 8 => (IPPROTO_UDP, udp_header(&mut l4, DISCARD_PORT, DISCARD_PORT, src, dst, l4_len)),
         _ => (IPPROTO_EXPERIMENTAL, 0),
     };

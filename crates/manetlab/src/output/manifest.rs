@@ -68,9 +68,9 @@ impl Manifest {
 /// The scenario as run, as a file `manetlab run` accepts: the checked text
 /// with every `--set` override applied, and `[run] name`, `seed` and
 /// `replications` set to what was run (so `--seed`/`--runs` and the file
-/// name no longer matter). Rerun it to reproduce `summary.json` byte for
-/// byte. Defaults that the text leaves out are not written out; they are
-/// those of the same manetlab version (see `manifest.json`).
+/// name no longer matter), and every default that applies written out
+/// (`scenario::defaults`: only values that leave the run unchanged). Rerun
+/// it to reproduce `summary.json` byte for byte.
 pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> String {
     let text = scenario.effective_toml();
     let mut doc: toml_edit::DocumentMut = match text.parse() {
@@ -86,11 +86,16 @@ pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> Str
         run["seed"] = toml_edit::value(s as i64);
     }
     run["replications"] = toml_edit::value(seeds.len().max(1) as i64);
+    crate::scenario::defaults::fill(&mut doc, scenario.origin());
     let mut out = String::from(
-        "# The scenario exactly as run (overrides applied, seed and replications fixed).\n\
+        "# The scenario exactly as run (overrides applied, seed and replications fixed,\n\
+         # every default that applies written out).\n\
          # `manetlab run scenario.resolved.toml` reproduces summary.json byte for byte\n\
          # with the manetlab version named in manifest.json.\n",
     );
     out += &doc.to_string();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
     out
 }

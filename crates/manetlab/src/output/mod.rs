@@ -17,9 +17,11 @@ pub mod aggregate;
 pub mod flows;
 pub mod manifest;
 pub mod network;
+pub mod nodes;
 pub mod schema;
 pub mod sweep;
 pub mod table;
+pub mod timeseries;
 
 pub use aggregate::{aggregate, Stat};
 pub use table::{Column, ColumnData, Kind, Table, Value};
@@ -32,7 +34,8 @@ pub const SCHEMA_VERSION: u32 = 2;
 
 /// The tables of a run (one or more replications of one scenario), in the
 /// order they are written: `flows`, `flows-summary`, `network`,
-/// `network-summary`, `flow-drops`, `histograms`.
+/// `network-summary`, `flow-drops`, `histograms`, `nodes`, and `timeseries` when the
+/// runs recorded one (`[output] interval`).
 pub fn run_tables(reports: &[Report]) -> Vec<Table> {
     let fl = flows::flows(reports);
     let summary = flows::flows_summary(&fl);
@@ -40,7 +43,19 @@ pub fn run_tables(reports: &[Report]) -> Vec<Table> {
     let metrics = network::network_metrics();
     let names: Vec<&str> = metrics.iter().map(String::as_str).collect();
     let net_summary = aggregate("network-summary", &net, &[], &names);
-    vec![fl, summary, net, net_summary, flows::flow_drops(reports), flows::histograms(reports)]
+    let mut v = vec![
+        fl,
+        summary,
+        net,
+        net_summary,
+        flows::flow_drops(reports),
+        flows::histograms(reports),
+        nodes::nodes(reports),
+    ];
+    if timeseries::recorded(reports) {
+        v.push(timeseries::timeseries(reports));
+    }
+    v
 }
 
 /// `summary.json`: every replication's full report, and the `flows-summary`

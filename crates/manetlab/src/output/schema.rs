@@ -17,9 +17,20 @@ pub fn tables() -> Vec<(String, Table)> {
     let axes = [SweepAxis { key: "mobility.pause".into(), values: vec!["0s".into()] }];
     let runs = super::sweep::sweep_runs(&axes, &[], 1, &[]);
     let agg = super::sweep::sweep_summary(&runs, &axes);
+    out.push(("timeseries.csv".into(), super::timeseries::timeseries(&[])));
     out.push(("sweep-runs.csv".into(), runs));
     out.push(("sweep.csv".into(), agg));
+    out.push(("sweep-timeseries.csv".into(), super::sweep::sweep_timeseries(&axes, &[], 1, &[])));
     out
+}
+
+/// The metrics of `timeseries.csv` (`metric` column), with scope, unit and
+/// meaning.
+fn timeseries_metrics() -> Vec<serde_json::Value> {
+    super::timeseries::METRICS
+        .iter()
+        .map(|m| serde_json::json!({"scope": m.scope.name(), "metric": m.name, "unit": m.unit, "about": m.about}))
+        .collect()
 }
 
 /// Top-level fields of `summary.json`, with their meaning.
@@ -27,7 +38,11 @@ pub const SUMMARY_FIELDS: [(&str, &str); 7] = [
     ("schema_version", "version of the output format (this schema)"),
     ("scenario", "scenario name ([run] name, default the file stem)"),
     ("seeds", "seed of each replication, in order"),
-    ("replications", "the full report of each replication (fields below)"),
+    (
+        "replications",
+        "the full report of each replication (fields below); runs with [output] interval also have `timeseries` \
+         (start_s, interval_s, end_s, and per flow and node the timeseries.csv values as vectors over the intervals)",
+    ),
     ("aggregate", "the rows of flows-summary.csv as objects (same keys)"),
     ("network", "the rows of network.csv as objects (same keys)"),
     ("network_aggregate", "the row of network-summary.csv as an object (same keys)"),
@@ -44,7 +59,7 @@ pub const FLOW_JSON_FIELDS: [(&str, &str); 12] = [
     ("jitter_histogram", "list of {low_s, high_s, count}: |delay_i - delay_(i-1)| bins (histograms.csv)"),
     (
         "path_profile",
-        "mobile runs: list of {start_s, end_s, hops}: shortest-path hop count over time (hops null: no path)",
+        "mobile runs with [output] path_profile = true: list of {start_s, end_s, hops}: shortest-path hop count over time (hops null: no path)",
     ),
     ("tcp", "TCP flows: sender counters (segments, retransmissions, timeouts, ...)"),
     ("voip", "VoIP calls: per-direction loss, delay, playout and MOS"),
@@ -61,6 +76,7 @@ pub fn schema_json() -> serde_json::Value {
         "schema_version": super::SCHEMA_VERSION,
         "null": "undefined values are an empty CSV field and JSON null, never 0",
         "csv": files,
+        "timeseries.csv metrics": timeseries_metrics(),
         "summary.json": SUMMARY_FIELDS.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
         "summary.json flow": FLOW_JSON_FIELDS.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
     })
@@ -82,6 +98,11 @@ pub fn markdown() -> String {
     for (file, t) in tables() {
         s += &format!("### `{file}`\n\n{}\n", md_table(&t.columns));
     }
+    s += "### `timeseries.csv` metrics\n\n| scope | metric | unit | meaning |\n|---|---|---|---|\n";
+    for m in super::timeseries::METRICS {
+        s += &format!("| {} | `{}` | {} | {} |\n", m.scope.name(), m.name, m.unit, m.about);
+    }
+    s += "\n";
     s += "### `summary.json`\n\n| field | meaning |\n|---|---|\n";
     for (k, v) in SUMMARY_FIELDS {
         s += &format!("| `{k}` | {v} |\n");

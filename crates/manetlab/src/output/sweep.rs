@@ -83,6 +83,27 @@ pub fn sweep_runs(axes: &[SweepAxis], points: &[Vec<(String, String)>], reps: us
     t
 }
 
+/// `sweep-timeseries`: the `timeseries` rows of every run (recorded with
+/// `[output] interval`), after the point's axis columns.
+pub fn sweep_timeseries(
+    axes: &[SweepAxis],
+    points: &[Vec<(String, String)>],
+    reps: usize,
+    reports: &[Report],
+) -> Table {
+    use super::timeseries::{push_timeseries_rows, timeseries_columns};
+    let cols: Vec<(Column, Vec<Value>)> = axes.iter().map(axis_column).collect();
+    let prefix: Vec<Column> = cols.iter().map(|(c, _)| c.clone()).collect();
+    let mut t = Table::new("sweep-timeseries", timeseries_columns(&prefix));
+    for (pi, p) in points.iter().enumerate() {
+        let cells = point_cells(axes, &cols, p);
+        for (k, r) in reports[pi * reps..(pi + 1) * reps].iter().enumerate() {
+            push_timeseries_rows(&mut t, &cells, k, r);
+        }
+    }
+    t
+}
+
 /// `sweep`: per point and flow, n / mean / sd / ci95 of every summarised
 /// flow metric over the replications.
 pub fn sweep_summary(runs: &Table, axes: &[SweepAxis]) -> Table {

@@ -356,6 +356,14 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     };
     let trace = trace_options(&f.output)?;
     let (viz, viz_options) = viz_options(&f.output)?;
+    if let Some(iv) = &f.output.interval {
+        let t = iv.get_ref().0;
+        if t == Time::ZERO {
+            return Err(err(ErrorKind::BadValue, iv, "'output.interval' must be positive, e.g. \"1s\""));
+        }
+        cfg.record.interval = Some(t);
+    }
+    cfg.record.path_profiles = f.output.path_profile.as_ref().is_some_and(|p| *p.get_ref());
 
     Ok(Plan {
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),

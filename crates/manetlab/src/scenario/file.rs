@@ -291,6 +291,10 @@ pub(crate) struct OutputSection {
     pub viz_decimate: Option<Spanned<u32>>,
     /// Record receivers that only sensed a frame.
     pub viz_sensed: Option<Spanned<bool>>,
+    /// Time series interval (`timeseries.csv`).
+    pub interval: Option<Spanned<Duration>>,
+    /// Record shortest-path profiles of mobile flows (path-profile files).
+    pub path_profile: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

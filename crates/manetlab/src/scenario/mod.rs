@@ -19,6 +19,7 @@
 
 mod bounds;
 mod build;
+pub mod defaults;
 mod error;
 mod file;
 pub mod input;
@@ -65,6 +66,7 @@ pub struct Scenario {
     topology: Topology,
     mobility: MobilityPlan,
     effective: String,
+    origin: String,
 }
 
 impl Scenario {
@@ -143,7 +145,15 @@ impl Scenario {
             topology: plan.topology,
             mobility: plan.mobility,
             effective: src.text.clone(),
+            origin: origin.to_string(),
         })
+    }
+
+    /// The name the scenario was loaded under (its path, or the origin given
+    /// to [`Scenario::from_str`]): errors name it, relative paths in it are
+    /// relative to its directory.
+    pub fn origin(&self) -> &str {
+        &self.origin
     }
 
     /// `run.seed`: the seed of the first replication.

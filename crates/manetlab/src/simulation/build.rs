@@ -205,6 +205,11 @@ impl Simulation {
         for e in &cfg.node_events {
             queue.schedule(e.at, Event::Node { node: e.node, action: e.action });
         }
+        let mut obs = Observers::default();
+        if let Some(iv) = cfg.record.interval {
+            // Time series: an observer like any other, only when asked.
+            obs.add(Box::new(crate::metrics::timeseries::TimeSeriesRecorder::new(iv)));
+        }
         Ok(Simulation {
             queue,
             nodes,
@@ -220,7 +225,7 @@ impl Simulation {
             ep_out: Vec::with_capacity(16),
             hearers: Vec::with_capacity(64),
             arp_out: Vec::with_capacity(8),
-            obs: Observers::default(),
+            obs,
             route_buf: Vec::new(),
             radio_off: (0..n as NodeId).map(|i| wired.is_wired_only(i)).collect(),
             radios_off: (0..n as NodeId).filter(|&i| wired.is_wired_only(i)).count(),

@@ -239,6 +239,7 @@ impl Simulation {
                 let o = n.radio.begin_signal(now, tx, power, end, rate);
                 if o.became_busy {
                     n.mac.on_sense_busy(now);
+                    self.obs.medium(now, node, true);
                 }
                 if o.captured_out {
                     n.mac.on_captured_out(now, end, &mut self.mac_out);
@@ -259,6 +260,9 @@ impl Simulation {
                     RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
                 }
                 self.obs.signal_end(now, node, &self.channel, tx, outcome);
+                if idle {
+                    self.obs.medium(now, node, false);
+                }
                 self.channel.signal_ended(tx);
                 node
             }
@@ -327,7 +331,8 @@ impl Simulation {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let rng = &mut self.endpoint_rngs[node as usize][idx as usize];
-        let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: &mut self.metrics };
+        let tap = &mut observe::Tap { m: &mut self.metrics, obs: &mut self.obs };
+        let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: tap };
         f(n.endpoints[idx as usize].as_mut(), &mut ctx);
         for i in self.queued[2]..self.ep_out.len() {
             self.work.push_back(Work::Endpoint(node, idx, i as u32));

@@ -8,9 +8,10 @@ use super::Simulation;
 use crate::config::SimConfig;
 use crate::mac::Frame;
 use crate::metrics::observe::{
-    Action, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception, ReceptionEvent,
+    Action, FlowEvent, FlowWhat, FrameDir, FrameEvent, Interest, Layer, Observer, PacketEvent, QueueEvent, Reception,
+    ReceptionEvent,
 };
-use crate::metrics::DropReason;
+use crate::metrics::{DropReason, Metrics};
 use crate::net::{NodeId, Packet, BROADCAST};
 use crate::phy::channel::Channel;
 use crate::phy::radio::RxOutcome;
@@ -159,6 +160,30 @@ impl Observers {
         self.0.iter_mut().for_each(|o| o.queue(&ev));
     }
 
+    /// A flow's application-level event.
+    #[inline]
+    pub(super) fn flow(&mut self, time: Time, flow: u32, what: FlowWhat) {
+        if self.0.is_empty() {
+            return;
+        }
+        let ev = FlowEvent { time, flow, what };
+        self.0.iter_mut().for_each(|o| o.flow(&ev));
+    }
+
+    /// `node`'s carrier sense became busy or idle.
+    #[inline]
+    pub(super) fn medium(&mut self, time: Time, node: NodeId, busy: bool) {
+        if self.0.is_empty() {
+            return;
+        }
+        self.0.iter_mut().for_each(|o| o.medium(time, node, busy));
+    }
+
+    /// After `finish`: every observer adds its recordings to the report.
+    pub(super) fn report(&mut self, report: &mut crate::Report) {
+        self.0.iter_mut().for_each(|o| o.report(report));
+    }
+
     /// The end of the run: every packet still held is reported as an END
     /// drop, then every observer finishes (flushes its files).
     pub(super) fn finish(&mut self, now: Time, held: &[(NodeId, Packet)]) {
@@ -175,6 +200,27 @@ impl Observers {
 
     pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+/// The flow recorder endpoints write to: the run's metrics, and the
+/// observers' [`Observer::flow`] hook.
+pub(super) struct Tap<'a> {
+    pub m: &'a mut Metrics,
+    pub obs: &'a mut Observers,
+}
+
+impl crate::transport::FlowRecorder for Tap<'_> {
+    fn flow_sent(&mut self, flow: u32, now: Time, payload: u32) {
+        self.m.flow_sent(flow, now, payload);
+        self.obs.flow(now, flow, FlowWhat::Sent { payload });
+    }
+    fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool) {
+        self.m.flow_received(flow, now, created, payload, first);
+        self.obs.flow(now, flow, FlowWhat::Received { created, payload, first });
+    }
+    fn fate(&mut self) -> &mut crate::metrics::FateTable {
+        &mut self.m.fate
     }
 }
 

@@ -187,6 +187,7 @@ impl Simulation {
             self.metrics.fate.dropped(pkt.uid, why);
             let now = self.queue.now();
             self.metrics.flow_dropped(pkt.flow, now, node, why);
+            self.obs.flow(now, pkt.flow, crate::metrics::observe::FlowWhat::Dropped { node, why });
             if why == DropReason::Bps {
                 if let Some(s) = self.metrics.flows.get_mut(pkt.flow as usize) {
                     s.not_injected += 1;

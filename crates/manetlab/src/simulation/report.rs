@@ -15,7 +15,7 @@ impl Simulation {
     /// observers, finishes them (flushing trace files), and returns the
     /// report.
     pub fn finish(mut self) -> Report {
-        let report = self.report();
+        let mut report = self.report();
         if !self.obs.is_empty() {
             let mut held: Vec<(NodeId, Packet)> = Vec::new();
             for n in &self.nodes {
@@ -27,6 +27,7 @@ impl Simulation {
                 }
             }
             self.obs.finish(self.queue.now(), &held);
+            self.obs.report(&mut report);
         }
         report
     }
@@ -61,7 +62,9 @@ impl Simulation {
     pub fn report(&self) -> Report {
         let end = self.queue.now().max(self.cfg.duration);
         // Path profiles of every flow's endpoints, in mobile runs.
-        let profiles: Vec<Option<Vec<crate::metrics::path::Span>>> = if self.channel.is_mobile() {
+        let profiles: Vec<Option<Vec<crate::metrics::path::Span>>> = if self.channel.is_mobile()
+            && self.cfg.record.path_profiles
+        {
             let trajs = self.cfg.mobility.trajectories(&self.cfg.nodes);
             let range = self.cfg.radio.rx_range();
             let pairs: Vec<(usize, usize)> = self.cfg.flows.iter().map(|f| (f.src as usize, f.dst as usize)).collect();
@@ -194,6 +197,7 @@ impl Simulation {
             nodes,
             audit: self.audit(),
             gateway: self.gateway.as_ref().map(|g| g.stats()),
+            timeseries: None,
         }
     }
 

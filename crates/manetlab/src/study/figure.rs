@@ -138,15 +138,18 @@ impl Figure {
         }
     }
 
-    /// The plotted data: one row per point, `series,x,y,err` (err empty
-    /// where a point has none), quoted as CSV requires.
+    /// The plotted data: one row per point, `series,x,y,err` (y empty where
+    /// undefined, a gap in the line; err empty where a point has none),
+    /// quoted as CSV requires.
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
         let _ = w.write_record(["series", "x", "y", "err"]);
         for se in &self.series {
             for (x, y, e) in &se.points {
                 let e = e.map(|v| v.to_string()).unwrap_or_default();
-                let _ = w.write_record([se.name.as_str(), &x.to_string(), &y.to_string(), &e]);
+                // Undefined (non-finite) values are empty, as in every table.
+                let y = if y.is_finite() { y.to_string() } else { String::new() };
+                let _ = w.write_record([se.name.as_str(), &x.to_string(), &y, &e]);
             }
         }
         String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -107,12 +107,15 @@ where
             s.points.iter().map(|p| (p.0, p.1)).collect()
         };
         if !s.scatter {
-            chart.draw_series(LineSeries::new(pts, c.stroke_width(px(2))))?;
+            // A non-finite y (undefined) is a gap in the line.
+            for seg in pts.split(|p| !p.1.is_finite()).filter(|seg| !seg.is_empty()) {
+                chart.draw_series(LineSeries::new(seg.iter().copied(), c.stroke_width(px(2))))?;
+            }
         }
         let with_markers = s.scatter || (!fig.steps && s.points.len() <= 60);
         if with_markers {
             let size = if s.scatter { px(2) } else { marker };
-            let xy = s.points.iter().map(|&(x, y, _)| (x, y));
+            let xy = s.points.iter().filter(|p| p.1.is_finite()).map(|&(x, y, _)| (x, y));
             match i % 3 {
                 0 => chart.draw_series(xy.map(|p| Circle::new(p, size, c.filled())))?,
                 1 => chart.draw_series(xy.map(|p| TriangleMarker::new(p, size + k, c.filled())))?,
