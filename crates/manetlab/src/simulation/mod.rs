@@ -307,12 +307,29 @@ impl Simulation {
     }
 
     fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
+        self.call_routing(node, true, f)
+    }
+
+    /// Whether the node's protocol hands a data packet addressed to it up
+    /// (`Routing::accept_local`; false for a copy already delivered).
+    fn routing_accepts(&mut self, node: NodeId, pkt: &crate::net::Packet) -> bool {
+        self.call_routing(node, false, |r, ctx| r.accept_local(ctx, pkt))
+    }
+
+    /// Calls into a node's protocol and queues its answers; `tables`: show
+    /// the viewer its routing table afterwards.
+    fn call_routing<R>(
+        &mut self,
+        node: NodeId,
+        tables: bool,
+        f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx) -> R,
+    ) -> R {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
-        f(n.routing.as_mut(), &mut ctx);
-        if self.obs.interest().routes {
+        let r = f(n.routing.as_mut(), &mut ctx);
+        if tables && self.obs.interest().routes {
             self.route_buf.clear();
             n.routing.route_table(now, &mut self.route_buf);
             self.obs.routes(now, node, &self.route_buf);
@@ -321,6 +338,7 @@ impl Simulation {
             self.work.push_back(Work::Net(node, i as u32));
         }
         self.queued[1] = self.net_out.len();
+        r
     }
 
     fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {

@@ -219,6 +219,9 @@ impl Simulation {
                 self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
                 return;
             }
+            if !wired && !self.routing_accepts(node, &pkt) {
+                return;
+            }
             self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
             if !wired {
                 self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
