@@ -95,6 +95,7 @@ protocols! {
     Dsdv(DsdvConfig) => dsdv::Dsdv,
     /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
     Olsr(OlsrConfig) => olsr::Olsr,
+    Flooding(flooding::FloodingConfig) => flooding::Flooding,
 }
 
 /// A routing protocol as the scenario file and the kernel see it,
