@@ -69,11 +69,11 @@ enum Event {
     },
     Routing {
         node: NodeId,
-        token: u64,
+        timer: routing::RouteTimer,
     },
     Arp {
         node: NodeId,
-        token: u64,
+        timer: crate::net::arp::ArpTimer,
     },
     /// A wired link direction finished serialising (`arrive = false`) or
     /// its oldest propagating packet reaches the far end (`arrive = true`).
@@ -275,8 +275,8 @@ impl Simulation {
             Event::Endpoint { node, idx, token } => {
                 return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token))
             }
-            Event::Routing { node, token } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, token)),
-            Event::Arp { node, token } => return self.arp_timer(node, token),
+            Event::Routing { node, timer } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer)),
+            Event::Arp { node, timer } => return self.arp_timer(node, timer),
             Event::Backpressure { node } => return self.bp_recheck(node),
             Event::Wire { dir, arrive } => return self.wire_event(dir, arrive),
             Event::Gateway { to_wire } => return self.gateway_release(to_wire),
@@ -362,8 +362,10 @@ impl Simulation {
                     self.do_mac(node, a)
                 }
                 Work::Net(node, i) => {
-                    let a =
-                        std::mem::replace(&mut self.net_out[i as usize], NetAction::Timer { at: Time::ZERO, token: 0 });
+                    let a = std::mem::replace(
+                        &mut self.net_out[i as usize],
+                        NetAction::Timer { at: Time::ZERO, timer: routing::RouteTimer::of(0) },
+                    );
                     self.do_net(node, a)
                 }
                 Work::Endpoint(node, idx, i) => {

@@ -125,7 +125,7 @@ impl Simulation {
                 }
             }
             NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
-            NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
+            NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
             NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);

@@ -15,7 +15,7 @@
 //! and its registration (one line in `net/routing/mod.rs`).
 
 use super::delayed::Parked;
-use super::{NetEnv, Origin, RouteCtx, Routing, RoutingConfig, RoutingModel, RoutingStats};
+use super::{NetEnv, Origin, RouteCtx, RouteTimer, Routing, RoutingConfig, RoutingModel, RoutingStats};
 use crate::net::{NodeId, Packet, BROADCAST};
 use crate::sim::params::{ParamError, Params};
 use crate::sim::{DropReason, Time};
@@ -31,8 +31,8 @@ pub struct FloodingConfig {
     /// How long a (origin, uid) entry stays in the duplicate cache. A copy
     /// arriving later is taken for a new packet.
     pub cache_lifetime: Time,
-    /// Rebroadcasts wait a uniform random delay in [0, jitter) (RFC 5148
-    /// §5; 0 = at once), so that neighbours of one sender do not all
+    /// Rebroadcasts wait a uniform random delay in [0, jitter) (the
+    /// message-forwarding jitter of RFC 5148; 0 = at once), so that neighbours of one sender do not all
     /// transmit at the same instant.
     pub jitter: Time,
 }
@@ -116,7 +116,7 @@ impl Routing for Flooding {
             return ctx.drop(pkt, DropReason::Ttl);
         }
         self.rebroadcast += 1;
-        if let Some(now) = self.parked.send_later(ctx, pkt, self.cfg.jitter, |slot| slot as u64) {
+        if let Some(now) = self.parked.send_later(ctx, pkt, self.cfg.jitter, |slot| RouteTimer::with(0, slot, 0)) {
             ctx.transmit(now);
         }
     }
@@ -129,8 +129,8 @@ impl Routing for Flooding {
         false
     }
 
-    fn on_timer(&mut self, ctx: &mut RouteCtx, token: u64) {
-        if let Some(p) = self.parked.take(token as usize) {
+    fn on_timer(&mut self, ctx: &mut RouteCtx, t: RouteTimer) {
+        if let Some(p) = self.parked.take(t.a as usize) {
             ctx.transmit(p);
         }
     }

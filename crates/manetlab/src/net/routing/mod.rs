@@ -149,8 +149,8 @@ pub enum NetAction {
     Transmit(Packet),
     /// Drop, counted with its reason.
     Drop(Packet, DropReason),
-    /// Call `on_timer(token)` at `at`.
-    Timer { at: Time, token: u64 },
+    /// Call `on_timer(timer)` at `at`.
+    Timer { at: Time, timer: RouteTimer },
     /// Take every packet waiting in the interface queue for `next_hop` out of
     /// it and hand each back through `Routing::on_reclaimed` (the link to
     /// that neighbour is broken). Packets already inside the MAC are not
@@ -159,6 +159,27 @@ pub enum NetAction {
     /// Hand an Explicit Link Failure Notice to this node's transport
     /// endpoint bound to `notice.sport` (this node is `notice.src`).
     Notify(crate::net::LinkFailureNotice),
+}
+
+/// A routing protocol's timer, handed back as it was set: a kind the
+/// protocol defines (its `T_*` constants) and two arguments (a slot, a
+/// destination, a generation), each in its own field: nothing is packed
+/// into bits.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RouteTimer {
+    pub kind: u8,
+    pub a: u32,
+    pub b: u32,
+}
+
+impl RouteTimer {
+    /// A timer of `kind` without arguments.
+    pub const fn of(kind: u8) -> RouteTimer {
+        RouteTimer { kind, a: 0, b: 0 }
+    }
+    pub const fn with(kind: u8, a: u32, b: u32) -> RouteTimer {
+        RouteTimer { kind, a, b }
+    }
 }
 
 /// Where a packet handed to `route` comes from.
@@ -192,8 +213,8 @@ impl RouteCtx<'_> {
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
         self.out.push(NetAction::Drop(pkt, why));
     }
-    pub fn timer(&mut self, at: Time, token: u64) {
-        self.out.push(NetAction::Timer { at, token });
+    pub fn timer(&mut self, at: Time, timer: RouteTimer) {
+        self.out.push(NetAction::Timer { at, timer });
     }
     pub fn reclaim(&mut self, next_hop: NodeId) {
         self.out.push(NetAction::Reclaim { next_hop });
@@ -354,7 +375,8 @@ pub trait Routing: Send {
     fn wants_overheard(&self) -> bool {
         false
     }
-    fn on_timer(&mut self, _ctx: &mut RouteCtx, _token: u64) {}
+    /// A timer the protocol set (`RouteCtx::timer`) is due.
+    fn on_timer(&mut self, _ctx: &mut RouteCtx, _timer: RouteTimer) {}
     /// Wired-only hosts this node is the gateway of (`net/wired.rs`): an
     /// on-demand protocol answers route requests for them as if they were
     /// this node. Called once, before `start`.
