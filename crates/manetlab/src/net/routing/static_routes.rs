@@ -126,35 +126,6 @@ pub fn build_tables_wired(
     tables
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::SimConfig;
-    #[test]
-    fn chain_tables() {
-        let pos = SimConfig::chain_positions(4, 200.0);
-        let t = build_tables(&pos, 250.0, &[]);
-        assert_eq!(t[0][3], 1);
-        assert_eq!(t[3][0], 2);
-        assert_eq!(t[1][1], 1);
-        let r = StaticRouting::from_table(t[0].clone());
-        assert_eq!(r.next_hop(3), Some(1));
-    }
-    #[test]
-    fn explicit_path_overrides() {
-        let pos = SimConfig::grid_positions(2, 2, 200.0);
-        let t = build_tables(&pos, 250.0, &[vec![0, 2, 3]]);
-        assert_eq!(t[0][3], 2);
-        assert_eq!(t[3][0], 2);
-    }
-    #[test]
-    fn partition_has_no_route() {
-        let pos = vec![Position::new(0.0, 0.0), Position::new(1000.0, 0.0)];
-        let t = build_tables(&pos, 250.0, &[]);
-        assert_eq!(StaticRouting::from_table(t[0].clone()).next_hop(1), None);
-    }
-}
-
 /// `routing.protocol = "static"`: key `paths`, explicit node sequences.
 impl super::RoutingModel for StaticRouting {
     const NAME: &'static str = "static";
@@ -213,5 +184,34 @@ impl super::RoutingModel for StaticRouting {
             .into_iter()
             .map(|t| Box::new(StaticRouting::from_table(t)) as Box<dyn Routing>)
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+    #[test]
+    fn chain_tables() {
+        let pos = SimConfig::chain_positions(4, 200.0);
+        let t = build_tables(&pos, 250.0, &[]);
+        assert_eq!(t[0][3], 1);
+        assert_eq!(t[3][0], 2);
+        assert_eq!(t[1][1], 1);
+        let r = StaticRouting::from_table(t[0].clone());
+        assert_eq!(r.next_hop(3), Some(1));
+    }
+    #[test]
+    fn explicit_path_overrides() {
+        let pos = SimConfig::grid_positions(2, 2, 200.0);
+        let t = build_tables(&pos, 250.0, &[vec![0, 2, 3]]);
+        assert_eq!(t[0][3], 2);
+        assert_eq!(t[3][0], 2);
+    }
+    #[test]
+    fn partition_has_no_route() {
+        let pos = vec![Position::new(0.0, 0.0), Position::new(1000.0, 0.0)];
+        let t = build_tables(&pos, 250.0, &[]);
+        assert_eq!(StaticRouting::from_table(t[0].clone()).next_hop(1), None);
     }
 }

@@ -164,40 +164,6 @@ impl AodvConfig {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc_derived_values() {
-        let c = AodvConfig::default();
-        assert_eq!(c.net_traversal_time(), Time::from_ms(2800));
-        assert_eq!(c.path_discovery_time(), Time::from_ms(5600));
-        assert_eq!(c.my_route_timeout(), Time::from_secs(6));
-        assert_eq!(c.delete_period(), Time::from_secs(15));
-        assert_eq!(c.ring_traversal_time(1), Time::from_ms(240));
-        assert_eq!(c.ring_traversal_time(7), Time::from_ms(720));
-        assert_eq!(c.max_repair_ttl(), 10);
-        assert_eq!(c.neighbour_timeout(), Time::from_ms(2100));
-        assert_eq!(c.backoff_wait(2), Time::from_ms(11_200));
-    }
-
-    #[test]
-    fn expanding_ring_ttls() {
-        let c = AodvConfig::default();
-        let mut ttls = vec![c.ttl_start];
-        while *ttls.last().unwrap() < c.net_diameter {
-            ttls.push(c.next_ring_ttl(*ttls.last().unwrap()));
-        }
-        assert_eq!(ttls, vec![1, 3, 5, 7, 35]);
-        let c = AodvConfig { ttl_start: 2, ttl_increment: 3, ttl_threshold: 7, ..AodvConfig::default() };
-        assert_eq!(c.next_ring_ttl(2), 5);
-        assert_eq!(c.next_ring_ttl(5), 35, "8 would pass the threshold: NET_DIAMETER");
-        let small = AodvConfig { net_diameter: 4, ..AodvConfig::default() };
-        assert_eq!(small.next_ring_ttl(3), 4, "never beyond NET_DIAMETER");
-    }
-}
-
 // ---- The `[routing]` section (`protocol = "aodv"`) and the registration as a
 // `RoutingModel`: keys, ranges and cross-checks.
 
@@ -308,4 +274,38 @@ fn parse(p: &dyn Params) -> Result<AodvConfig, ParamError> {
     p.set_flag("gratuitous_rrep", &mut c.gratuitous_rrep)?;
     p.set_flag("dest_only", &mut c.dest_only)?;
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc_derived_values() {
+        let c = AodvConfig::default();
+        assert_eq!(c.net_traversal_time(), Time::from_ms(2800));
+        assert_eq!(c.path_discovery_time(), Time::from_ms(5600));
+        assert_eq!(c.my_route_timeout(), Time::from_secs(6));
+        assert_eq!(c.delete_period(), Time::from_secs(15));
+        assert_eq!(c.ring_traversal_time(1), Time::from_ms(240));
+        assert_eq!(c.ring_traversal_time(7), Time::from_ms(720));
+        assert_eq!(c.max_repair_ttl(), 10);
+        assert_eq!(c.neighbour_timeout(), Time::from_ms(2100));
+        assert_eq!(c.backoff_wait(2), Time::from_ms(11_200));
+    }
+
+    #[test]
+    fn expanding_ring_ttls() {
+        let c = AodvConfig::default();
+        let mut ttls = vec![c.ttl_start];
+        while *ttls.last().unwrap() < c.net_diameter {
+            ttls.push(c.next_ring_ttl(*ttls.last().unwrap()));
+        }
+        assert_eq!(ttls, vec![1, 3, 5, 7, 35]);
+        let c = AodvConfig { ttl_start: 2, ttl_increment: 3, ttl_threshold: 7, ..AodvConfig::default() };
+        assert_eq!(c.next_ring_ttl(2), 5);
+        assert_eq!(c.next_ring_ttl(5), 35, "8 would pass the threshold: NET_DIAMETER");
+        let small = AodvConfig { net_diameter: 4, ..AodvConfig::default() };
+        assert_eq!(small.next_ring_ttl(3), 4, "never beyond NET_DIAMETER");
+    }
 }
