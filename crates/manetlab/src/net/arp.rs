@@ -78,8 +78,17 @@ pub enum ArpAction {
     },
     Timer {
         at: Time,
-        token: u64,
+        timer: ArpTimer,
     },
+}
+
+/// An ARP retry timer: the next hop being resolved and the generation of
+/// its pending entry (a stale timer, from an entry since resolved or
+/// replaced, finds another generation and does nothing).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ArpTimer {
+    pub hop: NodeId,
+    pub gen: u32,
 }
 
 #[derive(Default)]
@@ -152,7 +161,7 @@ impl Arp {
                     p.gen += 1;
                     self.stats.requests_sent += 1;
                     out.push(ArpAction::Request { target: hop });
-                    out.push(ArpAction::Timer { at: now + retry_interval, token: token(hop, p.gen) });
+                    out.push(ArpAction::Timer { at: now + retry_interval, timer: ArpTimer { hop, gen: p.gen as u32 } });
                 }
             }
         }
@@ -181,11 +190,11 @@ impl Arp {
     }
 
     /// Retry timer (Queue mode).
-    pub fn on_timer(&mut self, now: Time, tok: u64, out: &mut Vec<ArpAction>) {
+    pub fn on_timer(&mut self, now: Time, t: ArpTimer, out: &mut Vec<ArpAction>) {
         let ArpConfig::Queue { max_requests, retry_interval, .. } = self.cfg else { return };
-        let (hop, gen) = untoken(tok);
+        let hop = t.hop;
         let Some(p) = self.pending.get_mut(&hop) else { return };
-        if p.gen != gen {
+        if p.gen as u32 != t.gen {
             return;
         }
         if p.requests >= max_requests {
@@ -200,7 +209,7 @@ impl Arp {
             p.requests += 1;
             self.stats.requests_sent += 1;
             out.push(ArpAction::Request { target: hop });
-            out.push(ArpAction::Timer { at: now + retry_interval, token: tok });
+            out.push(ArpAction::Timer { at: now + retry_interval, timer: t });
         }
     }
 
@@ -212,13 +221,6 @@ impl Arp {
             self.pending[k].held.iter().for_each(&mut *f);
         }
     }
-}
-
-fn token(hop: NodeId, gen: u64) -> u64 {
-    ((hop as u64) << 32) | (gen & 0xffff_ffff)
-}
-fn untoken(t: u64) -> (NodeId, u64) {
-    ((t >> 32) as NodeId, t & 0xffff_ffff)
 }
 
 #[cfg(test)]
@@ -298,7 +300,7 @@ mod tests {
         a.output(Time::ZERO, pkt(4, 3), &mut out);
         assert_eq!(kinds(&out), ["req3", "T", "D4ARP"]);
         let tok =
-            out.iter().find_map(|x| if let ArpAction::Timer { token, .. } = x { Some(*token) } else { None }).unwrap();
+            out.iter().find_map(|x| if let ArpAction::Timer { timer, .. } = x { Some(*timer) } else { None }).unwrap();
         out.clear();
         a.on_timer(Time::from_secs(1), tok, &mut out);
         a.on_timer(Time::from_secs(2), tok, &mut out);

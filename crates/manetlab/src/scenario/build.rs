@@ -4,14 +4,14 @@
 //! so that `Scenario::config` cannot fail.
 
 use super::error::{At, Diag, ErrorKind};
-use super::file::{FlowSection, RoutingSection, ScenarioFile};
+use super::file::{FlowSection, ScenarioFile};
 use super::source::section_at;
 use super::units::{Distance, Duration};
 use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::metrics::viz::VizOptions;
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
-use crate::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
+use crate::net::routing::RoutingConfig;
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
 use crate::sim::Time;
@@ -94,19 +94,6 @@ fn err<T>(kind: ErrorKind, s: &Spanned<T>, msg: impl Into<String>) -> Diag {
     Diag::new(kind, at(s), msg)
 }
 
-/// An optional `routing.<key>` integer, checked to lie in `lo..=hi`.
-fn routing_int(s: &Option<Spanned<u32>>, key: &str, lo: u32, hi: u32) -> Result<Option<u32>, Diag> {
-    match s {
-        Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(err(
-            ErrorKind::OutOfRange,
-            s,
-            format!("'routing.{key}' must be from {lo} to {hi}, got {}", s.get_ref()),
-        )),
-        Some(s) => Ok(Some(*s.get_ref())),
-        None => Ok(None),
-    }
-}
-
 /// Matches a name against `options` (case-insensitive), listing them on failure.
 fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Result<T, Diag> {
     let name = v.get_ref().trim();
@@ -122,12 +109,12 @@ fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Res
 
 /// Refuses a key given in a section whose kind does not use it:
 /// `'<prefix>.<key>' is not used by <selector> = "<name>" (it uses: ...)`.
-fn refuse_unused_keys(
+fn refuse_unused_keys<'a>(
     prefix: &str,
     selector: &str,
     name: &str,
     uses: &[&str],
-    given: impl IntoIterator<Item = (&'static str, Option<usize>)>,
+    given: impl IntoIterator<Item = (&'a str, Option<usize>)>,
 ) -> Result<(), Diag> {
     for (key, off) in given {
         if let (Some(off), false) = (off, uses.contains(&key)) {
@@ -246,7 +233,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     }
 
     // [routing]
-    cfg.routing = routing(f, n)?;
+    cfg.routing = routing(doc, n)?;
 
     // [arp]
     cfg.arp = arp(&f.arp)?;

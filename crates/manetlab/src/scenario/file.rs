@@ -22,8 +22,10 @@ pub(crate) struct ScenarioFile {
     pub mac: MacSection,
     #[serde(default)]
     pub queue: QueueSection,
-    #[serde(default)]
-    pub routing: RoutingSection,
+    /// `[routing]` is read by the chosen protocol's own parser
+    /// (`scenario/build/routing.rs`, `net::routing::PROTOCOLS`).
+    #[serde(default, rename = "routing")]
+    pub _routing: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     pub flow: Vec<FlowSection>,
     #[serde(default)]
@@ -175,60 +177,6 @@ pub(crate) struct BackpressureSection {
     pub knowledge: Option<Spanned<String>>,
     pub stale: Option<Spanned<Duration>>,
     pub udp_only: Option<bool>,
-}
-
-/// One explicit route: a node sequence src..dst.
-pub(crate) type Path = Spanned<Vec<Spanned<u32>>>;
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RoutingSection {
-    pub protocol: Option<Spanned<String>>,
-    /// Static routing: explicit node sequences src..dst.
-    pub paths: Option<Spanned<Vec<Path>>>,
-    // AODV.
-    pub link_detection: Option<Spanned<String>>,
-    pub hello_interval: Option<Spanned<Duration>>,
-    pub allowed_hello_loss: Option<Spanned<u32>>,
-    pub active_route_timeout: Option<Spanned<Duration>>,
-    pub node_traversal_time: Option<Spanned<Duration>>,
-    pub net_diameter: Option<Spanned<u32>>,
-    pub ttl_start: Option<Spanned<u32>>,
-    pub ttl_increment: Option<Spanned<u32>>,
-    pub ttl_threshold: Option<Spanned<u32>>,
-    pub rreq_retries: Option<Spanned<u32>>,
-    pub rreq_ratelimit: Option<Spanned<u32>>,
-    pub rerr_ratelimit: Option<Spanned<u32>>,
-    pub local_repair: Option<Spanned<bool>>,
-    pub gratuitous_rrep: Option<Spanned<bool>>,
-    pub dest_only: Option<Spanned<bool>>,
-    pub buffer_size: Option<Spanned<u32>>,
-    pub buffer_timeout: Option<Spanned<Duration>>,
-    pub jitter: Option<Spanned<Duration>>,
-    // DSR (`jitter` is shared with AODV).
-    pub cache_replies: Option<Spanned<bool>>,
-    pub salvage: Option<Spanned<bool>>,
-    pub max_salvage: Option<Spanned<u32>>,
-    pub snoop: Option<Spanned<bool>>,
-    pub ring_zero: Option<Spanned<bool>>,
-    pub propagate_last_error: Option<Spanned<bool>>,
-    pub nonprop_timeout: Option<Spanned<Duration>>,
-    pub request_period: Option<Spanned<Duration>>,
-    pub request_backoff_max: Option<Spanned<Duration>>,
-    pub request_backoff_factor: Option<Spanned<u32>>,
-    pub request_backoff_persists: Option<Spanned<bool>>,
-    pub learn_at_destination: Option<Spanned<bool>>,
-    pub send_buffer: Option<Spanned<u32>>,
-    pub send_buffer_timeout: Option<Spanned<Duration>>,
-    pub cache_size: Option<Spanned<u32>>,
-    pub cache_timeout: Option<Spanned<Duration>>,
-    // DSDV (`buffer_size`, `buffer_timeout` shared with AODV).
-    pub update_interval: Option<Spanned<Duration>>,
-    pub settling_time: Option<Spanned<Duration>>,
-    pub mac_feedback: Option<Spanned<bool>>,
-    // OLSR (`hello_interval` shared with AODV).
-    pub tc_interval: Option<Spanned<Duration>>,
-    pub willingness: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -529,8 +529,11 @@ fn got_words(g: &str) -> String {
 /// Rewrites a TOML/serde deserialization error as a diagnostic that names
 /// the key and what is allowed.
 pub(crate) fn describe_de_error(root: &Table, e: &toml::de::Error) -> Diag {
-    let msg = e.message();
-    let span = e.span();
+    describe_de(root, e.message(), e.span())
+}
+
+/// As [`describe_de_error`], from a serde message and the span it is at.
+pub(crate) fn describe_de(root: &Table, msg: &str, span: Option<Range<usize>>) -> Diag {
     let at = span.clone().map_or(At::Nowhere, |s| At::Offset(s.start));
     // The root table is reported with an empty span at 0.
     let at_root = !matches!(&span, Some(s) if !s.is_empty());

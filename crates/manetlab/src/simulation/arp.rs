@@ -29,11 +29,11 @@ impl Simulation {
     }
 
     /// An ARP timer fired at `node`.
-    pub(super) fn arp_timer(&mut self, node: NodeId, token: u64) {
+    pub(super) fn arp_timer(&mut self, node: NodeId, timer: crate::net::arp::ArpTimer) {
         let now = self.queue.now();
         let mut acts = std::mem::take(&mut self.arp_out);
         if let Some(a) = self.nodes[node as usize].arp.as_mut() {
-            a.on_timer(now, token, &mut acts);
+            a.on_timer(now, timer, &mut acts);
         }
         self.do_arp(node, &mut acts);
         self.arp_out = acts;
@@ -60,7 +60,7 @@ impl Simulation {
                 ArpAction::GiveUp(p) => self.drop_packet(node, p, DropReason::Arp),
                 ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),
                 ArpAction::Reply { to } => self.send_arp(node, ArpOp::Reply, to, to),
-                ArpAction::Timer { at, token } => self.queue.schedule(at.max(now), Event::Arp { node, token }),
+                ArpAction::Timer { at, timer } => self.queue.schedule(at.max(now), Event::Arp { node, timer }),
             }
         }
     }

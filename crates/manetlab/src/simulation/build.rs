@@ -8,7 +8,7 @@ use crate::mac::dcf::Dcf;
 use crate::mac::{Mac, MacKind, Tdma};
 use crate::metrics::Metrics;
 use crate::net::arp::{Arp, ArpConfig};
-use crate::net::routing::{self, RoutingConfig};
+use crate::net::routing;
 use crate::net::NodeId;
 use crate::node::{NetStats, Node};
 use crate::phy::channel::Channel;
@@ -27,8 +27,10 @@ pub enum BuildError {
     NoSuchNode { flow: String, node: u32, nodes: usize },
     #[error("flow '{0}': source and destination are the same node")]
     SelfFlow(String),
-    #[error("routing path {0:?} names a node that does not exist")]
-    BadPath(Vec<u32>),
+    /// The routing protocol refused the run (e.g. a static path naming a
+    /// node that does not exist).
+    #[error("{0}")]
+    Routing(String),
     #[error("the scenario has no nodes")]
     NoNodes,
     #[error("too many flows ({0}); at most 50000")]
@@ -97,38 +99,22 @@ impl Simulation {
             cfg.nodes.clone(),
             cfg.mobility.trajectories(&cfg.nodes),
         );
-        let mut tables = match &cfg.routing {
-            RoutingConfig::Static { paths } => {
-                if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
-                    return Err(BuildError::BadPath(p.clone()));
-                }
-                routing::static_routes::build_tables_wired(
-                    &cfg.nodes,
-                    cfg.radio.rx_range(),
-                    paths,
-                    &crate::net::wired::Wired::edges(&cfg.wired),
-                    &cfg.wired.wired_only,
-                )
-            }
-            _ => Vec::new(),
-        }
-        .into_iter();
         let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
         // Variable-length routing messages travel as bytes on this board
         // (`wire/board.rs`); the pcap writer reads them there too.
         let board = crate::wire::board::WireBoard::new();
+        let wires = crate::net::wired::Wired::edges(&cfg.wired);
+        let env = routing::NetEnv {
+            positions: &cfg.nodes,
+            rx_range: cfg.radio.rx_range(),
+            wires: &wires,
+            wired_only: &cfg.wired.wired_only,
+            board: &board,
+        };
+        let mut routings = cfg.routing.build(&env).map_err(BuildError::Routing)?.into_iter();
         let mut nodes = Vec::with_capacity(n);
         for id in 0..n as NodeId {
-            let mut routing: Box<dyn routing::Routing> = match &cfg.routing {
-                RoutingConfig::Static { .. } => Box::new(routing::StaticRouting::from_table(tables.next().unwrap())),
-                // A wired-only node runs no MANET routing: its wired table
-                // (`net/wired.rs`) covers everything it sends.
-                _ if wired.is_wired_only(id) => Box::new(routing::StaticRouting::from_table(Vec::new())),
-                RoutingConfig::Aodv(c) => Box::new(routing::Aodv::new(id, c.clone())),
-                RoutingConfig::Dsr(c) => Box::new(routing::Dsr::new(id, c.clone())),
-                RoutingConfig::Dsdv(c) => Box::new(routing::Dsdv::new(id, c.clone(), board.clone())),
-                RoutingConfig::Olsr(c) => Box::new(routing::Olsr::new(id, c.clone(), board.clone())),
-            };
+            let mut routing = routings.next().expect("one routing instance per node");
             routing.set_proxied(wired.proxied(id));
             nodes.push(Node {
                 id,

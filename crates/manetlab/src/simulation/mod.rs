@@ -69,11 +69,11 @@ enum Event {
     },
     Routing {
         node: NodeId,
-        token: u64,
+        timer: routing::RouteTimer,
     },
     Arp {
         node: NodeId,
-        token: u64,
+        timer: crate::net::arp::ArpTimer,
     },
     /// A wired link direction finished serialising (`arrive = false`) or
     /// its oldest propagating packet reaches the far end (`arrive = true`).
@@ -279,8 +279,8 @@ impl Simulation {
             Event::Endpoint { node, idx, token } => {
                 return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token))
             }
-            Event::Routing { node, token } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, token)),
-            Event::Arp { node, token } => return self.arp_timer(node, token),
+            Event::Routing { node, timer } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer)),
+            Event::Arp { node, timer } => return self.arp_timer(node, timer),
             Event::Backpressure { node } => return self.bp_recheck(node),
             Event::Wire { dir, arrive } => return self.wire_event(dir, arrive),
             Event::Gateway { to_wire } => return self.gateway_release(to_wire),
@@ -311,12 +311,29 @@ impl Simulation {
     }
 
     fn with_routing(&mut self, node: NodeId, f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx)) {
+        self.call_routing(node, true, f)
+    }
+
+    /// Whether the node's protocol hands a data packet addressed to it up
+    /// (`Routing::accept_local`; false for a copy already delivered).
+    fn routing_accepts(&mut self, node: NodeId, pkt: &crate::net::Packet) -> bool {
+        self.call_routing(node, false, |r, ctx| r.accept_local(ctx, pkt))
+    }
+
+    /// Calls into a node's protocol and queues its answers; `tables`: show
+    /// the viewer its routing table afterwards.
+    fn call_routing<R>(
+        &mut self,
+        node: NodeId,
+        tables: bool,
+        f: impl FnOnce(&mut dyn routing::Routing, &mut RouteCtx) -> R,
+    ) -> R {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
-        f(n.routing.as_mut(), &mut ctx);
-        if self.obs.interest().routes {
+        let r = f(n.routing.as_mut(), &mut ctx);
+        if tables && self.obs.interest().routes {
             self.route_buf.clear();
             n.routing.route_table(now, &mut self.route_buf);
             self.obs.routes(now, node, &self.route_buf);
@@ -325,6 +342,7 @@ impl Simulation {
             self.work.push_back(Work::Net(node, i as u32));
         }
         self.queued[1] = self.net_out.len();
+        r
     }
 
     fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {
@@ -349,8 +367,10 @@ impl Simulation {
                     self.do_mac(node, a)
                 }
                 Work::Net(node, i) => {
-                    let a =
-                        std::mem::replace(&mut self.net_out[i as usize], NetAction::Timer { at: Time::ZERO, token: 0 });
+                    let a = std::mem::replace(
+                        &mut self.net_out[i as usize],
+                        NetAction::Timer { at: Time::ZERO, timer: routing::RouteTimer::of(0) },
+                    );
                     self.do_net(node, a)
                 }
                 Work::Endpoint(node, idx, i) => {

@@ -125,7 +125,7 @@ impl Simulation {
                 }
             }
             NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
-            NetAction::Timer { at, token } => self.queue.schedule(at, Event::Routing { node, token }),
+            NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
             NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
@@ -218,6 +218,9 @@ impl Simulation {
             if pkt.is_control() {
                 self.trace(node, Layer::Router, Action::Recv, &pkt, None);
                 self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
+                return;
+            }
+            if !wired && !self.routing_accepts(node, &pkt) {
                 return;
             }
             self.trace(node, Layer::Agent, Action::Recv, &pkt, None);

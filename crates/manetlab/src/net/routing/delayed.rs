@@ -1,6 +1,6 @@
 //! Packets a routing protocol holds back for a short random delay (the
 //! broadcast jitter of RFC 3561 §6.3 / RFC 4728 §8.2), parked in reusable
-//! slots: a slot number travels in the timer token, and no allocation
+//! slots: a slot number travels in the timer (`RouteTimer::a`), and no allocation
 //! happens once the pool has grown to its working size.
 
 use super::RouteCtx;
@@ -36,21 +36,21 @@ impl Parked {
     }
 
     /// Parks `pkt` for a uniform delay in [0, max) and sets a timer whose
-    /// token `token(slot)` the protocol passes back to `take`. With `max` = 0
+    /// is `timer(slot)`; the protocol passes the slot back to `take`. With `max` = 0
     /// nothing is parked and the packet comes back to be sent now.
     pub fn send_later(
         &mut self,
         ctx: &mut RouteCtx,
         pkt: Packet,
         max: Time,
-        token: impl FnOnce(usize) -> u64,
+        timer: impl FnOnce(u32) -> super::RouteTimer,
     ) -> Option<Packet> {
         if max == Time::ZERO {
             return Some(pkt);
         }
         let delay = jitter(ctx, max);
         let slot = self.park(pkt);
-        ctx.timer(ctx.now + delay, token(slot));
+        ctx.timer(ctx.now + delay, timer(slot as u32));
         None
     }
 

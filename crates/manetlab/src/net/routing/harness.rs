@@ -10,7 +10,7 @@ pub struct Harness<R> {
     pub proto: R,
     pub me: NodeId,
     pub now: Time,
-    pub timers: Vec<(Time, u64)>,
+    pub timers: Vec<(Time, super::RouteTimer)>,
     pub rng: RngStream,
     pub uids: FateTable,
     /// Actions other than timers, in order, since the last `take`.
@@ -37,7 +37,7 @@ impl<R: Routing> Harness<R> {
         f(&mut self.proto, &mut ctx);
         for a in acts {
             match a {
-                NetAction::Timer { at, token } => self.timers.push((at, token)),
+                NetAction::Timer { at, timer } => self.timers.push((at, timer)),
                 a => self.out.push(a),
             }
         }
@@ -78,7 +78,7 @@ pub struct Net<R> {
 }
 
 enum NetEv {
-    Timer(NodeId, u64),
+    Timer(NodeId, super::RouteTimer),
     Rx { from: NodeId, to: NodeId, pkt: crate::net::Packet },
     Fail(NodeId, crate::net::Packet),
 }
@@ -135,7 +135,7 @@ impl<R: Routing> Net<R> {
         f(&mut self.nodes[i], &mut ctx);
         for a in acts {
             match a {
-                NetAction::Timer { at, token } => self.push(at, NetEv::Timer(i as NodeId, token)),
+                NetAction::Timer { at, timer } => self.push(at, NetEv::Timer(i as NodeId, timer)),
                 NetAction::Transmit(p) => {
                     self.sent.push((self.now, i as NodeId, p));
                     let at = self.now + self.delay;

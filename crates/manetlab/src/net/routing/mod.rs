@@ -9,17 +9,13 @@
 //! by [`Routing::held`] at the end of a run; its control-plane counters are
 //! reported by [`Routing::stats`].
 
-pub mod aodv;
 pub mod delayed;
-pub mod dsdv;
-pub mod dsr;
 #[cfg(test)]
 pub(crate) mod harness;
-pub mod olsr;
-pub mod static_routes;
 
 use crate::net::{Body, NodeId, Packet, FLOW_NONE};
-use crate::sim::{DropReason, FateTable};
+use crate::sim::params::{ParamError, Params};
+use crate::sim::{DropReason, FateTable, Position};
 use crate::sim::{RngStream, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -30,36 +26,114 @@ pub use dsr::{Dsr, DsrConfig};
 pub use olsr::{Olsr, OlsrConfig};
 pub use static_routes::StaticRouting;
 
-/// How routes are found.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RoutingConfig {
+/// The registry of routing protocols: one line per protocol, naming the
+/// variant of [`RoutingConfig`] that carries its configuration and the
+/// module and type implementing [`RoutingModel`] (its name, its
+/// `[routing]` keys and their parser, and how it is built). The macro
+/// declares the module, the variant, the dispatch and the [`PROTOCOLS`]
+/// table; nothing else in the tree names a protocol.
+macro_rules! protocols {
+    ($( $(#[$doc:meta])* $variant:ident $body:tt => $module:ident :: $model:ident, )*) => {
+        $( pub mod $module; )*
+
+        /// How routes are found: one variant per registered protocol.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum RoutingConfig {
+            $( $(#[$doc])* $variant $body, )*
+        }
+
+        impl RoutingConfig {
+            /// The protocol name used in scenario files and reports.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( RoutingConfig::$variant { .. } => <$module::$model as RoutingModel>::NAME, )*
+                }
+            }
+
+            /// One instance of the protocol per node. Wired-only nodes run
+            /// no MANET routing (their wired table, `net/wired.rs`, covers
+            /// everything they send) unless the protocol says it covers them.
+            pub fn build(&self, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+                let (mut all, wired_too) = match self {
+                    $( RoutingConfig::$variant { .. } => (
+                        <$module::$model as RoutingModel>::build(self, env)?,
+                        <$module::$model as RoutingModel>::ON_WIRED_ONLY,
+                    ), )*
+                };
+                if !wired_too {
+                    for &w in env.wired_only {
+                        all[w as usize] = Box::new(StaticRouting::from_table(Vec::new()));
+                    }
+                }
+                Ok(all)
+            }
+        }
+
+        /// Every registered protocol, in registration order.
+        pub const PROTOCOLS: &[Protocol] = &[
+            $( Protocol {
+                name: <$module::$model as RoutingModel>::NAME,
+                keys: <$module::$model as RoutingModel>::KEYS,
+                parse: <$module::$model as RoutingModel>::parse,
+            }, )*
+        ];
+    };
+}
+
+protocols! {
     /// Fixed routes: shortest paths (fewest hops) over the initial
     /// connectivity graph (links no longer than the receive range), except
     /// where `paths` gives an explicit node sequence src..dst (its reverse is
     /// installed too unless another path covers it).
-    Static { paths: Vec<Vec<NodeId>> },
+    Static { paths: Vec<Vec<NodeId>> } => static_routes::StaticRouting,
     /// Ad hoc On-Demand Distance Vector routing (RFC 3561), see `docs/aodv.md`.
-    Aodv(AodvConfig),
+    Aodv(AodvConfig) => aodv::Aodv,
     /// Dynamic Source Routing (RFC 4728, CMU/ns-2 semantics), see `docs/dsr.md`.
-    Dsr(DsrConfig),
+    Dsr(DsrConfig) => dsr::Dsr,
     /// Destination-Sequenced Distance-Vector routing (Perkins and Bhagwat
     /// 1994), see `docs/dsdv.md`.
-    Dsdv(DsdvConfig),
+    Dsdv(DsdvConfig) => dsdv::Dsdv,
     /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
-    Olsr(OlsrConfig),
+    Olsr(OlsrConfig) => olsr::Olsr,
+    Flooding(flooding::FloodingConfig) => flooding::Flooding,
 }
 
-impl RoutingConfig {
-    /// The protocol name used in scenario files and reports.
-    pub fn name(&self) -> &'static str {
-        match self {
-            RoutingConfig::Static { .. } => "static",
-            RoutingConfig::Aodv(_) => "aodv",
-            RoutingConfig::Dsr(_) => "dsr",
-            RoutingConfig::Dsdv(_) => "dsdv",
-            RoutingConfig::Olsr(_) => "olsr",
-        }
-    }
+/// A routing protocol as the scenario file and the kernel see it,
+/// implemented beside the protocol and registered in [`protocols!`].
+pub trait RoutingModel {
+    /// The `routing.protocol` value and the name in reports.
+    const NAME: &'static str;
+    /// The `[routing]` keys it reads; any other key given is refused
+    /// ("'routing.x' is not used by protocol = ...").
+    const KEYS: &'static [&'static str];
+    /// Whether wired-only nodes run it too (static tables cover them).
+    const ON_WIRED_ONLY: bool = false;
+    /// Its configuration from the `[routing]` section (`protocol` chose it).
+    fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError>;
+    /// One instance per node, `env.positions.len()` of them. `cfg` is this
+    /// protocol's variant. An error is reported as the run's build error.
+    fn build(cfg: &RoutingConfig, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String>;
+}
+
+/// A registry entry: what the scenario layer needs to read `[routing]`.
+pub struct Protocol {
+    pub name: &'static str,
+    pub keys: &'static [&'static str],
+    pub parse: fn(&dyn Params) -> Result<RoutingConfig, ParamError>,
+}
+
+/// What a protocol may read when the run is built.
+pub struct NetEnv<'a> {
+    /// Initial node positions (their count is the number of nodes).
+    pub positions: &'a [Position],
+    /// Receive range, metres (the connectivity graph of static routes).
+    pub rx_range: f64,
+    /// Wired links (`net/wired.rs`), both directions.
+    pub wires: &'a [(NodeId, NodeId)],
+    /// Nodes without a radio.
+    pub wired_only: &'a [NodeId],
+    /// The run's board of variable-length messages (`wire/board.rs`).
+    pub board: &'a crate::wire::board::WireBoard,
 }
 
 impl Default for RoutingConfig {
@@ -75,8 +149,8 @@ pub enum NetAction {
     Transmit(Packet),
     /// Drop, counted with its reason.
     Drop(Packet, DropReason),
-    /// Call `on_timer(token)` at `at`.
-    Timer { at: Time, token: u64 },
+    /// Call `on_timer(timer)` at `at`.
+    Timer { at: Time, timer: RouteTimer },
     /// Take every packet waiting in the interface queue for `next_hop` out of
     /// it and hand each back through `Routing::on_reclaimed` (the link to
     /// that neighbour is broken). Packets already inside the MAC are not
@@ -85,6 +159,27 @@ pub enum NetAction {
     /// Hand an Explicit Link Failure Notice to this node's transport
     /// endpoint bound to `notice.sport` (this node is `notice.src`).
     Notify(crate::net::LinkFailureNotice),
+}
+
+/// A routing protocol's timer, handed back as it was set: a kind the
+/// protocol defines (its `T_*` constants) and two arguments (a slot, a
+/// destination, a generation), each in its own field: nothing is packed
+/// into bits.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RouteTimer {
+    pub kind: u8,
+    pub a: u32,
+    pub b: u32,
+}
+
+impl RouteTimer {
+    /// A timer of `kind` without arguments.
+    pub const fn of(kind: u8) -> RouteTimer {
+        RouteTimer { kind, a: 0, b: 0 }
+    }
+    pub const fn with(kind: u8, a: u32, b: u32) -> RouteTimer {
+        RouteTimer { kind, a, b }
+    }
 }
 
 /// Where a packet handed to `route` comes from.
@@ -118,8 +213,8 @@ impl RouteCtx<'_> {
     pub fn drop(&mut self, pkt: Packet, why: DropReason) {
         self.out.push(NetAction::Drop(pkt, why));
     }
-    pub fn timer(&mut self, at: Time, token: u64) {
-        self.out.push(NetAction::Timer { at, token });
+    pub fn timer(&mut self, at: Time, timer: RouteTimer) {
+        self.out.push(NetAction::Timer { at, timer });
     }
     pub fn reclaim(&mut self, next_hop: NodeId) {
         self.out.push(NetAction::Reclaim { next_hop });
@@ -267,13 +362,21 @@ pub trait Routing: Send {
     /// being handed to the transport layer). Lets a protocol note that the
     /// neighbour is alive and refresh the route back to the source.
     fn on_delivered(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
+    /// A data packet addressed to this node: hand it up to transport? A
+    /// protocol that makes copies of packets (flooding) answers false for a
+    /// copy it has already delivered, and may drop it (`ctx.drop`). Called
+    /// before `on_delivered`, which is not called for a refused packet.
+    fn accept_local(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) -> bool {
+        true
+    }
     /// A frame decoded by this node's radio but addressed to another node.
     fn on_overheard(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
     /// Whether the node should feed `on_overheard` (promiscuous tap).
     fn wants_overheard(&self) -> bool {
         false
     }
-    fn on_timer(&mut self, _ctx: &mut RouteCtx, _token: u64) {}
+    /// A timer the protocol set (`RouteCtx::timer`) is due.
+    fn on_timer(&mut self, _ctx: &mut RouteCtx, _timer: RouteTimer) {}
     /// Wired-only hosts this node is the gateway of (`net/wired.rs`): an
     /// on-demand protocol answers route requests for them as if they were
     /// this node. Called once, before `start`.

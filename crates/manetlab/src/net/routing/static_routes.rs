@@ -2,6 +2,7 @@
 
 use super::{Origin, RouteCtx, Routing};
 use crate::net::{NodeId, Packet, BROADCAST};
+use crate::sim::params::{ParamError, ParamErrorKind, Params};
 use crate::sim::DropReason;
 use crate::sim::Position;
 use std::collections::VecDeque;
@@ -123,6 +124,67 @@ pub fn build_tables_wired(
         }
     }
     tables
+}
+
+/// `routing.protocol = "static"`: key `paths`, explicit node sequences.
+impl super::RoutingModel for StaticRouting {
+    const NAME: &'static str = "static";
+    const KEYS: &'static [&'static str] = &["paths"];
+    const ON_WIRED_ONLY: bool = true;
+
+    fn parse(p: &dyn Params) -> Result<super::RoutingConfig, ParamError> {
+        let mut paths = Vec::new();
+        let mut seen: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
+        for (i, path) in p.uint_lists("paths")?.into_iter().flat_map(|l| l.v).enumerate() {
+            let key = format!("{}.paths.{i}", p.section());
+            if path.v.len() < 2 {
+                return Err(ParamError::new(
+                    ParamErrorKind::BadValue,
+                    path.at,
+                    format!("'{key}' must list at least a source and a destination"),
+                ));
+            }
+            let mut nodes = Vec::with_capacity(path.v.len());
+            for (j, hop) in path.v.iter().enumerate() {
+                let v = p.node_index(hop, &format!("{key}.{j}"))?;
+                if nodes.contains(&v) {
+                    return Err(ParamError::new(
+                        ParamErrorKind::BadValue,
+                        hop.at,
+                        format!("'{key}' visits node {v} twice"),
+                    ));
+                }
+                nodes.push(v);
+            }
+            let pair = (nodes[0], nodes[nodes.len() - 1]);
+            if let Some(prev) = seen.insert(pair, i) {
+                return Err(ParamError::new(
+                    ParamErrorKind::Inconsistent,
+                    path.at,
+                    format!(
+                        "'{key}' is a second path from {} to {} (the first is {}.paths.{prev})",
+                        pair.0,
+                        pair.1,
+                        p.section()
+                    ),
+                ));
+            }
+            paths.push(nodes);
+        }
+        Ok(super::RoutingConfig::Static { paths })
+    }
+
+    fn build(cfg: &super::RoutingConfig, env: &super::NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+        let super::RoutingConfig::Static { paths } = cfg else { unreachable!("static routing built from {cfg:?}") };
+        let n = env.positions.len();
+        if let Some(p) = paths.iter().find(|p| p.iter().any(|&x| x as usize >= n)) {
+            return Err(format!("routing path {p:?} names a node that does not exist"));
+        }
+        Ok(build_tables_wired(env.positions, env.rx_range, paths, env.wires, env.wired_only)
+            .into_iter()
+            .map(|t| Box::new(StaticRouting::from_table(t)) as Box<dyn Routing>)
+            .collect())
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! AODV parameters (RFC 3561 §10) and the values derived from them.
 
 use crate::sim::Time;
+use super::Aodv;
+use crate::net::routing::{NetEnv, Routing, RoutingConfig, RoutingModel};
+use crate::sim::params::{ParamError, ParamErrorKind, Params};
 
 /// How a node learns that a neighbour it routes through is gone (§6.11).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -159,6 +162,118 @@ impl AodvConfig {
             next as u8
         }
     }
+}
+
+// ---- The `[routing]` section (`protocol = "aodv"`) and the registration as a
+// `RoutingModel`: keys, ranges and cross-checks.
+
+
+impl RoutingModel for Aodv {
+    const NAME: &'static str = "aodv";
+    const KEYS: &'static [&'static str] = &[
+        "link_detection",
+        "hello_interval",
+        "allowed_hello_loss",
+        "active_route_timeout",
+        "node_traversal_time",
+        "net_diameter",
+        "ttl_start",
+        "ttl_increment",
+        "ttl_threshold",
+        "rreq_retries",
+        "rreq_ratelimit",
+        "rerr_ratelimit",
+        "local_repair",
+        "gratuitous_rrep",
+        "dest_only",
+        "buffer_size",
+        "buffer_timeout",
+        "jitter",
+    ];
+
+    fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
+        parse(p).map(RoutingConfig::Aodv)
+    }
+
+    fn build(cfg: &RoutingConfig, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+        let RoutingConfig::Aodv(c) = cfg else { unreachable!("AODV built from {cfg:?}") };
+        Ok((0..env.positions.len()).map(|id| Box::new(Aodv::new(id as _, c.clone())) as Box<dyn Routing>).collect())
+    }
+}
+
+fn parse(p: &dyn Params) -> Result<AodvConfig, ParamError> {
+    let mut c = AodvConfig::default();
+    let s = p.section();
+    if let Some(d) = p.choice(
+        "link_detection",
+        &[("hello", LinkDetection::Hello), ("mac", LinkDetection::Mac), ("both", LinkDetection::Both)],
+    )? {
+        c.link_detection = d.v;
+    }
+    if !c.link_detection.uses_hello() {
+        let hello_keys = [
+            ("hello_interval", p.duration("hello_interval")?.map(|v| v.at)),
+            ("allowed_hello_loss", p.uint("allowed_hello_loss")?.map(|v| v.at)),
+        ];
+        for (key, at) in hello_keys {
+            if let Some(at) = at {
+                return Err(ParamError::new(
+                    ParamErrorKind::Inconsistent,
+                    at,
+                    format!("'{s}.{key}' has no effect with link_detection = \"mac\" (no HELLOs are sent); use \"hello\" or \"both\", or remove it"),
+                ));
+            }
+        }
+    }
+    p.set_positive("hello_interval", &mut c.hello_interval)?;
+    p.set_positive("active_route_timeout", &mut c.active_route_timeout)?;
+    p.set_positive("node_traversal_time", &mut c.node_traversal_time)?;
+    p.set_positive("buffer_timeout", &mut c.buffer_timeout)?;
+    if let Some(j) = p.duration("jitter")? {
+        c.jitter = j.v;
+    }
+    if let Some(v) = p.uint_in("allowed_hello_loss", 1, 1000)? {
+        c.allowed_hello_loss = v;
+    }
+    if let Some(v) = p.uint_in("net_diameter", 1, 255)? {
+        c.net_diameter = v as u8;
+    }
+    if let Some(v) = p.uint_in("ttl_start", 1, 255)? {
+        c.ttl_start = v as u8;
+    }
+    if let Some(v) = p.uint_in("ttl_increment", 1, 255)? {
+        c.ttl_increment = v as u8;
+    }
+    if let Some(v) = p.uint_in("ttl_threshold", 1, 255)? {
+        c.ttl_threshold = v as u8;
+    }
+    if let Some(v) = p.uint_in("rreq_retries", 0, 20)? {
+        c.rreq_retries = v;
+    }
+    if let Some(v) = p.uint_in("rreq_ratelimit", 1, 1_000_000)? {
+        c.rreq_ratelimit = v;
+    }
+    if let Some(v) = p.uint_in("rerr_ratelimit", 1, 1_000_000)? {
+        c.rerr_ratelimit = v;
+    }
+    if let Some(v) = p.uint_in("buffer_size", 0, 1_000_000)? {
+        c.buffer_size = v as usize;
+    }
+    if c.ttl_start > c.net_diameter {
+        let at = match p.uint("ttl_start")? {
+            Some(v) => v.at,
+            None => p.uint("net_diameter")?.expect("one of them was given").at,
+        };
+        return Err(ParamError::new(
+            ParamErrorKind::Inconsistent,
+            at,
+            format!("'{s}.ttl_start' ({}) must not exceed '{s}.net_diameter' ({})", c.ttl_start, c.net_diameter),
+        ));
+    }
+    p.set_flag("local_repair", &mut c.local_repair)?;
+    p.set_flag("gratuitous_rrep", &mut c.gratuitous_rrep)?;
+    p.set_flag("dest_only", &mut c.dest_only)?;
+    Ok(c)
 }
 
 #[cfg(test)]

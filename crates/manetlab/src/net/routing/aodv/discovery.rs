@@ -24,7 +24,7 @@ impl Aodv {
         if let Some(d) = self.discoveries.get_mut(&dst) {
             d.gen = gen;
         }
-        ctx.timer(at, token(T_DISCOVERY, ((dst as u64) << 24) | gen as u64));
+        ctx.timer(at, RouteTimer::with(T_DISCOVERY, dst, gen));
     }
 
     /// Originates the RREQ of the discovery for `dst` (rate limit permitting)

@@ -29,7 +29,7 @@ pub mod table;
 pub use config::{AodvConfig, LinkDetection};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
-use super::{Origin, RouteCtx, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -39,25 +39,21 @@ use rreq_cache::RreqCache;
 use std::collections::{BTreeMap, VecDeque};
 use table::{seq_at_least, seq_newer, Offer, RouteState, RouteTable};
 
-// Timer tokens: the kind in the top byte, arguments below.
-const KIND_SHIFT: u32 = 56;
-const T_HELLO: u64 = 1;
-const T_NEIGHBOURS: u64 = 2;
-/// | destination << 24 | generation (24 bits)
-const T_DISCOVERY: u64 = 3;
-/// | slot of the delayed packet
-const T_SEND: u64 = 4;
-const T_BUFFER: u64 = 5;
-const T_PURGE: u64 = 6;
+// Timer kinds (`RouteTimer::kind`); arguments in `a` and `b`.
+const T_HELLO: u8 = 1;
+const T_NEIGHBOURS: u8 = 2;
+/// a = destination, b = generation (24 bits)
+const T_DISCOVERY: u8 = 3;
+/// a = slot of the delayed packet
+const T_SEND: u8 = 4;
+const T_BUFFER: u8 = 5;
+const T_PURGE: u8 = 6;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
 /// Housekeeping period: expired routes and RREQ cache entries are purged.
 const PURGE_INTERVAL: Time = Time::from_secs(1);
 const ONE_SECOND: Time = Time::from_secs(1);
 
-fn token(kind: u64, arg: u64) -> u64 {
-    (kind << KIND_SHIFT) | arg
-}
 
 /// A route discovery in progress (§6.3, §6.4), or a local repair (§6.12).
 #[derive(Clone, Debug)]
@@ -169,7 +165,7 @@ impl Aodv {
 
     /// Sends a broadcast after a uniform jitter in [0, cfg.jitter].
     fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
-        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| token(T_SEND, slot as u64)) {
+        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| RouteTimer::with(T_SEND, slot, 0)) {
             self.emit(ctx, now);
         }
     }
@@ -289,7 +285,7 @@ impl Aodv {
         if !self.buffer_timer {
             if let Some(d) = self.buffer.next_deadline() {
                 self.buffer_timer = true;
-                ctx.timer(d, token(T_BUFFER, 0));
+                ctx.timer(d, RouteTimer::of(T_BUFFER));
             }
         }
     }
@@ -310,7 +306,7 @@ impl Aodv {
         self.neighbours.heard(nb, ctx.now);
         if !self.neighbour_timer {
             self.neighbour_timer = true;
-            ctx.timer(ctx.now + self.cfg.neighbour_timeout(), token(T_NEIGHBOURS, 0));
+            ctx.timer(ctx.now + self.cfg.neighbour_timeout(), RouteTimer::of(T_NEIGHBOURS));
         }
     }
 
@@ -483,9 +479,9 @@ impl Routing for Aodv {
             // Each node's HELLOs keep a random phase in the interval.
             let phase = ctx.rng.range_f64(0.0, self.cfg.hello_interval.as_secs_f64());
             self.next_hello = ctx.now + Time::from_secs_f64(phase);
-            ctx.timer(self.next_hello, token(T_HELLO, 0));
+            ctx.timer(self.next_hello, RouteTimer::of(T_HELLO));
         }
-        ctx.timer(ctx.now + PURGE_INTERVAL, token(T_PURGE, 0));
+        ctx.timer(ctx.now + PURGE_INTERVAL, RouteTimer::of(T_PURGE));
     }
 
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
@@ -591,18 +587,16 @@ impl Routing for Aodv {
         self.proxied = hosts.to_vec();
     }
 
-    fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
-        let arg = tok & ((1u64 << KIND_SHIFT) - 1);
-        match tok >> KIND_SHIFT {
+    fn on_timer(&mut self, ctx: &mut RouteCtx, t: RouteTimer) {
+        match t.kind {
             T_SEND => {
-                let slot = arg as usize;
-                if let Some(p) = self.delayed.take(slot) {
+                if let Some(p) = self.delayed.take(t.a as usize) {
                     self.emit(ctx, p);
                 }
             }
             T_HELLO => {
                 self.next_hello += self.cfg.hello_interval;
-                ctx.timer(self.next_hello, token(T_HELLO, 0));
+                ctx.timer(self.next_hello, RouteTimer::of(T_HELLO));
                 // §6.9: only if nothing was broadcast within the last interval.
                 let recent = self.last_broadcast.is_some_and(|t| t + self.cfg.hello_interval > ctx.now);
                 if !recent {
@@ -617,12 +611,11 @@ impl Routing for Aodv {
                 }
                 if let Some(at) = self.neighbours.next_expiry() {
                     self.neighbour_timer = true;
-                    ctx.timer(at, token(T_NEIGHBOURS, 0));
+                    ctx.timer(at, RouteTimer::of(T_NEIGHBOURS));
                 }
             }
             T_DISCOVERY => {
-                let dst = (arg >> 24) as NodeId;
-                self.discovery_timer(ctx, dst, (arg & GEN_MASK) as u32);
+                self.discovery_timer(ctx, t.a, t.b);
             }
             T_BUFFER => {
                 self.buffer_timer = false;
@@ -634,13 +627,13 @@ impl Routing for Aodv {
                 }
                 if let Some(d) = self.buffer.next_deadline() {
                     self.buffer_timer = true;
-                    ctx.timer(d, token(T_BUFFER, 0));
+                    ctx.timer(d, RouteTimer::of(T_BUFFER));
                 }
             }
             T_PURGE => {
                 self.table.purge(ctx.now);
                 self.cache.expire(ctx.now);
-                ctx.timer(ctx.now + PURGE_INTERVAL, token(T_PURGE, 0));
+                ctx.timer(ctx.now + PURGE_INTERVAL, RouteTimer::of(T_PURGE));
             }
             _ => {}
         }

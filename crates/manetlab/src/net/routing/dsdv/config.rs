@@ -3,6 +3,9 @@
 //! where ns-3 has none (see `docs/dsdv.md`).
 
 use crate::sim::Time;
+use super::Dsdv;
+use crate::net::routing::{NetEnv, Routing, RoutingConfig, RoutingModel};
+use crate::sim::params::{ParamError, Params};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DsdvConfig {
@@ -44,5 +47,33 @@ impl DsdvConfig {
     /// How long a neighbour may stay silent.
     pub fn hold_time(&self) -> Time {
         self.update_interval * self.hold_periods as u64
+    }
+}
+
+// ---- The `[routing]` section (`protocol = "dsdv"`) and the registration as
+// a `RoutingModel`.
+
+impl RoutingModel for Dsdv {
+    const NAME: &'static str = "dsdv";
+    const KEYS: &'static [&'static str] =
+        &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
+
+    fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
+        let mut c = DsdvConfig::default();
+        p.set_positive("update_interval", &mut c.update_interval)?;
+        p.set_positive("settling_time", &mut c.settling_time)?;
+        p.set_positive("buffer_timeout", &mut c.buffer_timeout)?;
+        if let Some(v) = p.uint_in("buffer_size", 0, 1_000_000)? {
+            c.buffer_size = v as usize;
+        }
+        p.set_flag("mac_feedback", &mut c.mac_feedback)?;
+        Ok(RoutingConfig::Dsdv(c))
+    }
+
+    fn build(cfg: &RoutingConfig, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+        let RoutingConfig::Dsdv(c) = cfg else { unreachable!("DSDV built from {cfg:?}") };
+        Ok((0..env.positions.len())
+            .map(|id| Box::new(Dsdv::new(id as _, c.clone(), env.board.clone())) as Box<dyn Routing>)
+            .collect())
     }
 }

@@ -33,7 +33,7 @@ pub mod config;
 pub use config::DsdvConfig;
 
 use super::aodv::buffer::SendBuffer;
-use super::{Origin, RouteCtx, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -51,9 +51,9 @@ pub const KIND_INCREMENTAL: u8 = 1;
 /// Entries per datagram (1500-byte IP MTU).
 const MAX_ENTRIES: usize = ((1500 - IP_HEADER_BYTES - UDP_HEADER_BYTES) / ENTRY_BYTES) as usize;
 
-const T_PERIODIC: u64 = 1;
-const T_TRIGGER: u64 = 2;
-const T_BUFFER: u64 = 3;
+const T_PERIODIC: u8 = 1;
+const T_TRIGGER: u8 = 2;
+const T_BUFFER: u8 = 3;
 /// Jitter added to each periodic update (ns-3: up to 25 ms).
 const PERIODIC_JITTER: Time = Time::from_ms(25);
 /// Triggered updates wait up to this long, so changes learnt together go
@@ -167,7 +167,7 @@ impl Dsdv {
         let at = at + super::delayed::jitter(ctx, TRIGGER_JITTER);
         if self.trigger_at.is_none_or(|t| at < t) {
             self.trigger_at = Some(at);
-            ctx.timer(at, T_TRIGGER);
+            ctx.timer(at, RouteTimer::of(T_TRIGGER));
         }
     }
 
@@ -218,7 +218,7 @@ impl Dsdv {
         self.pending.clear();
         self.send(ctx, KIND_FULL);
         let next = now + self.cfg.update_interval + super::delayed::jitter(ctx, PERIODIC_JITTER);
-        ctx.timer(next, T_PERIODIC);
+        ctx.timer(next, RouteTimer::of(T_PERIODIC));
     }
 
     fn trigger(&mut self, ctx: &mut RouteCtx) {
@@ -354,7 +354,7 @@ impl Dsdv {
         if !self.buffer_timer {
             if let Some(d) = self.buffer.next_deadline() {
                 self.buffer_timer = true;
-                ctx.timer(d, T_BUFFER);
+                ctx.timer(d, RouteTimer::of(T_BUFFER));
             }
         }
     }
@@ -395,7 +395,7 @@ impl Routing for Dsdv {
     fn start(&mut self, ctx: &mut RouteCtx) {
         // Each node's dumps keep a random phase in the period.
         let phase = ctx.rng.range_f64(0.0, self.cfg.update_interval.as_secs_f64());
-        ctx.timer(ctx.now + Time::from_secs_f64(phase), T_PERIODIC);
+        ctx.timer(ctx.now + Time::from_secs_f64(phase), RouteTimer::of(T_PERIODIC));
     }
 
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
@@ -462,8 +462,8 @@ impl Routing for Dsdv {
         self.heard(ctx.now, pkt.prev_hop);
     }
 
-    fn on_timer(&mut self, ctx: &mut RouteCtx, token: u64) {
-        match token {
+    fn on_timer(&mut self, ctx: &mut RouteCtx, timer: RouteTimer) {
+        match timer.kind {
             T_PERIODIC => self.periodic(ctx),
             T_TRIGGER if self.trigger_at.is_some_and(|t| t <= ctx.now) => {
                 self.trigger(ctx);
@@ -477,7 +477,7 @@ impl Routing for Dsdv {
                 }
                 if let Some(d) = self.buffer.next_deadline() {
                     self.buffer_timer = true;
-                    ctx.timer(d, T_BUFFER);
+                    ctx.timer(d, RouteTimer::of(T_BUFFER));
                 }
             }
             _ => {}

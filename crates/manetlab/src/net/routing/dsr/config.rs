@@ -3,6 +3,9 @@
 //! in `docs/dsr.md`.
 
 use crate::sim::Time;
+use super::Dsr;
+use crate::net::routing::{NetEnv, Routing, RoutingConfig, RoutingModel};
+use crate::sim::params::{ParamError, ParamErrorKind, Params};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DsrConfig {
@@ -82,4 +85,87 @@ impl Default for DsrConfig {
             jitter: Time::from_ms(10),
         }
     }
+}
+
+// ---- The `[routing]` section (`protocol = "dsr"`) and the registration as
+// a `RoutingModel`.
+
+impl RoutingModel for Dsr {
+    const NAME: &'static str = "dsr";
+    const KEYS: &'static [&'static str] = &[
+        "cache_replies",
+        "salvage",
+        "max_salvage",
+        "snoop",
+        "ring_zero",
+        "propagate_last_error",
+        "nonprop_timeout",
+        "request_period",
+        "request_backoff_max",
+        "request_backoff_factor",
+        "request_backoff_persists",
+        "learn_at_destination",
+        "send_buffer",
+        "send_buffer_timeout",
+        "cache_size",
+        "cache_timeout",
+        "jitter",
+    ];
+
+    fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
+        parse(p).map(RoutingConfig::Dsr)
+    }
+
+    fn build(cfg: &RoutingConfig, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+        let RoutingConfig::Dsr(c) = cfg else { unreachable!("DSR built from {cfg:?}") };
+        Ok((0..env.positions.len()).map(|id| Box::new(Dsr::new(id as _, c.clone())) as Box<dyn Routing>).collect())
+    }
+}
+
+fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
+    let mut c = DsrConfig::default();
+    p.set_positive("nonprop_timeout", &mut c.nonprop_timeout)?;
+    p.set_positive("request_period", &mut c.request_period)?;
+    p.set_positive("request_backoff_max", &mut c.request_backoff_max)?;
+    p.set_positive("send_buffer_timeout", &mut c.send_buffer_timeout)?;
+    c.cache_timeout = p.positive_duration("cache_timeout")?.map(|d| d.v);
+    if let Some(j) = p.duration("jitter")? {
+        c.jitter = j.v;
+    }
+    if c.request_backoff_max < c.request_period {
+        let at = match p.duration("request_backoff_max")? {
+            Some(v) => v.at,
+            None => p.duration("request_period")?.expect("one of them was given").at,
+        };
+        let s = p.section();
+        return Err(ParamError::new(
+            ParamErrorKind::Inconsistent,
+            at,
+            format!(
+                "'{s}.request_backoff_max' ({}) must not be less than '{s}.request_period' ({})",
+                c.request_backoff_max,
+                c.request_period
+            ),
+        ));
+    }
+    if let Some(v) = p.uint_in("max_salvage", 0, 255)? {
+        c.max_salvage = v as u8;
+    }
+    if let Some(v) = p.uint_in("send_buffer", 0, 1_000_000)? {
+        c.send_buffer = v as usize;
+    }
+    if let Some(v) = p.uint_in("cache_size", 1, 1_000_000)? {
+        c.cache_size = v as usize;
+    }
+    if let Some(v) = p.uint_in("request_backoff_factor", 1, 16)? {
+        c.request_backoff_factor = v;
+    }
+    p.set_flag("cache_replies", &mut c.cache_replies)?;
+    p.set_flag("salvage", &mut c.salvage)?;
+    p.set_flag("snoop", &mut c.snoop)?;
+    p.set_flag("ring_zero", &mut c.ring_zero)?;
+    p.set_flag("propagate_last_error", &mut c.propagate_last_error)?;
+    p.set_flag("request_backoff_persists", &mut c.request_backoff_persists)?;
+    p.set_flag("learn_at_destination", &mut c.learn_at_destination)?;
+    Ok(c)
 }

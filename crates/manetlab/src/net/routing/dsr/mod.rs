@@ -26,24 +26,20 @@ pub use header::{SourceRoute, MAX_SR_LEN};
 pub use packet::{DsrMsg, Link, MsgKind};
 
 use super::aodv::buffer::SendBuffer;
-use super::{Origin, RouteCtx, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
 use request_table::RequestTable;
 use std::collections::BTreeMap;
 
-const KIND_SHIFT: u32 = 56;
-/// | target << 24 | generation
-const T_DISCOVERY: u64 = 1;
-/// | slot of a jittered packet
-const T_SEND: u64 = 2;
-const T_BUFFER: u64 = 3;
+/// a = target, b = generation
+const T_DISCOVERY: u8 = 1;
+/// a = slot of a jittered packet
+const T_SEND: u8 = 2;
+const T_BUFFER: u8 = 3;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
-fn token(kind: u64, arg: u64) -> u64 {
-    (kind << KIND_SHIFT) | arg
-}
 
 /// A route discovery under way for one target.
 #[derive(Clone, Debug)]
@@ -129,7 +125,7 @@ impl Dsr {
     }
 
     fn emit_jittered(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
-        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| token(T_SEND, slot as u64)) {
+        if let Some(now) = self.delayed.send_later(ctx, pkt, self.cfg.jitter, |slot| RouteTimer::with(T_SEND, slot, 0)) {
             self.emit(ctx, now);
         }
     }
@@ -183,7 +179,7 @@ impl Dsr {
         if let Some(d) = self.buffer.next_deadline() {
             if self.buffer_timer.is_none_or(|t| t > d) {
                 self.buffer_timer = Some(d);
-                ctx.timer(d, token(T_BUFFER, 0));
+                ctx.timer(d, RouteTimer::of(T_BUFFER));
             }
         }
     }
@@ -217,7 +213,7 @@ impl Dsr {
         if self.cfg.ring_zero {
             let gen = self.new_discovery(target, false);
             self.send_request(ctx, target, 1);
-            ctx.timer(ctx.now + self.cfg.nonprop_timeout, token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+            ctx.timer(ctx.now + self.cfg.nonprop_timeout, RouteTimer::with(T_DISCOVERY, target, gen));
         } else {
             self.new_discovery(target, false);
             self.propagate(ctx, target, false);
@@ -258,7 +254,7 @@ impl Dsr {
         };
         let gen = self.new_discovery(target, true);
         let at = b.last.unwrap() + self.gap(b.sent);
-        ctx.timer(at.max(ctx.now), token(T_DISCOVERY, ((target as u64) << 24) | gen as u64));
+        ctx.timer(at.max(ctx.now), RouteTimer::with(T_DISCOVERY, target, gen));
     }
 
     fn send_request(&mut self, ctx: &mut RouteCtx, target: NodeId, ttl: u8) {
@@ -587,16 +583,14 @@ impl Routing for Dsr {
         self.proxied = hosts.to_vec();
     }
 
-    fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
-        let arg = tok & ((1u64 << KIND_SHIFT) - 1);
-        match tok >> KIND_SHIFT {
+    fn on_timer(&mut self, ctx: &mut RouteCtx, t: RouteTimer) {
+        match t.kind {
             T_SEND => {
-                let slot = arg as usize;
-                if let Some(p) = self.delayed.take(slot) {
+                if let Some(p) = self.delayed.take(t.a as usize) {
                     self.emit(ctx, p);
                 }
             }
-            T_DISCOVERY => self.discovery_timeout(ctx, (arg >> 24) as NodeId, (arg & GEN_MASK) as u32),
+            T_DISCOVERY => self.discovery_timeout(ctx, t.a, t.b),
             T_BUFFER => {
                 if self.buffer_timer != Some(ctx.now) {
                     return;

@@ -1,6 +1,9 @@
 //! OLSR parameters: the constants of RFC 3626 §18.
 
 use crate::sim::Time;
+use super::Olsr;
+use crate::net::routing::{NetEnv, Routing, RoutingConfig, RoutingModel};
+use crate::sim::params::{ParamError, Params};
 
 /// Willingness values (§18.8).
 pub const WILL_NEVER: u8 = 0;
@@ -41,5 +44,30 @@ impl OlsrConfig {
     /// MAXJITTER = HELLO_INTERVAL / 4 (RFC 5148 §5.4, as RFC 3626 §18.2 suggests).
     pub fn max_jitter(&self) -> Time {
         Time::from_ns(self.hello_interval.as_ns() / 4)
+    }
+}
+
+// ---- The `[routing]` section (`protocol = "olsr"`) and the registration as
+// a `RoutingModel`.
+
+impl RoutingModel for Olsr {
+    const NAME: &'static str = "olsr";
+    const KEYS: &'static [&'static str] = &["hello_interval", "tc_interval", "willingness"];
+
+    fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
+        let mut c = OlsrConfig::default();
+        p.set_positive("hello_interval", &mut c.hello_interval)?;
+        p.set_positive("tc_interval", &mut c.tc_interval)?;
+        if let Some(v) = p.uint_in("willingness", 0, 7)? {
+            c.willingness = v as u8;
+        }
+        Ok(RoutingConfig::Olsr(c))
+    }
+
+    fn build(cfg: &RoutingConfig, env: &NetEnv) -> Result<Vec<Box<dyn Routing>>, String> {
+        let RoutingConfig::Olsr(c) = cfg else { unreachable!("OLSR built from {cfg:?}") };
+        Ok((0..env.positions.len())
+            .map(|id| Box::new(Olsr::new(id as _, c.clone(), env.board.clone())) as Box<dyn Routing>)
+            .collect())
     }
 }

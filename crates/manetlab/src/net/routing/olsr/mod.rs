@@ -30,7 +30,7 @@ pub mod msg;
 pub use config::OlsrConfig;
 
 use super::delayed::Parked;
-use super::{Origin, RouteCtx, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST, UDP_HEADER_BYTES};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -39,11 +39,10 @@ use config::WILL_NEVER;
 use msg::{Header, HELLO, TC};
 use std::collections::BTreeMap;
 
-const KIND_SHIFT: u32 = 56;
-const T_HELLO: u64 = 1;
-const T_TC: u64 = 2;
-/// | slot of the parked packet
-const T_SEND: u64 = 3;
+const T_HELLO: u8 = 1;
+const T_TC: u8 = 2;
+/// a = slot of the parked packet
+const T_SEND: u8 = 3;
 
 /// A link tuple (§4.2.1) merged with its neighbour tuple (§4.3.1): one
 /// interface per node, so the neighbour's main address is its address.
@@ -91,9 +90,6 @@ pub struct Olsr {
     stats: RoutingStats,
 }
 
-fn token(kind: u64, arg: u64) -> u64 {
-    (kind << KIND_SHIFT) | arg
-}
 
 impl Olsr {
     pub fn new(me: NodeId, cfg: OlsrConfig, board: WireBoard) -> Olsr {
@@ -399,10 +395,10 @@ impl Routing for Olsr {
         // Random phases (RFC 5148 §5.1: jitter on periodic messages).
         let j = ctx.rng.range_f64(0.0, self.cfg.hello_interval.as_secs_f64());
         self.next_hello = ctx.now + Time::from_secs_f64(j);
-        ctx.timer(self.next_hello, token(T_HELLO, 0));
+        ctx.timer(self.next_hello, RouteTimer::of(T_HELLO));
         let j = ctx.rng.range_f64(0.0, self.cfg.tc_interval.as_secs_f64());
         self.next_tc = ctx.now + Time::from_secs_f64(j);
-        ctx.timer(self.next_tc, token(T_TC, 0));
+        ctx.timer(self.next_tc, RouteTimer::of(T_TC));
     }
 
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, _origin: Origin) {
@@ -452,7 +448,7 @@ impl Routing for Olsr {
                         let p = self.packet(ctx, &fwd, |v| v.extend_from_slice(body));
                         self.stats.event("forwarded_messages");
                         let max = self.cfg.max_jitter();
-                        if let Some(p) = self.delayed.send_later(ctx, p, max, |s| token(T_SEND, s as u64)) {
+                        if let Some(p) = self.delayed.send_later(ctx, p, max, |s| RouteTimer::with(T_SEND, s, 0)) {
                             self.emit(ctx, p);
                         }
                     }
@@ -462,23 +458,22 @@ impl Routing for Olsr {
         self.scratch_bytes = bytes;
     }
 
-    fn on_timer(&mut self, ctx: &mut RouteCtx, tok: u64) {
-        let arg = tok & ((1u64 << KIND_SHIFT) - 1);
+    fn on_timer(&mut self, ctx: &mut RouteCtx, t: RouteTimer) {
         let jitter = |ctx: &mut RouteCtx, max: Time| super::delayed::jitter(ctx, max);
-        match tok >> KIND_SHIFT {
+        match t.kind {
             T_HELLO => {
                 self.send_hello(ctx);
                 // RFC 5148 §5.1: interval minus a jitter in [0, MAXJITTER).
                 self.next_hello = ctx.now + self.cfg.hello_interval - jitter(ctx, self.cfg.max_jitter());
-                ctx.timer(self.next_hello, token(T_HELLO, 0));
+                ctx.timer(self.next_hello, RouteTimer::of(T_HELLO));
             }
             T_TC => {
                 self.send_tc(ctx);
                 self.next_tc = ctx.now + self.cfg.tc_interval - jitter(ctx, self.cfg.max_jitter());
-                ctx.timer(self.next_tc, token(T_TC, 0));
+                ctx.timer(self.next_tc, RouteTimer::of(T_TC));
             }
             T_SEND => {
-                if let Some(p) = self.delayed.take(arg as usize) {
+                if let Some(p) = self.delayed.take(t.a as usize) {
                     self.emit(ctx, p);
                 }
             }
