@@ -21,6 +21,7 @@ mod build;
 mod error;
 mod file;
 mod source;
+pub mod physics;
 pub mod sweep;
 pub mod units;
 
@@ -55,12 +56,17 @@ pub struct Scenario {
     /// `output.viz_window`, `viz_decimate`, `viz_sensed`: what the viewer
     /// records (give them to [`crate::metrics::viz::VizRecorder`]).
     pub viz_options: crate::metrics::viz::VizOptions,
-    /// `[sweep]` axes (empty: a single point). See [`sweep`].
-    pub sweep: Vec<sweep::SweepAxis>,
+    /// Things the file says that are valid but probably not meant (random
+    /// waypoint with a minimum speed of 0, no warm-up...), one sentence each.
+    pub warnings: Vec<String>,
+    /// `[sweep]` axes and `[sweep.zip]` groups (empty: a single point).
+    /// See [`sweep`].
+    pub sweep: sweep::SweepSpec,
     seed: u64,
     base: SimConfig,
     topology: Topology,
     mobility: MobilityPlan,
+    generators: Vec<build::generate::FlowGenerator>,
     effective: String,
 }
 
@@ -125,6 +131,12 @@ impl Scenario {
         let name = plan.name.unwrap_or_else(|| {
             Path::new(origin).file_stem().map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned())
         });
+        let mut sweep = plan.sweep;
+        sweep.positions = sweep
+            .offsets
+            .iter()
+            .filter_map(|(k, o)| src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p)))
+            .collect();
         Ok(Scenario {
             name,
             replications: plan.replications,
@@ -132,11 +144,13 @@ impl Scenario {
             trace: plan.trace,
             viz: plan.viz,
             viz_options: plan.viz_options,
-            sweep: plan.sweep,
+            sweep,
+            warnings: plan.warnings,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,
             mobility: plan.mobility,
+            generators: plan.generators,
             effective: src.text.clone(),
         })
     }
@@ -163,6 +177,9 @@ impl Scenario {
     pub fn config(&self, seed: u64) -> SimConfig {
         let mut cfg = self.base.clone();
         cfg.seed = seed;
+        for g in &self.generators {
+            cfg.flows.extend(g.expand(seed));
+        }
         cfg.nodes = match &self.topology {
             Topology::Fixed(p) => p.clone(),
             Topology::Random { nodes, width, height } => (0..*nodes as u64)

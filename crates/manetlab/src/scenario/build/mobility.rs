@@ -255,3 +255,35 @@ pub(super) fn backpressure(b: &super::super::file::BackpressureSection) -> Resul
         })
         .map(|_| c)
 }
+
+/// Settings that are valid but rarely meant: random waypoint with a
+/// minimum speed of 0 (the average speed decays towards 0 over the run:
+/// Yoon, Liu, Noble, "Random waypoint considered harmful", INFOCOM 2003),
+/// and random waypoint from its initial state with no warm-up (the first
+/// minutes are not the model's steady state) unless `steady_state = true`.
+pub(super) fn warnings(f: &ScenarioFile, cfg: &SimConfig) -> Vec<String> {
+    let m = &f.mobility;
+    let mut w = Vec::new();
+    let rwp = m.model.as_ref().is_some_and(|s| s.get_ref().trim().eq_ignore_ascii_case("random-waypoint"));
+    if !rwp {
+        return w;
+    }
+    if let Some(s) = &m.speed {
+        if s.get_ref().first().is_some_and(|v| v.0 <= 0.0) {
+            w.push(
+                "random waypoint with a minimum speed of 0: the mean speed decays over the run (Yoon et al., \
+                 INFOCOM 2003); use a positive minimum, e.g. [\"1m/s\", \"20m/s\"]"
+                    .to_string(),
+            );
+        }
+    }
+    let steady = m.steady_state.as_ref().is_some_and(|s| *s.get_ref());
+    if cfg.warmup == Time::ZERO && !steady {
+        w.push(
+            "random waypoint without a warm-up starts from uniform positions, not the model's steady state; \
+             set [run] warmup or [mobility] steady_state = true"
+                .to_string(),
+        );
+    }
+    w
+}
