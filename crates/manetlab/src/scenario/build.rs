@@ -81,6 +81,8 @@ pub(crate) enum MobilityPlan {
     Script(crate::mobility::ns2::MovementScript),
     /// Random waypoint from the run seed; initial positions are the model's.
     RandomWaypoint(crate::mobility::waypoint::RandomWaypoint),
+    /// Any other random model (random direction, Gauss-Markov, RPGM).
+    Model(std::sync::Arc<dyn crate::mobility::MobilityModel>),
     /// The ELFN pattern scheme: movie `pattern` (None = run seed) at mean speed.
     Pattern {
         width: f64,

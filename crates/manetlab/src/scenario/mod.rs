@@ -197,6 +197,7 @@ impl Scenario {
             MobilityPlan::RandomWaypoint(m) => {
                 Some(crate::mobility::waypoint::trajectories(m, cfg.nodes.len(), seed, cfg.duration))
             }
+            MobilityPlan::Model(m) => Some(m.trajectories(cfg.nodes.len(), seed, cfg.duration)),
             MobilityPlan::Pattern { width, height, pause, mean_speed, pattern } => {
                 Some(crate::mobility::waypoint::pattern(
                     *width,

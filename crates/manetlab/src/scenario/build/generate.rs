@@ -133,7 +133,11 @@ impl Map {
             At::Offset(o) => self.lines.iter().find(|(r, _)| r.contains(&o)).map_or(self.fallback, |(_, f)| *f),
             _ => self.fallback,
         };
-        let msg = d.msg.replace(&format!("flow.{i}."), &format!("flows.{g}.")).replace("[[flow]]", "[[flows]]");
+        let msg = d
+            .msg
+            .replace(&format!("flow.{i}."), &format!("flows.{g}."))
+            .replace("[[flow]]", "[[flows]]")
+            .replacen("unknown section", &format!("unknown key in [[flows]] #{g}:"), 1);
         Diag::new(d.kind, At::Offset(off), msg)
     }
 }
