@@ -1,7 +1,8 @@
 //! Random direction (Royer, Melliar-Smith, Moser, ICC 2001; ns-3's
 //! `RandomDirection2dMobilityModel`): a node picks a direction and a speed,
 //! travels in a straight line until it reaches the edge of the area,
-//! pauses there, then picks a new direction pointing into the area.
+//! pauses there, then picks a new direction pointing into the area (angle
+//! to the inward normal with density proportional to its cosine).
 //!
 //! Unlike random waypoint, nodes do not gather in the centre: with no pause
 //! the node density stays uniform over the area (the defining property,
@@ -51,28 +52,40 @@ impl RandomDirection {
                 pts.push((t, to));
             }
             here = to;
-            // A new direction into the area: uniform over the half plane
-            // facing away from the edge reached (a corner: the quarter).
-            let (lo, hi) = inward(here, w, h);
-            angle = rng.range_f64(lo, hi);
+            // A new direction into the area, at angle θ from the inward
+            // normal with density cos θ / 2 (sin θ uniform in [-1, 1]):
+            // the flux of a uniform, isotropic population through the
+            // edge, which keeps the node density uniform (Nain, Towsley,
+            // Liu, Liu, INFOCOM 2005). A uniform θ would favour grazing
+            // paths and crowd nodes along the edges.
+            let n = inward_normal(here, w, h, rng);
+            angle = n + rng.range_f64(-1.0, 1.0).asin();
         }
         Trajectory::through(&pts)
     }
 }
 
-/// The range of directions pointing into the area from a point on its edge.
-fn inward(p: Position, w: f64, h: f64) -> (f64, f64) {
+/// The inward normal of the edge `p` lies on (a corner: one of its two
+/// edges, at random).
+fn inward_normal(p: Position, w: f64, h: f64, rng: &mut RngStream) -> f64 {
     let eps = 1e-6 * w.max(h);
-    let (left, right, bottom, top) = (p.x <= eps, p.x >= w - eps, p.y <= eps, p.y >= h - eps);
-    match (left, right, bottom, top) {
-        (true, _, true, _) => (0.0, PI / 2.0),
-        (true, _, _, true) => (-PI / 2.0, 0.0),
-        (_, true, true, _) => (PI / 2.0, PI),
-        (_, true, _, true) => (PI, 1.5 * PI),
-        (true, ..) => (-PI / 2.0, PI / 2.0),
-        (_, true, ..) => (PI / 2.0, 1.5 * PI),
-        (_, _, true, _) => (0.0, PI),
-        _ => (PI, 2.0 * PI),
+    let mut normals = Vec::with_capacity(2);
+    if p.x <= eps {
+        normals.push(0.0);
+    }
+    if p.x >= w - eps {
+        normals.push(PI);
+    }
+    if p.y <= eps {
+        normals.push(PI / 2.0);
+    }
+    if p.y >= h - eps {
+        normals.push(-PI / 2.0);
+    }
+    match normals.len() {
+        0 => rng.range_f64(0.0, 2.0 * PI),
+        1 => normals[0],
+        k => normals[(rng.unit() * k as f64) as usize % k],
     }
 }
 

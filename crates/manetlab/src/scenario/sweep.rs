@@ -80,8 +80,13 @@ impl SweepSpec {
         self.dims.is_empty()
     }
 
-    /// How many points the sweep has (1 without axes), saturating.
+    /// How many axes the sweep has (zipped ones counted one by one).
     pub fn len(&self) -> usize {
+        self.dims.iter().map(Vec::len).sum()
+    }
+
+    /// How many points the sweep has (1 without axes), saturating.
+    pub fn point_count(&self) -> usize {
         self.dims.iter().fold(1usize, |n, d| n.saturating_mul(d.first().map_or(1, |a| a.values.len())))
     }
 
@@ -122,8 +127,8 @@ impl SweepSpec {
             }
         }
         self.dims.push(dim);
-        if self.len() > MAX_POINTS {
-            return Err(format!("the sweep has {} points; at most {MAX_POINTS}", self.len()));
+        if self.point_count() > MAX_POINTS {
+            return Err(format!("the sweep has {} points; at most {MAX_POINTS}", self.point_count()));
         }
         Ok(())
     }
@@ -206,6 +211,14 @@ impl SweepSpec {
             e.override_arg = None;
         }
         e
+    }
+}
+
+impl std::ops::Index<usize> for SweepSpec {
+    type Output = SweepAxis;
+    /// The i-th axis in point order.
+    fn index(&self, i: usize) -> &SweepAxis {
+        self.iter().nth(i).expect("sweep axis index in range")
     }
 }
 

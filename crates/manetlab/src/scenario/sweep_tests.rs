@@ -96,7 +96,8 @@ fn zipped_axes_advance_together_and_combine_with_the_others() {
     // Unequal lengths and repeated keys are refused.
     let e = SweepSpec::zip(vec![SweepAxis::parse("a=1,2").unwrap(), SweepAxis::parse("b=1,2,3").unwrap()]);
     assert!(e.unwrap_err().contains("same number of points"));
-    let e = SweepSpec::zip(vec![SweepAxis::parse("a=1,1").unwrap(), SweepAxis::parse("b=2,2").unwrap()]);
+    let ax = |k: &str, v: &[&str]| SweepAxis { key: k.into(), values: v.iter().map(|s| s.to_string()).collect() };
+    let e = SweepSpec::zip(vec![ax("a", &["1", "1"]), ax("b", &["2", "2"])]);
     assert!(e.is_err());
     // A command-line axis replaces a zipped one; the rest of the group stays.
     let m = s.merge(&[SweepAxis::parse("x=q").unwrap()]).unwrap();
