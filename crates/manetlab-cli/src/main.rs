@@ -90,9 +90,11 @@ pub(crate) struct RunArgs {
     /// viz_window / viz_decimate / viz_sensed tune the recording.
     #[arg(long)]
     viz: bool,
-    /// Sweep a key over values: KEY=V1,V2,... or KEY=FROM..TO:STEP, e.g.
-    /// --sweep flow.0.interval=10ms..50ms:10ms (repeatable: the cartesian
-    /// product is run; adds to or replaces the file's [sweep] table).
+    /// Sweep a key over values: KEY=V1,V2,..., KEY=FROM..TO:STEP, e.g.
+    /// --sweep flow.0.interval=10ms..50ms:10ms, or KEY=[TOML array of
+    /// points], e.g. --sweep 'mobility.speed=[["1m/s","5m/s"],["1m/s","20m/s"]]'
+    /// (repeatable, once per key: the cartesian product is run; adds to or
+    /// replaces the file's [sweep] axes).
     #[arg(long = "sweep", value_name = "KEY=VALUES")]
     sweep: Vec<String>,
     /// Reuse the runs an interrupted sweep already finished (<out>/runs/).
@@ -203,22 +205,56 @@ fn load(file: &std::path::Path, set: &[String]) -> Result<Scenario, i32> {
 }
 
 fn check(file: PathBuf, set: Vec<String>) -> i32 {
-    match load(&file, &set) {
-        Ok(s) => {
-            // Counts only: building a run would generate its whole mobility.
-            println!(
-                "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
-                file.display(),
-                s.node_count(),
-                s.flow_count(),
-                s.duration().as_secs_f64(),
-                s.replications,
-                if s.replications == 1 { "" } else { "s" }
-            );
-            0
+    let s = match load(&file, &set) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    // Every sweep point must load too (D12: check ok, run exit 2).
+    let points = match s.sweep.check(|point| {
+        let mut all = set.clone();
+        all.extend(point.iter().cloned());
+        Scenario::load(&file, &all)
+    }) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
         }
-        Err(code) => code,
+    };
+    let cfg = s.config(s.seed());
+    println!(
+        "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
+        file.display(),
+        cfg.nodes.len(),
+        cfg.flows.len(),
+        cfg.duration.as_secs_f64(),
+        s.replications,
+        if s.replications == 1 { "" } else { "s" }
+    );
+    for w in &s.warnings {
+        eprintln!("warning: {}: {w}", file.display());
     }
+    if !s.sweep.is_empty() {
+        println!("sweep: {points} point{} (each point checked)", if points == 1 { "" } else { "s" });
+    }
+    let phys = manetlab::scenario::physics::Physics::of(&cfg);
+    print!("{phys}");
+    println!("flows (seed {}):", s.seed());
+    for (f, hops) in cfg.flows.iter().zip(&phys.connectivity.flow_hops) {
+        let path = match hops {
+            Some(h) => format!("{h} hop{}", if *h == 1 { "" } else { "s" }),
+            None => "no path at t = 0".to_string(),
+        };
+        println!(
+            "  {:<10} {:<4} {:>4} -> {:<4} start {:>10.3} s  {path}",
+            f.name,
+            f.traffic.kind(),
+            f.src,
+            f.dst,
+            f.start.as_secs_f64()
+        );
+    }
+    0
 }
 
 fn run(mut args: RunArgs) -> i32 {
@@ -244,7 +280,13 @@ fn run(mut args: RunArgs) -> i32 {
             }
         }
     }
-    let axes = manetlab::scenario::sweep::merge(&scenario.sweep, &cli_axes);
+    let axes = match scenario.sweep.merge(&cli_axes) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     if !axes.is_empty() || args.resume {
         let dir = output_dir(&scenario, &args);
         return match sweep::run_sweep(&args, &scenario, axes, &dir) {

@@ -7,7 +7,7 @@ use crate::RunArgs;
 use anyhow::{bail, Context, Result};
 use manetlab::exec::sweep::{self, PlanError, SweepPlan};
 use manetlab::exec::Cancel;
-use manetlab::scenario::sweep::SweepAxis;
+use manetlab::scenario::sweep::SweepSpec;
 use manetlab::scenario::Scenario;
 use manetlab::study::sweep::Aggregate;
 use manetlab::Report;
@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
-pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: Vec<SweepAxis>, dir: &Path) -> Result<i32> {
+pub fn run_sweep(args: &RunArgs, base: &Scenario, axes: SweepSpec, dir: &Path) -> Result<i32> {
     if args.tcp_trace || args.trace.is_some() || args.link_view.is_some() || args.viz {
         bail!(
             "--tcp-trace, --trace, --link-view and --viz record one run; with a sweep, run the point of interest alone with --set"

@@ -7,7 +7,7 @@
 //! store.
 
 use super::{run_config, Cancel, ExecError};
-use crate::scenario::sweep::{label, points, SweepAxis};
+use crate::scenario::sweep::{label, SweepAxis, SweepSpec};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::study::sweep::{self as store, Aggregate, Job};
 use crate::Report;
@@ -49,20 +49,22 @@ pub fn run_key(point: &[(String, String)], seed: u64) -> String {
     }
 }
 
-/// Plans the sweep of `axes` x `seeds`: `load(overrides)` gives the
-/// scenario with a point's `key=value` overrides applied (after any the
-/// caller already has). Every point is checked and every run built before
-/// any runs.
+/// Plans the sweep of `spec` (axes, or a [`SweepSpec`] with zipped groups)
+/// x `seeds`: `load(overrides)` gives the scenario with a point's
+/// `key=value` overrides applied (after any the caller already has). Every
+/// point is checked and every run built before any runs.
 pub fn plan(
-    axes: Vec<SweepAxis>,
+    spec: impl Into<SweepSpec>,
     seeds: &[u64],
     load: impl Fn(&[String]) -> Result<Scenario, ScenarioError>,
 ) -> Result<SweepPlan, PlanError> {
-    let pts = points(&axes);
+    let spec: SweepSpec = spec.into();
+    let axes = spec.axes();
+    let pts = spec.points();
     let mut jobs = Vec::with_capacity(pts.len() * seeds.len());
     for p in &pts {
         let set: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let sc = load(&set).map_err(|err| PlanError::Point { point: label(p), err: Box::new(err) })?;
+        let sc = load(&set).map_err(|err| PlanError::Point { point: label(p), err: Box::new(spec.locate(p, err)) })?;
         for &seed in seeds {
             let key = run_key(p, seed);
             let cfg = sc.config(seed);
@@ -137,7 +139,7 @@ pub fn run(
 /// the `sweep-goodput` figure into `dir`. `reports` are in plan order. The
 /// tables are defined in [`crate::output::sweep`].
 pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report]) -> std::io::Result<()> {
-    use crate::output::sweep::{axis_column, sweep_runs, sweep_summary};
+    use crate::output::sweep::{axis_columns, sweep_runs, sweep_summary};
     let axes = &plan.axes;
     let runs = sweep_runs(axes, &plan.points, plan.seeds.len(), reports);
     let agg = sweep_summary(&runs, axes);
@@ -150,9 +152,12 @@ pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report
         "schema_version": crate::output::SCHEMA_VERSION,
         "scenario": name,
         "axes": axes.iter().map(|a| {
-            let (c, vals) = axis_column(a);
+            let cols = axis_columns(a);
+            let (c, vals) = &cols[0];
             json!({"key": a.key, "column": c.name, "unit": c.unit, "values": a.values,
-                   "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>()})
+                   "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>(),
+                   "columns": cols.iter().map(|(c, vals)| json!({"name": c.name, "unit": c.unit,
+                       "numbers": vals.iter().map(|v| v.to_json()).collect::<Vec<_>>()})).collect::<Vec<_>>()})
         }).collect::<Vec<_>>(),
         "replications": plan.seeds.len(),
         "seeds": plan.seeds,
@@ -165,13 +170,23 @@ pub fn write_outputs(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report
 
 /// One numeric axis: goodput (mean ± CI) against it, one line per flow.
 fn write_figure(dir: &Path, name: &str, plan: &SweepPlan, reports: &[Report]) -> std::io::Result<()> {
-    use crate::output::sweep::axis_column;
+    use crate::output::sweep::axis_columns;
     use crate::study::{Figure, Series};
     let (axes, pts, reps) = (&plan.axes, &plan.points, plan.seeds.len());
     if axes.len() != 1 || reports.is_empty() {
         return Ok(());
     }
-    let (col, numbers) = axis_column(&axes[0]);
+    // The x axis: the one column of the axis whose values vary (a list
+    // axis such as [min, max] speeds: the element that changes).
+    let cols = axis_columns(&axes[0]);
+    let varying: Vec<_> = cols.iter().filter(|(_, v)| v.iter().any(|x| *x != v[0])).collect();
+    let Some((col, numbers)) = (if cols.len() == 1 { cols.first() } else { varying.first().copied() }) else {
+        return Ok(());
+    };
+    if varying.len() > 1 {
+        return Ok(());
+    }
+    let col = col.clone();
     let xs: Vec<Option<f64>> = pts
         .iter()
         .map(|p| axes[0].values.iter().position(|v| *v == p[0].1).and_then(|i| numbers[i].as_f64()))

@@ -8,7 +8,10 @@
 //! data, so the same pattern can be replayed at another speed by scaling its
 //! time axis (the ELFN paper's scheme, see [`Trajectory::scaled`]).
 
+pub mod direction;
+pub mod gauss_markov;
 pub mod ns2;
+pub mod rpgm;
 pub mod waypoint;
 
 use crate::sim::Position;
@@ -103,6 +106,53 @@ impl Trajectory {
                 })
                 .collect(),
         }
+    }
+}
+
+/// A random mobility model: draws every node's path for one seed. Each
+/// model is one file (`waypoint.rs`, `direction.rs`, `gauss_markov.rs`,
+/// `rpgm.rs`); node `i` draws from its own stream (seed, `i`,
+/// `Purpose::Mobility`), so the paths of other nodes do not depend on it.
+pub trait MobilityModel: std::fmt::Debug + Send + Sync {
+    /// The model's scenario name (`random-direction`, ...).
+    fn name(&self) -> &'static str;
+    /// Paths of `n` nodes from time 0 to at least `until`.
+    fn trajectories(&self, n: usize, seed: u64, until: Time) -> Vec<Trajectory>;
+}
+
+impl Trajectory {
+    /// The path through `points` ((seconds, position), times increasing,
+    /// the first at 0): straight at constant speed between them, then
+    /// stationary at the last.
+    pub fn through(points: &[(f64, Position)]) -> Trajectory {
+        let mut legs: Vec<Leg> = Vec::with_capacity(points.len());
+        for (k, &(t, p)) in points.iter().enumerate() {
+            let (vx, vy) = match points.get(k + 1) {
+                Some(&(t2, q)) if t2 > t => ((q.x - p.x) / (t2 - t), (q.y - p.y) / (t2 - t)),
+                _ => (0.0, 0.0),
+            };
+            let start = Time::from_secs_f64(t);
+            match legs.last_mut() {
+                // Legs closer than a nanosecond collapse: keep the later one.
+                Some(l) if l.start >= start => *l = Leg { start: l.start, from: p, vx, vy },
+                _ => legs.push(Leg { start, from: p, vx, vy }),
+            }
+        }
+        Trajectory::from_legs(legs)
+    }
+
+    /// Time-averaged speed over [from, to], m/s.
+    pub fn mean_speed(&self, from: Time, to: Time) -> f64 {
+        let (a, b) = (from.as_secs_f64(), to.as_secs_f64());
+        let mut sum = 0.0;
+        for (k, l) in self.legs.iter().enumerate() {
+            let s = l.start.as_secs_f64().max(a);
+            let e = self.legs.get(k + 1).map_or(b, |n| n.start.as_secs_f64()).min(b);
+            if e > s {
+                sum += (l.vx * l.vx + l.vy * l.vy).sqrt() * (e - s);
+            }
+        }
+        sum / (b - a)
     }
 }
 

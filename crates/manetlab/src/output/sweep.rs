@@ -55,15 +55,62 @@ pub fn axis_column(axis: &SweepAxis) -> (Column, Vec<Value>) {
     )
 }
 
+/// An axis's value texts as TOML arrays of one length (list-valued
+/// points such as `mobility.speed = [["0.1m/s", "5m/s"], ...]`): the
+/// element texts per value, or None.
+fn list_elements(axis: &SweepAxis) -> Option<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    for v in &axis.values {
+        if !v.trim_start().starts_with('[') {
+            return None;
+        }
+        let t: toml::Table = toml::from_str(&format!("v = {v}")).ok()?;
+        let toml::Value::Array(a) = &t["v"] else { return None };
+        let texts: Option<Vec<String>> = a
+            .iter()
+            .map(|e| match e {
+                toml::Value::String(s) => Some(s.clone()),
+                toml::Value::Integer(i) => Some(i.to_string()),
+                toml::Value::Float(f) => Some(f.to_string()),
+                toml::Value::Boolean(b) => Some(b.to_string()),
+                _ => None,
+            })
+            .collect();
+        out.push(texts?);
+    }
+    let n = out.first()?.len();
+    (n > 0 && out.iter().all(|e| e.len() == n)).then_some(out)
+}
+
+/// An axis as its columns and their values in order: one column, or for
+/// list-valued points one column per element (`mobility.speed.0_mps`,
+/// `mobility.speed.1_mps`), each numeric in SI units when it can be.
+pub fn axis_columns(axis: &SweepAxis) -> Vec<(Column, Vec<Value>)> {
+    match list_elements(axis) {
+        Some(el) => (0..el[0].len())
+            .map(|j| {
+                let sub = SweepAxis { key: format!("{}.{j}", axis.key), values: el.iter().map(|e| e[j].clone()).collect() };
+                axis_column(&sub)
+            })
+            .collect(),
+        None => vec![axis_column(axis)],
+    }
+}
+
+/// The names of every axis column, in order.
+pub fn axis_column_names(axes: &[SweepAxis]) -> Vec<String> {
+    axes.iter().flat_map(axis_columns).map(|(c, _)| c.name).collect()
+}
+
 /// The values of each point's axes, as cells of the axis columns. `points`
 /// holds (key, value text) per axis in axis order.
-fn point_cells(axes: &[SweepAxis], cols: &[(Column, Vec<Value>)], point: &[(String, String)]) -> Vec<Value> {
+fn point_cells(axes: &[SweepAxis], cols: &[Vec<(Column, Vec<Value>)>], point: &[(String, String)]) -> Vec<Value> {
     point
         .iter()
         .zip(axes.iter().zip(cols))
-        .map(|((_, v), (a, (_, vals)))| {
+        .flat_map(|((_, v), (a, cs))| {
             let i = a.values.iter().position(|x| x == v).expect("point value is one of the axis values");
-            vals[i].clone()
+            cs.iter().map(move |(_, vals)| vals[i].clone())
         })
         .collect()
 }
@@ -71,8 +118,8 @@ fn point_cells(axes: &[SweepAxis], cols: &[(Column, Vec<Value>)], point: &[(Stri
 /// `sweep-runs`: one row per (point, replication, flow). `reports` holds
 /// `reps` reports per point, points in order.
 pub fn sweep_runs(axes: &[SweepAxis], points: &[Vec<(String, String)>], reps: usize, reports: &[Report]) -> Table {
-    let cols: Vec<(Column, Vec<Value>)> = axes.iter().map(axis_column).collect();
-    let prefix: Vec<Column> = cols.iter().map(|(c, _)| c.clone()).collect();
+    let cols: Vec<Vec<(Column, Vec<Value>)>> = axes.iter().map(axis_columns).collect();
+    let prefix: Vec<Column> = cols.iter().flatten().map(|(c, _)| c.clone()).collect();
     let mut t = Table::new("sweep-runs", flows_columns(&prefix));
     for (pi, p) in points.iter().enumerate() {
         let cells = point_cells(axes, &cols, p);
@@ -107,7 +154,7 @@ pub fn sweep_timeseries(
 /// `sweep`: per point and flow, n / mean / sd / ci95 of every summarised
 /// flow metric over the replications.
 pub fn sweep_summary(runs: &Table, axes: &[SweepAxis]) -> Table {
-    let axis_names: Vec<String> = axes.iter().map(|a| axis_column(a).0.name).collect();
+    let axis_names = axis_column_names(axes);
     let mut keys: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     keys.extend(FLOW_KEYS);
     aggregate("sweep", runs, &keys, &summarised_metrics())
@@ -140,5 +187,17 @@ mod tests {
         let (c, v) = axis_column(&axis("routing.protocol", &["aodv", "dsr"]));
         assert_eq!((c.name.as_str(), c.kind), ("routing.protocol", Kind::Str));
         assert_eq!(v[0], Value::s("aodv"));
+    }
+
+    #[test]
+    fn list_points_become_one_numeric_column_per_element() {
+        let a = axis("mobility.speed", &[r#"["0.1m/s", "5m/s"]"#, r#"["0.1m/s", "20m/s"]"#]);
+        let cs = axis_columns(&a);
+        let names: Vec<&str> = cs.iter().map(|(c, _)| c.name.as_str()).collect();
+        assert_eq!(names, ["mobility.speed.0_mps", "mobility.speed.1_mps"]);
+        assert_eq!(cs[1].1, [Value::F64(5.0), Value::F64(20.0)]);
+        assert_eq!(cs[0].0.kind, Kind::F64);
+        // Scalars keep their one column.
+        assert_eq!(axis_columns(&axis("x", &["1", "2"])).len(), 1);
     }
 }

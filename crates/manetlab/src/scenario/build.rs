@@ -21,6 +21,7 @@ use toml_edit::Table;
 
 mod fading;
 mod flow;
+pub(crate) mod generate;
 mod mobility;
 mod radio;
 mod routing;
@@ -64,8 +65,12 @@ pub(crate) struct Plan {
     pub base: SimConfig,
     pub topology: Topology,
     pub mobility: MobilityPlan,
-    /// `[sweep]` axes, in key order.
-    pub sweep: Vec<super::sweep::SweepAxis>,
+    /// Warnings (valid but suspicious settings).
+    pub warnings: Vec<String>,
+    /// `[[flows]]` generators: their flows follow `base.flows`, per seed.
+    pub generators: Vec<generate::FlowGenerator>,
+    /// `[sweep]` axes (key order) and `[sweep.zip]` groups.
+    pub sweep: super::sweep::SweepSpec,
 }
 
 /// How nodes move, resolved per seed by `Scenario::config`.
@@ -76,6 +81,8 @@ pub(crate) enum MobilityPlan {
     Script(crate::mobility::ns2::MovementScript),
     /// Random waypoint from the run seed; initial positions are the model's.
     RandomWaypoint(crate::mobility::waypoint::RandomWaypoint),
+    /// Any other random model (random direction, Gauss-Markov, RPGM).
+    Model(std::sync::Arc<dyn crate::mobility::MobilityModel>),
     /// The ELFN pattern scheme: movie `pattern` (None = run seed) at mean speed.
     Pattern {
         width: f64,
@@ -256,6 +263,21 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         cfg.flows.push(flow);
     }
 
+    // [[flows]]: generated flows follow the explicit ones.
+    let generators = generate::generators(doc, n, cfg.flows.len(), cfg.duration)?;
+    for (g, gen) in generators.iter().enumerate() {
+        for fl in gen.expand(0) {
+            if let Some(prev) = names.insert(fl.name.clone(), usize::MAX) {
+                let what = if prev == usize::MAX { "another generated flow".to_string() } else { format!("[[flow]] #{prev}") };
+                return Err(Diag::new(
+                    ErrorKind::Inconsistent,
+                    section_at(doc, &["flows", &g.to_string()]),
+                    format!("[[flows]] #{g} makes a flow named {:?}, as {what} is; give the generator a 'name' prefix", fl.name),
+                ));
+            }
+        }
+    }
+
     // [[event]]
     for (i, e) in f.event.iter().enumerate() {
         let key = |k: &str| format!("event.{i}.{k}");
@@ -352,7 +374,9 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     }
     cfg.record.path_profiles = f.output.path_profile.as_ref().is_some_and(|p| *p.get_ref());
 
+    let warnings = mobility::warnings(f, &cfg);
     Ok(Plan {
+        warnings,
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
         seed: run.seed.unwrap_or(1),
         replications,
@@ -363,14 +387,8 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         base: cfg,
         mobility: mobility(f, &topology, base_dir)?,
         topology,
-        sweep: f
-            .sweep
-            .iter()
-            .map(|(k, v)| {
-                super::sweep::SweepAxis::from_toml(k, v.get_ref())
-                    .map_err(|m| err(ErrorKind::BadValue, v, format!("sweep \"{k}\": {m}")))
-            })
-            .collect::<Result<_, _>>()?,
+        generators,
+        sweep: super::sweep::spec_from_file(&f.sweep, doc)?,
     })
 }
 

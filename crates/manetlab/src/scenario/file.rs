@@ -28,6 +28,10 @@ pub(crate) struct ScenarioFile {
     pub _routing: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     pub flow: Vec<FlowSection>,
+    /// `[[flows]]` generators, read from the document (`build/generate.rs`).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub flows: Vec<toml::Value>,
     #[serde(default)]
     pub event: Vec<EventSection>,
     #[serde(default)]
@@ -267,6 +271,16 @@ pub(crate) struct MobilitySection {
     pub pattern: Option<Spanned<u64>>,
     /// ns2-file: path of an ns-2 movement file, relative to the scenario.
     pub file: Option<Spanned<String>>,
+    /// random-waypoint: start in the stationary distribution.
+    pub steady_state: Option<Spanned<bool>>,
+    /// gauss-markov: memory 0..1, update step, deviations.
+    pub alpha: Option<Spanned<f64>>,
+    pub step: Option<Spanned<Duration>>,
+    pub speed_sd: Option<Spanned<Speed>>,
+    pub direction_sd: Option<Spanned<f64>>,
+    /// rpgm: number of groups and the radius around each reference point.
+    pub groups: Option<Spanned<u32>>,
+    pub radius: Option<Spanned<Distance>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -24,6 +24,7 @@ mod error;
 mod file;
 pub mod input;
 mod source;
+pub mod physics;
 pub mod sweep;
 pub mod units;
 
@@ -59,12 +60,17 @@ pub struct Scenario {
     /// `output.viz_window`, `viz_decimate`, `viz_sensed`: what the viewer
     /// records (give them to [`crate::metrics::viz::VizRecorder`]).
     pub viz_options: crate::metrics::viz::VizOptions,
-    /// `[sweep]` axes (empty: a single point). See [`sweep`].
-    pub sweep: Vec<sweep::SweepAxis>,
+    /// Things the file says that are valid but probably not meant (random
+    /// waypoint with a minimum speed of 0, no warm-up...), one sentence each.
+    pub warnings: Vec<String>,
+    /// `[sweep]` axes and `[sweep.zip]` groups (empty: a single point).
+    /// See [`sweep`].
+    pub sweep: sweep::SweepSpec,
     seed: u64,
     base: SimConfig,
     topology: Topology,
     mobility: MobilityPlan,
+    generators: Vec<build::generate::FlowGenerator>,
     effective: String,
     origin: String,
 }
@@ -132,6 +138,12 @@ impl Scenario {
         let name = plan.name.unwrap_or_else(|| {
             Path::new(origin).file_stem().map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned())
         });
+        let mut sweep = plan.sweep;
+        sweep.positions = sweep
+            .offsets
+            .iter()
+            .filter_map(|(k, o)| src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p)))
+            .collect();
         Ok(Scenario {
             name,
             replications: plan.replications,
@@ -139,11 +151,13 @@ impl Scenario {
             trace: plan.trace,
             viz: plan.viz,
             viz_options: plan.viz_options,
-            sweep: plan.sweep,
+            sweep,
+            warnings: plan.warnings,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,
             mobility: plan.mobility,
+            generators: plan.generators,
             effective: src.text.clone(),
             origin: origin.to_string(),
         })
@@ -196,6 +210,9 @@ impl Scenario {
     pub fn config(&self, seed: u64) -> SimConfig {
         let mut cfg = self.base.clone();
         cfg.seed = seed;
+        for g in &self.generators {
+            cfg.flows.extend(g.expand(seed));
+        }
         cfg.nodes = match &self.topology {
             Topology::Fixed(p) => p.clone(),
             Topology::Random { nodes, width, height } => (0..*nodes as u64)
@@ -213,6 +230,7 @@ impl Scenario {
             MobilityPlan::RandomWaypoint(m) => {
                 Some(crate::mobility::waypoint::trajectories(m, cfg.nodes.len(), seed, cfg.duration))
             }
+            MobilityPlan::Model(m) => Some(m.trajectories(cfg.nodes.len(), seed, cfg.duration)),
             MobilityPlan::Pattern { width, height, pause, mean_speed, pattern } => {
                 Some(crate::mobility::waypoint::pattern(
                     *width,

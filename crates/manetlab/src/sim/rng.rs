@@ -24,6 +24,8 @@ pub enum Purpose {
     RateControl = 9,
     /// Per-frame fading (Nakagami-m).
     Fading = 10,
+    /// Flow generators (`[[flows]]`): pairs and start times.
+    Traffic = 11,
 }
 
 /// SplitMix64 finaliser: a fixed, well-distributed 64-bit mix.

@@ -15,6 +15,9 @@ pub(super) fn mobility(
         Rwp,
         Pattern,
         File,
+        Direction,
+        GaussMarkov,
+        Rpgm,
     }
     let m = &f.mobility;
     let model = match &m.model {
@@ -26,6 +29,9 @@ pub(super) fn mobility(
                 ("random-waypoint", Model::Rwp),
                 ("pattern", Model::Pattern),
                 ("ns2-file", Model::File),
+                ("random-direction", Model::Direction),
+                ("gauss-markov", Model::GaussMarkov),
+                ("rpgm", Model::Rpgm),
             ],
         )?,
         None => Model::Static,
@@ -33,7 +39,10 @@ pub(super) fn mobility(
     let name = m.model.as_ref().map_or("static".to_string(), |s| s.get_ref().trim().to_string());
     let uses: &[&str] = match model {
         Model::Static => &[],
-        Model::Rwp => &["speed", "pause"],
+        Model::Rwp => &["speed", "pause", "steady_state"],
+        Model::Direction => &["speed", "pause"],
+        Model::GaussMarkov => &["mean_speed", "alpha", "step", "speed_sd", "direction_sd"],
+        Model::Rpgm => &["speed", "pause", "groups", "radius", "step"],
         Model::Pattern => &["mean_speed", "pause", "pattern"],
         Model::File => &["file"],
     };
@@ -43,6 +52,13 @@ pub(super) fn mobility(
         ("pause", m.pause.as_ref().map(|s| s.span().start)),
         ("pattern", m.pattern.as_ref().map(|s| s.span().start)),
         ("file", m.file.as_ref().map(|s| s.span().start)),
+        ("steady_state", m.steady_state.as_ref().map(|s| s.span().start)),
+        ("alpha", m.alpha.as_ref().map(|s| s.span().start)),
+        ("step", m.step.as_ref().map(|s| s.span().start)),
+        ("speed_sd", m.speed_sd.as_ref().map(|s| s.span().start)),
+        ("direction_sd", m.direction_sd.as_ref().map(|s| s.span().start)),
+        ("groups", m.groups.as_ref().map(|s| s.span().start)),
+        ("radius", m.radius.as_ref().map(|s| s.span().start)),
     ];
     refuse_unused_keys("mobility", "model", &name, uses, given)?;
     let n = match topology {
@@ -70,13 +86,13 @@ pub(super) fn mobility(
     let mut script = MovementScript { init: vec![[None; 3]; n], moves: Vec::new() };
     match model {
         Model::Static => {}
-        Model::Rwp => {
-            let (w, h) = area("random-waypoint")?;
+        Model::Rwp | Model::Direction | Model::Rpgm => {
+            let (w, h) = area(&name)?;
             let s = m.speed.as_ref().ok_or_else(|| {
                 Diag::new(
                     ErrorKind::MissingKey,
                     m.model.as_ref().map_or(At::Nowhere, at),
-                    "missing 'mobility.speed': random-waypoint needs [min, max] speeds, e.g. [\"1m/s\", \"20m/s\"]",
+                    format!("missing 'mobility.speed': {name} needs [min, max] speeds, e.g. [\"1m/s\", \"20m/s\"]"),
                 )
             })?;
             let v = s.get_ref();
@@ -87,13 +103,91 @@ pub(super) fn mobility(
                     "'mobility.speed' must be [min, max] with 0 <= min <= max and max > 0",
                 ));
             }
-            return Ok(MobilityPlan::RandomWaypoint(RandomWaypoint {
+            let steady_state = m.steady_state.as_ref().is_some_and(|s| *s.get_ref());
+            if steady_state && v[0].0 <= 0.0 {
+                return Err(err(
+                    ErrorKind::Inconsistent,
+                    s,
+                    "random waypoint has no steady state with a minimum speed of 0 (the mean speed decays to 0); \
+                     use a positive minimum speed with 'mobility.steady_state'",
+                ));
+            }
+            let rwp = RandomWaypoint { width: w, height: h, speed_min: v[0].0, speed_max: v[1].0, pause, steady_state };
+            return match model {
+                Model::Rwp => Ok(MobilityPlan::RandomWaypoint(rwp)),
+                Model::Direction => Ok(MobilityPlan::Model(std::sync::Arc::new(
+                    crate::mobility::direction::RandomDirection {
+                        width: w,
+                        height: h,
+                        speed_min: v[0].0,
+                        speed_max: v[1].0,
+                        pause,
+                    },
+                ))),
+                _ => {
+                    let groups = match &m.groups {
+                        Some(g) if *g.get_ref() == 0 => {
+                            return Err(err(ErrorKind::OutOfRange, g, "'mobility.groups' must be at least 1"))
+                        }
+                        Some(g) => *g.get_ref(),
+                        None => 1,
+                    };
+                    let radius = match &m.radius {
+                        Some(r) if !(r.get_ref().0 >= 0.0 && 2.0 * r.get_ref().0 < w.min(h)) => {
+                            return Err(err(
+                                ErrorKind::OutOfRange,
+                                r,
+                                "'mobility.radius' must be at least 0 and less than half the area's shorter side",
+                            ))
+                        }
+                        Some(r) => r.get_ref().0,
+                        None => (w.min(h) / 10.0).min(100.0),
+                    };
+                    Ok(MobilityPlan::Model(std::sync::Arc::new(crate::mobility::rpgm::Rpgm {
+                        groups,
+                        radius,
+                        reference: rwp,
+                        step: step(m)?,
+                    })))
+                }
+            };
+        }
+        Model::GaussMarkov => {
+            let (w, h) = area(&name)?;
+            let v = m.mean_speed.as_ref().ok_or_else(|| {
+                Diag::new(
+                    ErrorKind::MissingKey,
+                    m.model.as_ref().map_or(At::Nowhere, at),
+                    "missing 'mobility.mean_speed': gauss-markov needs a mean speed, e.g. \"10m/s\"",
+                )
+            })?;
+            if !(v.get_ref().0 > 0.0) {
+                return Err(err(ErrorKind::OutOfRange, v, "'mobility.mean_speed' must be greater than zero"));
+            }
+            let alpha = match &m.alpha {
+                Some(a) if !(0.0..=1.0).contains(a.get_ref()) => {
+                    return Err(err(ErrorKind::OutOfRange, a, "'mobility.alpha' must be from 0 to 1"))
+                }
+                Some(a) => *a.get_ref(),
+                None => 0.75,
+            };
+            let speed_sd = m.speed_sd.as_ref().map_or(v.get_ref().0 / 4.0, |s| s.get_ref().0);
+            let direction_sd = match &m.direction_sd {
+                Some(d) if !(0.0..=360.0).contains(d.get_ref()) => {
+                    return Err(err(ErrorKind::OutOfRange, d, "'mobility.direction_sd' is in degrees, from 0 to 360"))
+                }
+                Some(d) => d.get_ref().to_radians(),
+                None => 30f64.to_radians(),
+            };
+            return Ok(MobilityPlan::Model(std::sync::Arc::new(crate::mobility::gauss_markov::GaussMarkov {
                 width: w,
                 height: h,
-                speed_min: v[0].0,
-                speed_max: v[1].0,
-                pause,
-            }));
+                alpha,
+                mean_speed: v.get_ref().0,
+                speed_sd,
+                direction_sd,
+                step: step(m)?,
+            })));
         }
         Model::Pattern => {
             let (w, h) = area("pattern")?;
@@ -257,4 +351,47 @@ pub(super) fn backpressure(b: &super::super::file::BackpressureSection) -> Resul
             }
         })
         .map(|_| c)
+}
+
+/// `mobility.step`: the update interval of gauss-markov and rpgm (default 1 s).
+fn step(m: &super::super::file::MobilitySection) -> Result<Time, Diag> {
+    match &m.step {
+        Some(s) if s.get_ref().0 < Time::from_ms(1) || s.get_ref().0 > Time::from_secs(3600) => {
+            Err(err(ErrorKind::OutOfRange, s, "'mobility.step' must be from 1ms to 3600s"))
+        }
+        Some(s) => Ok(s.get_ref().0),
+        None => Ok(Time::from_secs(1)),
+    }
+}
+
+/// Settings that are valid but rarely meant: random waypoint with a
+/// minimum speed of 0 (the average speed decays towards 0 over the run:
+/// Yoon, Liu, Noble, "Random waypoint considered harmful", INFOCOM 2003),
+/// and random waypoint from its initial state with no warm-up (the first
+/// minutes are not the model's steady state) unless `steady_state = true`.
+pub(super) fn warnings(f: &ScenarioFile, cfg: &SimConfig) -> Vec<String> {
+    let m = &f.mobility;
+    let mut w = Vec::new();
+    let rwp = m.model.as_ref().is_some_and(|s| s.get_ref().trim().eq_ignore_ascii_case("random-waypoint"));
+    if !rwp {
+        return w;
+    }
+    if let Some(s) = &m.speed {
+        if s.get_ref().first().is_some_and(|v| v.0 <= 0.0) {
+            w.push(
+                "random waypoint with a minimum speed of 0: the mean speed decays over the run (Yoon et al., \
+                 INFOCOM 2003); use a positive minimum, e.g. [\"1m/s\", \"20m/s\"]"
+                    .to_string(),
+            );
+        }
+    }
+    let steady = m.steady_state.as_ref().is_some_and(|s| *s.get_ref());
+    if cfg.warmup == Time::ZERO && !steady {
+        w.push(
+            "random waypoint without a warm-up starts from uniform positions, not the model's steady state; \
+             set [run] warmup or [mobility] steady_state = true"
+                .to_string(),
+        );
+    }
+    w
 }
