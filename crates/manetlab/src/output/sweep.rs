@@ -57,7 +57,7 @@ pub fn axis_column(axis: &SweepAxis) -> (Column, Vec<Value>) {
 
 /// The values of each point's axes, as cells of the axis columns. `points`
 /// holds (key, value text) per axis in axis order.
-fn point_cells(axes: &[SweepAxis], cols: &[(Column, Vec<Value>)], point: &[(String, String)]) -> Vec<Value> {
+pub fn point_cells(axes: &[SweepAxis], cols: &[(Column, Vec<Value>)], point: &[(String, String)]) -> Vec<Value> {
     point
         .iter()
         .zip(axes.iter().zip(cols))
