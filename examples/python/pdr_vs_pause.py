@@ -55,7 +55,7 @@ df = ml.sweep(scenario, {"mobility.pause": [f"{p}s" for p in pauses]}, runs=3 if
 print(f"{df.attrs['ran']} runs executed, {df.attrs['loaded']} loaded from {out}")
 
 # %% PDR per run (packets over all flows), then mean and 95% CI per pause time
-runs = df.groupby(["mobility.pause", "seed"], sort=False)[["sent_packets", "received_packets"]].sum()
+runs = df.groupby(["mobility.pause_s", "seed"], sort=False)[["sent_packets", "received_packets"]].sum()
 runs["pdr"] = runs["received_packets"] / runs["sent_packets"]
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
@@ -65,8 +65,8 @@ def ci95(x):
     return T975.get(n - 1, 1.96) * x.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
 
 
-stats = runs.groupby(level="mobility.pause", sort=False)["pdr"].agg(["mean", ci95, "count"])
-stats["pause_s"] = [float(p.rstrip("s")) for p in stats.index]
+stats = runs.groupby(level="mobility.pause_s", sort=False)["pdr"].agg(["mean", ci95, "count"])
+stats["pause_s"] = stats.index
 print(stats)
 
 # %% The figure

@@ -14,9 +14,7 @@
 //! tables switch to it (`output::Table::column` gives the typed columns).
 
 use crate::arrow::{Data, Table};
-use manetlab::exec::sweep::SweepPlan;
 use manetlab::metrics::FlowReport;
-use manetlab::study::sweep::Aggregate;
 use manetlab::Report;
 use std::collections::HashMap;
 
@@ -288,88 +286,3 @@ pub fn timeseries() -> Table {
     t
 }
 
-/// Axis columns of a sweep table: one string column per axis, the value
-/// as given, repeated `per_point[p]` times for point `p`.
-fn axis_columns(t: &mut Table, plan: &SweepPlan, per_point: &[usize]) {
-    for (a, axis) in plan.axes.iter().enumerate() {
-        let mut v = Vec::new();
-        for (p, n) in plan.points.iter().zip(per_point) {
-            v.extend(std::iter::repeat_n(Some(p[a].1.clone()), *n));
-        }
-        col(t, &axis.key, None, Data::Str(v));
-    }
-}
-
-/// The metrics of the sweep tables, in the order of `sweep-runs.csv`'s
-/// columns (`exec::sweep::METRICS`, which the CLI writes them from).
-type Metric = (&'static str, fn(&FlowReport) -> Option<f64>);
-const METRICS: [Metric; 6] = [
-    ("goodput_bps", |f| f.goodput_bps.opt()),
-    ("delivery_ratio", |f| f.delivery_ratio.opt()),
-    ("delay_mean_s", |f| f.delay_mean_s.opt()),
-    ("delay_p95_s", |f| f.delay_p95_s.opt()),
-    ("jitter_s", |f| f.jitter_s.opt()),
-    ("offered_bps", |f| f.offered_bps.opt()),
-];
-
-/// `sweep-runs`: one row per run and flow, the columns of `sweep-runs.csv`.
-pub fn sweep_runs(plan: &SweepPlan, reports: &[Report]) -> Table {
-    let reps = plan.seeds.len();
-    let per_point: Vec<usize> = (0..plan.points.len())
-        .map(|p| reports[p * reps..(p + 1) * reps].iter().map(|r| r.flows.len()).sum())
-        .collect();
-    let mut t = Table::default();
-    axis_columns(&mut t, plan, &per_point);
-    let seeds: Vec<Option<u64>> = reports
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| std::iter::repeat_n(Some(plan.seeds[i % reps]), r.flows.len()))
-        .collect();
-    col(&mut t, "seed", None, Data::U64(seeds));
-    let flows = || reports.iter().flat_map(|r| r.flows.iter());
-    col(&mut t, "flow", None, Data::Str(flows().map(|f| Some(f.name.clone())).collect()));
-    col(&mut t, "kind", None, Data::Str(flows().map(|f| Some(f.kind.clone())).collect()));
-    col(&mut t, "src", None, Data::U64(flows().map(|f| Some(f.src as u64)).collect()));
-    col(&mut t, "dst", None, Data::U64(flows().map(|f| Some(f.dst as u64)).collect()));
-    col(&mut t, "sent_packets", None, Data::U64(flows().map(|f| Some(f.sent_packets)).collect()));
-    col(&mut t, "received_packets", None, Data::U64(flows().map(|f| Some(f.received_packets)).collect()));
-    for (m, g) in METRICS {
-        col(&mut t, m, unit_of(m), Data::F64(flows().map(g).collect()));
-    }
-    t
-}
-
-/// `sweep`: per point and flow, for each metric `<m>_n` (runs where it is
-/// defined), `<m>_mean`, `<m>_sd` and `<m>_ci95` (null when n < 2);
-/// undefined values never enter a mean.
-pub fn sweep_summary(plan: &SweepPlan, reports: &[Report]) -> Table {
-    let reps = plan.seeds.len();
-    let per_point: Vec<usize> = (0..plan.points.len()).map(|p| reports[p * reps].flows.len()).collect();
-    let mut t = Table::default();
-    axis_columns(&mut t, plan, &per_point);
-    let mut names = Vec::new();
-    let mut ns: Vec<Vec<Option<u64>>> = METRICS.iter().map(|_| Vec::new()).collect();
-    let mut stats: Vec<[Vec<Option<f64>>; 3]> = METRICS.iter().map(|_| Default::default()).collect();
-    for p in 0..plan.points.len() {
-        let rs = &reports[p * reps..(p + 1) * reps];
-        for (i, f) in rs[0].flows.iter().enumerate() {
-            names.push(Some(f.name.clone()));
-            for (k, (_, g)) in METRICS.iter().enumerate() {
-                let a = Aggregate::of(rs.iter().filter_map(|r| g(&r.flows[i])));
-                let def = |x: f64| (a.n > 1 && x.is_finite()).then_some(x);
-                ns[k].push(Some(a.n));
-                stats[k][0].push((a.n > 0 && a.mean.is_finite()).then_some(a.mean));
-                stats[k][1].push(def(a.sd));
-                stats[k][2].push(def(a.ci95));
-            }
-        }
-    }
-    col(&mut t, "flow", None, Data::Str(names));
-    for (((m, _), [mean, sd, ci]), n) in METRICS.iter().zip(stats).zip(ns) {
-        col(&mut t, &format!("{m}_n"), None, Data::U64(n));
-        for (suffix, d) in [("mean", mean), ("sd", sd), ("ci95", ci)] {
-            col(&mut t, &format!("{m}_{suffix}"), unit_of(m), Data::F64(d));
-        }
-    }
-    t
-}

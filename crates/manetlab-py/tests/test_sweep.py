@@ -10,16 +10,18 @@ def test_sweep_tidy_dataframe(chain_text):
     sc = ml.Scenario.from_toml(chain_text)
     df = ml.sweep(sc, {"flow.0.rate": ["100kbps", "200kbps"], "mac.rts_threshold": ["0B", "off"]}, runs=3, progress=False)
     assert isinstance(df, pd.DataFrame)
-    assert list(df.columns[:3]) == ["flow.0.rate", "mac.rts_threshold", "seed"]
+    # The columns of sweep-runs.csv: axes as SI numbers (unit in the name)
+    # or text, then the run and flow columns.
+    assert list(df.columns[:4]) == ["flow.0.rate_bps", "mac.rts_threshold", "replication", "seed"]
     assert len(df) == 2 * 2 * 3  # points x seeds x one flow
     assert df.attrs["ran"] == 12 and df.attrs["loaded"] == 0
     assert sorted(set(df["seed"])) == [3, 4, 5]
     # More offered load, more goodput (the chain is far from saturation).
-    g = df.groupby("flow.0.rate")["goodput_bps"].mean()
-    assert g["200kbps"] > 1.8 * g["100kbps"]
+    g = df.groupby("flow.0.rate_bps")["goodput_bps"].mean()
+    assert g[200e3] > 1.8 * g[100e3]
     # Each row is the run of its point and seed.
     one = ml.run(sc.set("flow.0.rate", "200kbps").set("mac.rts_threshold", "0B"), seeds=[4], progress=False)
-    row = df[(df["flow.0.rate"] == "200kbps") & (df["mac.rts_threshold"] == "0B") & (df["seed"] == 4)]
+    row = df[(df["flow.0.rate_bps"] == 200e3) & (df["mac.rts_threshold"] == "0B") & (df["seed"] == 4)]
     assert row["goodput_bps"].item() == one.flows["goodput_bps"].item()
 
 
@@ -27,9 +29,11 @@ def test_sweep_store_resumes_and_is_shared_with_the_cli(cli, chain_file, tmp_pat
     store = tmp_path / "store"
     sc = ml.Scenario.load(chain_file)
     axes = {"flow.0.rate": ["100kbps", "300kbps"]}
-    first = ml.sweep(sc, axes, runs=2, store=store, progress=False)
+    first = ml.sweep(sc, axes, runs=2, store=store, progress=False, full_reports=True)
     assert first.attrs["ran"] == 4
-    assert len(list((store / "runs").glob("*.json"))) == 4
+    # One compact record per run (a JSON line), full reports only when asked.
+    assert len((store / "runs" / "runs.jsonl").read_text().splitlines()) == 4
+    assert len(list((store / "runs" / "full").glob("*.json"))) == 4
     for f in ("sweep.csv", "sweep-runs.csv", "sweep.json"):
         assert (store / f).is_file()
     # Resumed: every run is loaded, none is run again; same table.
@@ -37,8 +41,12 @@ def test_sweep_store_resumes_and_is_shared_with_the_cli(cli, chain_file, tmp_pat
     assert again.attrs["ran"] == 0 and again.attrs["loaded"] == 4
     pd.testing.assert_frame_equal(first, again)
     # A grown grid runs only the new point.
-    grown = ml.sweep(sc, {"flow.0.rate": ["100kbps", "300kbps", "500kbps"]}, runs=2, store=store, progress=False)
+    grown = ml.sweep(
+        sc, {"flow.0.rate": ["100kbps", "300kbps", "500kbps"]}, runs=2, store=store, progress=False, full_reports=True
+    )
     assert grown.attrs["ran"] == 2 and grown.attrs["loaded"] == 4
+    # The DataFrame is sweep-runs.csv.
+    assert grown.to_csv(index=False, float_format=None).splitlines()[0] == (store / "sweep-runs.csv").read_text().splitlines()[0]
     # The CLI resumes the Python store (nothing to run) and writes the same files.
     py_files = {f: (store / f).read_bytes() for f in ("sweep.csv", "sweep-runs.csv", "sweep.json")}
     out = subprocess.run(
