@@ -110,12 +110,58 @@ pub(crate) struct RunArgs {
     /// of mobile TCP flows). Same as --set output.path_profile=true.
     #[arg(long = "path-profile")]
     path_profile: bool,
+    /// Sweep: run only shard I of N (0-based; a run belongs to the shard
+    /// its key hashes to), e.g. --shard $SLURM_ARRAY_TASK_ID/10; aggregate
+    /// the shard folders with `manetlab merge`. See docs/cluster.md.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Sweep: also store every run's full report (<out>/runs/full/).
+    #[arg(long)]
+    full_reports: bool,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct PlanArgs {
+    /// The scenario (TOML), see docs/scenario.md.
+    file: PathBuf,
+    /// Seed of the first replication (overrides [run] seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Override a key (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Number of replications (overrides [run] replications).
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Sweep a key over values, as for `run` (repeatable).
+    #[arg(long = "sweep", value_name = "KEY=VALUES")]
+    sweep: Vec<String>,
+    /// Only the runs of shard I of N.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
 }
 
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario file: prints a per-flow table, writes summary.json and flows.csv.
     Run(RunArgs),
+    /// Aggregate the run stores of sweep folders (shards) into sweep.csv,
+    /// sweep-runs.csv and sweep.json without running anything; lists missing
+    /// runs and exits 1 if any.
+    Merge {
+        /// Sweep folders (each written by `run --sweep ... --out DIR`, any --shard).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the sweep files (may be one of the folders).
+        #[arg(long)]
+        out: PathBuf,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print a sweep's runs as JSON lines (key, point, seed, fingerprint)
+    /// without running them, for other engines.
+    Plan(PlanArgs),
     /// Validate a scenario file without running it.
     Check {
         /// The scenario (TOML), see docs/scenario.md.
@@ -187,6 +233,8 @@ fn main() {
     let code = match cli.cmd {
         Cmd::Run(args) => run(args),
         Cmd::Check { file, set } => check(file, set),
+        Cmd::Merge { dirs, out, quiet } => sweep::merge(&dirs, &out, quiet),
+        Cmd::Plan(args) => plan(args),
         Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
         Cmd::Study { name, list, runs, quick, seed, out, resume, strict, no_title } => {
             let style = manetlab::study::FigureStyle { title: !no_title };
@@ -202,6 +250,53 @@ fn load(file: &std::path::Path, set: &[String]) -> Result<Scenario, i32> {
         eprintln!("error: {e}");
         2
     })
+}
+
+/// The sweep axes of a scenario and `--sweep` arguments; exit 2 on error.
+fn sweep_axes(scenario: &Scenario, args: &[String]) -> Result<manetlab::scenario::sweep::SweepSpec, i32> {
+    let mut cli_axes = Vec::new();
+    for a in args {
+        match manetlab::scenario::sweep::SweepAxis::parse(a) {
+            Ok(ax) => cli_axes.push(ax),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Err(2);
+            }
+        }
+    }
+    scenario.sweep.merge(&cli_axes).map_err(|e| {
+        eprintln!("error: {e}");
+        2
+    })
+}
+
+fn plan(args: PlanArgs) -> i32 {
+    let scenario = match load(&args.file, &args.set) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let shard = match args.shard.as_deref().map(manetlab::exec::sweep::Shard::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let axes = match sweep_axes(&scenario, &args.sweep) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let plan = match sweep::make_plan(&args.file, &args.set, args.seed, args.runs, &scenario, axes) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    match sweep::print_plan(&plan, &scenario.name, shard) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
 }
 
 fn check(file: PathBuf, set: Vec<String>) -> i32 {
@@ -270,24 +365,11 @@ fn run(mut args: RunArgs) -> i32 {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let mut cli_axes = Vec::new();
-    for a in &args.sweep {
-        match manetlab::scenario::sweep::SweepAxis::parse(a) {
-            Ok(ax) => cli_axes.push(ax),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        }
-    }
-    let axes = match scenario.sweep.merge(&cli_axes) {
+    let axes = match sweep_axes(&scenario, &args.sweep) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+        Err(code) => return code,
     };
-    if !axes.is_empty() || args.resume {
+    if !axes.is_empty() || args.resume || args.shard.is_some() {
         let dir = output_dir(&scenario, &args);
         return match sweep::run_sweep(&args, &scenario, axes, &dir) {
             Ok(code) => code,

@@ -37,10 +37,15 @@ fn sweep_cmd(out: &Path, resume: bool) -> Command {
     c
 }
 
+/// Complete records in the run store (`runs/*.jsonl`, one line per run).
 fn finished_runs(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join("runs"))
-        .map(|d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json")).count())
-        .unwrap_or(0)
+    let Ok(d) = std::fs::read_dir(dir.join("runs")) else { return 0 };
+    d.map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| {
+            std::fs::read_to_string(p).unwrap_or_default().split_inclusive('\n').filter(|l| l.ends_with("}\n")).count()
+        })
+        .sum()
 }
 
 #[test]

@@ -9,20 +9,19 @@
 //! command line writes it with.
 
 mod arrow;
+mod sweeps;
 mod tables;
 mod wait;
 
 use arrow::ArrowTable;
-use manetlab::exec::sweep::{PlanError, SweepPlan};
 use manetlab::exec::{self, Cancel, ExecError};
-use manetlab::scenario::sweep::SweepAxis;
 use manetlab::scenario::{Scenario, ScenarioError as RsScenarioError};
 use manetlab::Report;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use wait::{run_detached, Progress, Show};
 
 pyo3::create_exception!(
@@ -209,194 +208,12 @@ fn run_task(py: Python<'_>, text: &str, seed: u64, origin: &str) -> PyResult<Res
     Ok(Results { name, seeds: vec![seed], reports: vec![report] })
 }
 
-/// A sweep's runs: the grid and every run's report, in plan order.
-#[pyclass(module = "manetlab._native", frozen)]
-struct Sweep {
-    name: String,
-    plan: SweepPlan,
-    reports: Vec<Report>,
-    loaded: usize,
-}
-
-#[pymethods]
-impl Sweep {
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-    /// The axes: [(key, [values])].
-    #[getter]
-    fn axes(&self) -> Vec<(String, Vec<String>)> {
-        self.plan.axes.iter().map(|a| (a.key.clone(), a.values.clone())).collect()
-    }
-    #[getter]
-    fn seeds(&self) -> Vec<u64> {
-        self.plan.seeds.clone()
-    }
-    /// The run keys, in plan order.
-    #[getter]
-    fn keys(&self) -> Vec<String> {
-        self.plan.jobs.iter().map(|j| j.key.clone()).collect()
-    }
-    /// Runs read back from the store instead of run.
-    #[getter]
-    fn loaded(&self) -> usize {
-        self.loaded
-    }
-    /// Runs executed by this call.
-    #[getter]
-    fn ran(&self) -> usize {
-        self.reports.len() - self.loaded
-    }
-    /// "runs" (one row per run and flow, sweep-runs.csv), "summary" (per
-    /// point and flow: <metric>_n, _mean, _sd, _ci95; sweep.csv) or
-    /// "timeseries" (sweep-timeseries.csv).
-    fn table(&self, py: Python<'_>, name: &str) -> PyResult<ArrowTable> {
-        match py.detach(|| tables::sweep_table(name, &self.plan, &self.reports)) {
-            Some(t) => ArrowTable::new(&t),
-            None => Err(PyKeyError::new_err(format!("no sweep table {name:?}; tables: runs, summary, timeseries"))),
-        }
-    }
-    /// The runs of point `index` (plan order) as Results.
-    fn point(&self, index: usize) -> PyResult<Results> {
-        let reps = self.plan.seeds.len();
-        if index >= self.plan.points.len() {
-            return Err(pyo3::exceptions::PyIndexError::new_err(index));
-        }
-        Ok(Results {
-            name: self.name.clone(),
-            seeds: self.plan.seeds.clone(),
-            reports: self.reports[index * reps..(index + 1) * reps].to_vec(),
-        })
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "<manetlab Sweep {:?}: {} points x {} seeds ({} loaded from the store)>",
-            self.name,
-            self.plan.points.len(),
-            self.plan.seeds.len(),
-            self.loaded
-        )
-    }
-}
-
-fn plan_err(py: Python<'_>, e: PlanError) -> PyErr {
-    match e {
-        PlanError::Point { point, err } => scenario_err(py, &err, Some(&format!("sweep point {point}"))),
-        e @ PlanError::Build { .. } => PyValueError::new_err(e.to_string()),
-    }
-}
-
-/// Runs a sweep: every point of `axes` x `seeds`, in parallel on all cores
-/// (or `jobs`), storing each run in `<store>/runs/` (resumable) and, with a
-/// store, writing the sweep files the command line writes.
-#[pyfunction]
-#[pyo3(signature = (src, axes, seeds, jobs=None, store=None, resume=true, progress=true))]
-#[allow(clippy::too_many_arguments)]
-fn sweep(
-    py: Python<'_>,
-    src: Source,
-    axes: Vec<(String, Vec<String>)>,
-    seeds: Vec<u64>,
-    jobs: Option<usize>,
-    store: Option<PathBuf>,
-    resume: bool,
-    progress: bool,
-) -> PyResult<Sweep> {
-    let base = load_source(py, &src)?;
-    let axes: Vec<SweepAxis> = axes.into_iter().map(|(key, values)| SweepAxis { key, values }).collect();
-    if axes.iter().any(|a| a.values.is_empty()) {
-        return Err(PyValueError::new_err("a sweep axis has no values"));
-    }
-    if seeds.is_empty() {
-        return Err(PyValueError::new_err("no seeds to run"));
-    }
-    let plan = exec::sweep::plan(axes, &seeds, |extra| src.load_with(extra)).map_err(|e| plan_err(py, e))?;
-    let cancel = Cancel::new();
-    let prog = Progress::default();
-    let loaded = AtomicUsize::new(0);
-    let runs_dir = store.as_ref().map(|d| d.join("runs"));
-    let reports = run_detached(py, jobs, &cancel, &prog, Show { bar: progress, runs: true }, || {
-        exec::sweep::run(
-            &plan,
-            runs_dir.as_deref(),
-            resume,
-            &cancel,
-            &|done, total| {
-                prog.done.store(done as u64, Ordering::Relaxed);
-                prog.total.store(total as u64, Ordering::Relaxed);
-            },
-            &loaded,
-        )
-    })?
-    .map_err(|e| exec_err(py, e))?;
-    if let Some(d) = &store {
-        exec::sweep::write_outputs(d, &base.name, &plan, &reports)
-            .map_err(|e| PyOSError::new_err(format!("writing the sweep files in {}: {e}", d.display())))?;
-    }
-    Ok(Sweep { name: base.name.clone(), plan, reports, loaded: loaded.load(Ordering::Relaxed) })
-}
-
 /// Reads a run folder (summary.json) as Results.
 #[pyfunction]
 fn load_run(path: PathBuf) -> PyResult<Results> {
     let text = std::fs::read_to_string(path.join("summary.json"))
         .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.join("summary.json").display())))?;
     results_from_summary(&text)
-}
-
-/// Reads a sweep folder (sweep.json and the stored runs under runs/).
-#[pyfunction]
-fn load_sweep(path: PathBuf) -> PyResult<Sweep> {
-    #[derive(serde::Deserialize)]
-    struct Axis {
-        key: String,
-        values: Vec<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Point {
-        seeds: Vec<u64>,
-    }
-    #[derive(serde::Deserialize)]
-    struct File {
-        scenario: String,
-        axes: Vec<Axis>,
-        /// The seeds (current format); older files list them per point.
-        #[serde(default)]
-        seeds: Option<Vec<u64>>,
-        #[serde(default)]
-        points: Vec<Point>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Stored {
-        key: String,
-        result: Report,
-    }
-    let f = path.join("sweep.json");
-    let text = std::fs::read_to_string(&f).map_err(|e| PyOSError::new_err(format!("{}: {e}", f.display())))?;
-    let file: File =
-        serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("{}: {e}", f.display())))?;
-    let axes: Vec<SweepAxis> = file.axes.into_iter().map(|a| SweepAxis { key: a.key, values: a.values }).collect();
-    let seeds = file.seeds.clone().or_else(|| file.points.first().map(|p| p.seeds.clone())).unwrap_or_default();
-    let points = manetlab::scenario::sweep::points(&axes);
-    let mut jobs = Vec::new();
-    let mut reports = Vec::new();
-    for p in &points {
-        for &seed in &seeds {
-            let key = exec::sweep::run_key(p, seed);
-            let rf = path.join("runs").join(manetlab::study::sweep::file_name(&key));
-            let t = std::fs::read_to_string(&rf).map_err(|e| PyOSError::new_err(format!("{}: {e}", rf.display())))?;
-            let s: Stored =
-                serde_json::from_str(&t).map_err(|e| PyValueError::new_err(format!("{}: {e}", rf.display())))?;
-            if s.key != key {
-                return Err(PyValueError::new_err(format!("{}: holds run {:?}, not {key:?}", rf.display(), s.key)));
-            }
-            jobs.push(manetlab::study::sweep::Job::new(key, Default::default()));
-            reports.push(s.result);
-        }
-    }
-    let n = reports.len();
-    Ok(Sweep { name: file.scenario, plan: SweepPlan { axes, points, seeds, jobs }, reports, loaded: n })
 }
 
 /// Runs a paper reproduction; returns its report, checks and files.
@@ -458,16 +275,18 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<ArrowTable>()?;
     m.add_class::<Results>()?;
-    m.add_class::<Sweep>()?;
+    m.add_class::<sweeps::Sweep>()?;
+    m.add_class::<sweeps::SweepJob>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(effective_toml, m)?)?;
     m.add_function(wrap_pyfunction!(toml_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_task, m)?)?;
     m.add_function(wrap_pyfunction!(results_from_summary, m)?)?;
-    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweeps::sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweeps::run_record, m)?)?;
     m.add_function(wrap_pyfunction!(load_run, m)?)?;
-    m.add_function(wrap_pyfunction!(load_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweeps::load_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(studies, m)?)?;
     Ok(())

@@ -4,7 +4,6 @@
 //! defined here: same names, columns, units and nulls as the CLI writes.
 
 use crate::arrow::{Data, Table};
-use manetlab::exec::sweep::SweepPlan;
 use manetlab::output::{self, ColumnData};
 use manetlab::Report;
 
@@ -54,16 +53,3 @@ pub fn run_table(name: &str, reports: &[Report]) -> Option<Table> {
     Some(convert(&t))
 }
 
-/// One sweep table: `runs` (sweep-runs.csv), `summary` (sweep.csv) or
-/// `timeseries` (sweep-timeseries.csv).
-pub fn sweep_table(name: &str, plan: &SweepPlan, reports: &[Report]) -> Option<Table> {
-    use output::sweep::{sweep_runs, sweep_summary, sweep_timeseries};
-    let reps = plan.seeds.len();
-    let t = match name {
-        "runs" => sweep_runs(&plan.axes, &plan.points, reps, reports),
-        "summary" => sweep_summary(&sweep_runs(&plan.axes, &plan.points, reps, reports), &plan.axes),
-        "timeseries" => sweep_timeseries(&plan.axes, &plan.points, reps, reports),
-        _ => return None,
-    };
-    Some(convert(&t))
-}

@@ -1,3 +1,4 @@
+import json
 import os
 import signal
 import threading
@@ -34,5 +35,5 @@ def test_keyboard_interrupt_stops_a_sweep_and_keeps_finished_runs(chain_text, tm
         ml.sweep(sc, long, runs=1, store=tmp_path / "s", jobs=2, progress=False)
     timer.cancel()
     # The short run finished and was stored; the long one was not.
-    stored = sorted(p.name for p in (tmp_path / "s" / "runs").glob("*.json"))
-    assert stored == ["run.duration=2s__seed=3.json"]
+    lines = (tmp_path / "s" / "runs" / "runs.jsonl").read_text().splitlines()
+    assert [json.loads(l)["key"] for l in lines] == ["run.duration=2s/seed=3"]

@@ -29,9 +29,11 @@ def test_sweep_store_resumes_and_is_shared_with_the_cli(cli, chain_file, tmp_pat
     store = tmp_path / "store"
     sc = ml.Scenario.load(chain_file)
     axes = {"flow.0.rate": ["100kbps", "300kbps"]}
-    first = ml.sweep(sc, axes, runs=2, store=store, progress=False)
+    first = ml.sweep(sc, axes, runs=2, store=store, progress=False, full_reports=True)
     assert first.attrs["ran"] == 4
-    assert len(list((store / "runs").glob("*.json"))) == 4
+    # One compact record per run (a JSON line), full reports only when asked.
+    assert len((store / "runs" / "runs.jsonl").read_text().splitlines()) == 4
+    assert len(list((store / "runs" / "full").glob("*.json"))) == 4
     for f in ("sweep.csv", "sweep-runs.csv", "sweep.json"):
         assert (store / f).is_file()
     # Resumed: every run is loaded, none is run again; same table.
@@ -39,8 +41,12 @@ def test_sweep_store_resumes_and_is_shared_with_the_cli(cli, chain_file, tmp_pat
     assert again.attrs["ran"] == 0 and again.attrs["loaded"] == 4
     pd.testing.assert_frame_equal(first, again)
     # A grown grid runs only the new point.
-    grown = ml.sweep(sc, {"flow.0.rate": ["100kbps", "300kbps", "500kbps"]}, runs=2, store=store, progress=False)
+    grown = ml.sweep(
+        sc, {"flow.0.rate": ["100kbps", "300kbps", "500kbps"]}, runs=2, store=store, progress=False, full_reports=True
+    )
     assert grown.attrs["ran"] == 2 and grown.attrs["loaded"] == 4
+    # The DataFrame is sweep-runs.csv.
+    assert grown.to_csv(index=False, float_format=None).splitlines()[0] == (store / "sweep-runs.csv").read_text().splitlines()[0]
     # The CLI resumes the Python store (nothing to run) and writes the same files.
     py_files = {f: (store / f).read_bytes() for f in ("sweep.csv", "sweep-runs.csv", "sweep.json")}
     out = subprocess.run(

@@ -328,8 +328,9 @@ def run_task(toml: str, seed: int, name: str = "<task>") -> Results:
 
 
 class SweepResults:
-    """A sweep's runs: `runs` (one row per run and flow, as sweep-runs.csv)
-    and `summary` (per point and flow: <metric>_n, _mean, _sd, _ci95)."""
+    """A sweep's runs: `runs` (one row per run and flow, sweep-runs.csv)
+    and `summary` (per point and flow: <metric>_n, _mean, _sd, _ci95,
+    sweep.csv)."""
 
     def __init__(self, native: "_native.Sweep", store: Optional[Path] = None) -> None:
         self._native = native
@@ -379,7 +380,8 @@ class SweepResults:
         return self._df("timeseries")
 
     def point(self, index: int) -> Results:
-        """The runs of one point (in grid order, first axis slowest)."""
+        """The runs of one point (in grid order, first axis slowest): needs
+        their full reports in the store (`full_reports=True`)."""
         return Results(self._native.point(index))
 
     def to_arrow(self) -> Dict[str, "Any"]:
@@ -401,6 +403,9 @@ def sweep_results(
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
     interval: Optional[str] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> SweepResults:
     """As `sweep`, returning the SweepResults object (runs, summary,
     timeseries, points, loaded/ran counts)."""
@@ -415,9 +420,16 @@ def sweep_results(
         raise ValueError("give runs or seeds, not both")
     ax = [(k, [_value_text(v) for v in vs]) for k, vs in axes.items()]
     st = None if store is None else Path(store)
-    native = _native.sweep(
-        sc._src(), ax, seed_list, jobs, None if st is None else os.fspath(st), resume, _progress_default(progress)
-    )
+    st_arg = None if st is None else os.fspath(st)
+    if executor is not None:
+        if full_reports:
+            raise ValueError("full_reports is for local sweeps (an executor returns compact records)")
+        from ._executor import run_on_executor
+
+        job = _native.SweepJob(sc._src(), ax, seed_list, st_arg, resume)
+        run_on_executor(job, executor, retries=retries, progress=_progress_default(progress))
+        return SweepResults(job.finish(), st)
+    native = _native.sweep(sc._src(), ax, seed_list, jobs, st_arg, resume, _progress_default(progress), full_reports)
     return SweepResults(native, st)
 
 
@@ -431,20 +443,33 @@ def sweep(
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
     interval: Optional[str] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> "Any":
     """Runs every point of the grid `axes` ({key: [values]}, keys as for
     `--set`, first axis slowest) `runs` times (seeds run.seed, +1, ...; or
     give `seeds`), in parallel on all cores. Returns a tidy DataFrame: one
-    row per run and flow, the axis columns first (as sweep-runs.csv).
+    row per run and flow, the columns of sweep-runs.csv (axes as SI numbers
+    with the unit in the name, e.g. `flow.0.rate_bps`).
 
-    With `store`, each finished run is saved at once under `<store>/runs/`
-    in the format `manetlab run --sweep --resume` uses, and the sweep files
-    (sweep.csv, sweep-runs.csv, sweep.json) are written; with `resume`
-    (default) runs already stored for the same key and config are loaded,
-    not run. `df.attrs` holds `loaded` and `ran` counts.
+    With `store`, each finished run is appended at once to the run store
+    under `<store>/runs/` (the format `manetlab run --sweep --resume` and
+    `manetlab merge` read), and the sweep files (sweep.csv, sweep-runs.csv,
+    sweep.json) are written; with `resume` (default) runs already stored
+    for the same key, config and build are loaded, not run. `full_reports`
+    also stores every run's full report (for `SweepResults.point`).
+
+    `executor`: a `dask.distributed.Client` or any
+    `concurrent.futures.Executor`; each run is then one task
+    (`manetlab._executor.run_record`), results stream into the store as
+    they finish, failed or lost tasks are retried (`retries` times) and the
+    DataFrame is identical to a local sweep's. See docs/cluster.md.
+    `df.attrs` holds `loaded` and `ran` counts.
     """
     r = sweep_results(
-        scenario, axes, runs=runs, seeds=seeds, store=store, resume=resume, jobs=jobs, progress=progress, interval=interval
+        scenario, axes, runs=runs, seeds=seeds, store=store, resume=resume, jobs=jobs, progress=progress,
+        interval=interval, executor=executor, retries=retries, full_reports=full_reports,
     )
     df = r.runs.copy()
     df.attrs.update({"scenario": r.name, "loaded": r.loaded, "ran": r.ran, "store": None if r.store is None else str(r.store)})
@@ -453,9 +478,9 @@ def sweep(
 
 def load(path: PathLike) -> Union[Results, SweepResults]:
     """A CLI (or Python) output folder: a run folder (summary.json) as
-    Results, a sweep folder (sweep.json + runs/) as SweepResults."""
+    Results, a sweep folder (sweep-plan.json + runs/) as SweepResults."""
     p = Path(path)
-    if (p / "sweep.json").is_file():
+    if (p / "sweep-plan.json").is_file():
         return SweepResults(_native.load_sweep(os.fspath(p)), p)
     if (p / "summary.json").is_file():
         return Results(_native.load_run(os.fspath(p)))

@@ -111,6 +111,9 @@ def sweep(
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
     interval: Optional[str] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> pd.DataFrame: ...
 def sweep_results(
     scenario: Union[Scenario, PathLike],
@@ -122,6 +125,9 @@ def sweep_results(
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
     interval: Optional[str] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> SweepResults: ...
 def load(path: PathLike) -> Union[Results, SweepResults]: ...
 def study(

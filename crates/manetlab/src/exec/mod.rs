@@ -12,8 +12,10 @@
 //! - [`run_task`]: one run as a pure function of (resolved scenario text,
 //!   seed), the unit a distributed executor ships to a worker.
 
+pub mod store;
 pub mod summary;
 pub mod sweep;
+pub mod sweep_out;
 
 use crate::config::SimConfig;
 use crate::scenario::{Scenario, ScenarioError};

@@ -229,14 +229,22 @@ pub fn flows_columns(prefix: &[Column]) -> Vec<Column> {
     c
 }
 
+/// A flow's cells of a `flows`-shaped row after the run columns: its key
+/// columns, then every metric of [`FLOW_METRICS`] (what a sweep's run
+/// store keeps per flow).
+pub fn flow_cells(f: &FlowReport) -> Vec<Value> {
+    let mut row = flow_key(f);
+    row.extend(FLOW_METRICS.iter().map(|m| (m.get)(f)));
+    row
+}
+
 /// Appends one row per flow of `r` (replication `k`) to a `flows`-shaped
 /// table, after the `prefix` values.
 pub fn push_flow_rows(t: &mut Table, prefix: &[Value], k: usize, r: &Report) {
     for f in &r.flows {
         let mut row = prefix.to_vec();
         row.extend([Value::U64(k as u64), Value::U64(r.seed)]);
-        row.extend(flow_key(f));
-        row.extend(FLOW_METRICS.iter().map(|m| (m.get)(f)));
+        row.extend(flow_cells(f));
         t.push(row);
     }
 }

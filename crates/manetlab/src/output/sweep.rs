@@ -104,7 +104,7 @@ pub fn axis_column_names(axes: &[SweepAxis]) -> Vec<String> {
 
 /// The values of each point's axes, as cells of the axis columns. `points`
 /// holds (key, value text) per axis in axis order.
-fn point_cells(axes: &[SweepAxis], cols: &[Vec<(Column, Vec<Value>)>], point: &[(String, String)]) -> Vec<Value> {
+pub fn point_cells(axes: &[SweepAxis], cols: &[Vec<(Column, Vec<Value>)>], point: &[(String, String)]) -> Vec<Value> {
     point
         .iter()
         .zip(axes.iter().zip(cols))
@@ -139,8 +139,8 @@ pub fn sweep_timeseries(
     reports: &[Report],
 ) -> Table {
     use super::timeseries::{push_timeseries_rows, timeseries_columns};
-    let cols: Vec<(Column, Vec<Value>)> = axes.iter().map(axis_column).collect();
-    let prefix: Vec<Column> = cols.iter().map(|(c, _)| c.clone()).collect();
+    let cols: Vec<Vec<(Column, Vec<Value>)>> = axes.iter().map(axis_columns).collect();
+    let prefix: Vec<Column> = cols.iter().flatten().map(|(c, _)| c.clone()).collect();
     let mut t = Table::new("sweep-timeseries", timeseries_columns(&prefix));
     for (pi, p) in points.iter().enumerate() {
         let cells = point_cells(axes, &cols, p);

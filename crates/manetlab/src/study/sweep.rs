@@ -3,8 +3,10 @@
 //! A sweep is a list of [`Job`]s (a unique key and the run's [`SimConfig`])
 //! executed in parallel across cores. Each finished run is written at once,
 //! atomically (temporary file + rename), to `<dir>/<key>.json` together with
-//! a fingerprint of its config. With `resume`, a job whose file exists and
-//! whose fingerprint matches is loaded instead of run, so a sweep killed
+//! a fingerprint of its config and of the binary, and a CRC-32 of the text
+//! ([`seal`]). With `resume`, a job whose file exists, reads back with a
+//! matching checksum and whose fingerprint matches is loaded instead of run
+//! (a damaged file is reported and its run redone), so a sweep killed
 //! midway loses no finished run and, resumed, ends with exactly the results
 //! of an uninterrupted one (each run is a pure function of its config, and
 //! JSON keeps every `f64` bit for bit).
@@ -57,15 +59,27 @@ struct Stored<T> {
     key: String,
     fingerprint: String,
     result: T,
+    // The `crc32` field appended by `seal` is checked by `unseal` before
+    // parsing (serde skips it).
 }
 
-/// A stable fingerprint of a config and the manetlab version (FNV-1a, 64
-/// bits, over the version and the config's `Debug` text, which prints
-/// every field and every `f64` exactly).
+/// The build a stored result comes from: the package version and, when
+/// built from a git checkout, the commit (`build.rs`). Part of every
+/// [`fingerprint`], so a different binary never silently reuses runs
+/// stored by another one.
+pub fn binary_version() -> String {
+    format!(
+        "manetlab {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("MANETLAB_GIT_COMMIT").unwrap_or("no git commit")
+    )
+}
+
+/// A stable fingerprint of a config and the binary ([`binary_version`])
+/// (FNV-1a, 64 bits, over the version and the config's `Debug` text, which
+/// prints every field and every `f64` exactly).
 pub fn fingerprint(cfg: &SimConfig) -> String {
-    // The version is part of it: a new manetlab does not silently reuse
-    // runs stored by an older one.
-    let text = format!("manetlab {}\n{cfg:?}", env!("CARGO_PKG_VERSION"));
+    let text = format!("{}\n{cfg:?}", binary_version());
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;
@@ -86,6 +100,37 @@ pub fn file_name(key: &str) -> String {
     }
     s.push_str(".json");
     s
+}
+
+/// The field [`seal`] appends to a JSON object.
+const SEAL: &str = ",\"crc32\":\"";
+
+/// Appends a CRC-32 (IEEE) of `json` (one JSON object, no trailing
+/// newline) as its last field: `{...,"crc32":"89abcdef"}`. The result is
+/// still one JSON object; [`unseal`] checks it. CRC-32 detects every
+/// change of one byte and every burst of up to 32 bits.
+pub fn seal(json: &str) -> String {
+    assert!(json.ends_with('}') && json.len() > 2, "seal takes a non-empty JSON object");
+    let sum = crc32fast::hash(json.as_bytes());
+    format!("{}{SEAL}{sum:08x}\"}}", &json[..json.len() - 1])
+}
+
+/// Checks a text written by [`seal`]: `Ok(())` when the checksum matches,
+/// else why not.
+pub fn unseal(text: &str) -> Result<(), String> {
+    let t = text.trim_end_matches(['\n', '\r']);
+    let at = t.rfind(SEAL).ok_or("no checksum")?;
+    let rest = &t[at + SEAL.len()..];
+    let hex = rest.strip_suffix("\"}").filter(|h| h.len() == 8).ok_or("malformed checksum")?;
+    let want = u32::from_str_radix(hex, 16).map_err(|_| "malformed checksum")?;
+    let mut body = String::with_capacity(at + 1);
+    body.push_str(&t[..at]);
+    body.push('}');
+    if crc32fast::hash(body.as_bytes()) == want {
+        Ok(())
+    } else {
+        Err("checksum mismatch (the text was changed or damaged)".into())
+    }
 }
 
 /// Runs `jobs` with `run` (in parallel), storing and resuming as `opts` says.
@@ -150,6 +195,10 @@ pub fn run_reports(jobs: &[Job], opts: &SweepOptions) -> Result<Vec<crate::Repor
 pub fn load<T: DeserializeOwned>(dir: &Path, job: &Job) -> Option<T> {
     let path = dir.join(file_name(&job.key));
     let text = std::fs::read_to_string(&path).ok()?;
+    if let Err(why) = unseal(&text) {
+        eprintln!("warning: {}: {why}; running it again", path.display());
+        return None;
+    }
     match serde_json::from_str::<Stored<T>>(&text) {
         Ok(s) => (s.key == job.key && s.fingerprint == fingerprint(&job.config)).then_some(s.result),
         Err(e) => {
@@ -175,6 +224,7 @@ pub fn store<T: Serialize + DeserializeOwned>(dir: &Path, job: &Job, result: &T)
             job.key
         );
     }
+    let text = seal(&text);
     let name = file_name(&job.key);
     let tmp = dir.join(format!(".{name}.tmp"));
     std::fs::write(&tmp, text)?;
@@ -305,6 +355,47 @@ mod tests {
         assert_eq!(calls.load(Ordering::Relaxed), 1, "the stored report was read back");
         assert_eq!(first, again);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_flipped_digit_in_a_stored_run_is_detected_and_the_run_redone() {
+        let dir = std::env::temp_dir().join(format!("manetlab-sweep-crc-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let jobs = vec![job(4)];
+        let calls = AtomicUsize::new(0);
+        let counting = |cfg: &SimConfig| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            Ok(crate::Simulation::new(cfg.clone())?.run())
+        };
+        let opts = SweepOptions { dir: Some(dir.clone()), resume: true, progress: &|_, _| {} };
+        let first = run(&jobs, &opts, counting).unwrap();
+        let path = dir.join(file_name(&jobs[0].key));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(unseal(&text).is_ok());
+        // Flip one digit of the received packet count.
+        let n = first[0].flows[0].received_packets.to_string();
+        let at = text.find(&format!("\"received_packets\":{n}")).unwrap() + "\"received_packets\":".len();
+        let mut bytes = text.into_bytes();
+        bytes[at] = if bytes[at] == b'9' { b'8' } else { bytes[at] + 1 };
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(unseal(std::str::from_utf8(&bytes).unwrap()).is_err());
+        let again = run(&jobs, &opts, counting).unwrap();
+        assert_eq!(calls.load(Ordering::Relaxed), 2, "the damaged run was redone");
+        assert_eq!(first, again);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn seal_round_trips_and_names_the_binary() {
+        let s = seal("{\"a\":1}");
+        assert!(s.starts_with("{\"a\":1,\"crc32\":\""), "{s}");
+        assert!(unseal(&s).is_ok() && unseal(&(s.clone() + "\n")).is_ok());
+        assert!(unseal(&s.replace("1", "2")).is_err());
+        assert!(unseal("{\"a\":1}").is_err());
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["a"], 1);
+        assert!(fingerprint(&job(1).config) != fingerprint(&job(2).config));
+        assert!(binary_version().starts_with("manetlab "));
     }
 
     #[test]
