@@ -9,6 +9,7 @@
 //! HELLO body:     reserved (16) | Htime (8) | willingness (8)
 //!                 then per link code: code (8) | reserved (8) | size (16) | addresses
 //! TC body:        ANSN (16) | reserved (16) | advertised neighbour addresses
+//! HNA body:       (network address (32) | netmask (32)) per network (§12.1)
 //! ```
 
 use crate::net::NodeId;
@@ -19,6 +20,7 @@ use crate::wire::board::{self as wire, addr_at, be_u16};
 pub const OLSR_PORT: u16 = 698;
 pub const HELLO: u8 = 1;
 pub const TC: u8 = 2;
+pub const HNA: u8 = 4;
 pub const PACKET_HEADER_BYTES: usize = 4;
 pub const MESSAGE_HEADER_BYTES: usize = 12;
 
@@ -41,6 +43,7 @@ pub fn kind_name(kind: u8) -> &'static str {
     match kind {
         HELLO => "HELLO",
         TC => "TC",
+        HNA => "HNA",
         _ => "OTHER",
     }
 }
@@ -168,6 +171,54 @@ pub fn read_tc(b: &[u8], out: &mut Vec<NodeId>) -> Option<u16> {
     Some(be_u16(b, 0))
 }
 
+/// Writes an HNA body: the (network, netmask) pairs, addresses as
+/// host-order `u32` (§12.1).
+pub fn write_hna(v: &mut Vec<u8>, nets: &[(u32, u32)]) {
+    for &(net, mask) in nets {
+        v.extend_from_slice(&net.to_be_bytes());
+        v.extend_from_slice(&mask.to_be_bytes());
+    }
+}
+
+/// Reads an HNA body into `out`; None when it is not whole pairs.
+pub fn read_hna(b: &[u8], out: &mut Vec<(u32, u32)>) -> Option<()> {
+    if b.len() % 8 != 0 {
+        return None;
+    }
+    out.extend(b.chunks_exact(8).map(|c| {
+        (u32::from_be_bytes([c[0], c[1], c[2], c[3]]), u32::from_be_bytes([c[4], c[5], c[6], c[7]]))
+    }));
+    Some(())
+}
+
+/// The fewest (network, netmask) pairs that cover exactly `hosts` (CIDR
+/// blocks, aligned, largest first from the lowest address).
+pub fn covering_prefixes(hosts: &[NodeId]) -> Vec<(u32, u32)> {
+    let mut ips: Vec<u32> = hosts.iter().map(|&h| u32::from_be_bytes(wire::ipv4(h))).collect();
+    ips.sort_unstable();
+    ips.dedup();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ips.len() {
+        let a = ips[i];
+        // Largest aligned block starting at `a` whose addresses all follow.
+        let mut k = 0u32;
+        while k < 32 {
+            let size = 1u64 << (k + 1);
+            let aligned = (a as u64) % size == 0;
+            let end = i as u64 + size - 1;
+            if !aligned || end >= ips.len() as u64 || ips[end as usize] as u64 != a as u64 + size - 1 {
+                break;
+            }
+            k += 1;
+        }
+        let mask = if k == 32 { 0 } else { u32::MAX << k };
+        out.push((a, mask));
+        i += 1usize << k;
+    }
+    out
+}
+
 /// `a` is newer than `b` in 16-bit sequence space (§19).
 pub fn seq_newer(a: u16, b: u16) -> bool {
     (a > b && a - b <= 32768) || (b > a && b - a > 32768)
@@ -217,5 +268,24 @@ mod tests {
         assert_eq!(read_tc(body, &mut adv), Some(5));
         assert_eq!(adv, vec![1, 2]);
         assert!(seq_newer(1, 65535) && seq_newer(5, 4) && !seq_newer(4, 5));
+    }
+
+    #[test]
+    fn hna_round_trip_and_prefixes() {
+        // Hosts 4..=7 are 10.0.0.5..=10.0.0.8: 10.0.0.5/32, 10.0.0.6/31,
+        // 10.0.0.8/32; 7..=10 (10.0.0.8..=10.0.0.11) is one /30.
+        let p = covering_prefixes(&[6, 4, 5, 7]);
+        assert_eq!(p, vec![(0x0a00_0005, u32::MAX), (0x0a00_0006, 0xffff_fffe), (0x0a00_0008, u32::MAX)]);
+        assert_eq!(covering_prefixes(&[7, 8, 9, 10]), vec![(0x0a00_0008, 0xffff_fffc)]);
+        let h = Header { kind: HNA, vtime: Time::from_secs(15), orig: 0, ttl: 255, hops: 0, seq: 3 };
+        let mut v = Vec::new();
+        write_packet(&mut v, 1, &h, |v| write_hna(v, &p));
+        assert_eq!(v.len(), 4 + 12 + 8 * 3);
+        let (h2, body) = read_packet(&v).unwrap();
+        assert_eq!(h2, h);
+        let mut out = Vec::new();
+        assert_eq!(read_hna(body, &mut out), Some(()));
+        assert_eq!(out, p);
+        assert_eq!(read_hna(&body[1..], &mut out), None);
     }
 }
