@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use manetlab::config::{Position, SimConfig};
+use manetlab::net::routing::olsr::msg::{self, Header, HNA};
 use manetlab::net::routing::{OlsrConfig, RoutingConfig};
 use manetlab::net::wired::{LinkConfig, WiredConfig};
 use manetlab::sim::Time;
@@ -54,4 +55,23 @@ fn wireless_nodes_reach_the_wired_host_through_the_hna_association() {
     assert!(nrte > 0 && nrte < 40, "{early:?}");
     assert!(early.received_packets + nrte + 2 >= early.sent_packets, "{early:?}");
     assert!(r.audit.balances());
+}
+
+#[test]
+fn hna_messages_round_trip_and_cover_hosts_with_fewest_prefixes() {
+    // Hosts 4..=7 are 10.0.0.5..=10.0.0.8: 10.0.0.5/32, 10.0.0.6/31,
+    // 10.0.0.8/32; 7..=10 (10.0.0.8..=10.0.0.11) is one /30.
+    let p = msg::covering_prefixes(&[6, 4, 5, 7]);
+    assert_eq!(p, vec![(0x0a00_0005, u32::MAX), (0x0a00_0006, 0xffff_fffe), (0x0a00_0008, u32::MAX)]);
+    assert_eq!(msg::covering_prefixes(&[7, 8, 9, 10]), vec![(0x0a00_0008, 0xffff_fffc)]);
+    let h = Header { kind: HNA, vtime: Time::from_secs(15), orig: 0, ttl: 255, hops: 0, seq: 3 };
+    let mut v = Vec::new();
+    msg::write_packet(&mut v, 1, &h, |v| msg::write_hna(v, &p));
+    assert_eq!(v.len(), 4 + 12 + 8 * 3);
+    let (h2, body) = msg::read_packet(&v).unwrap();
+    assert_eq!(h2, h);
+    let mut out = Vec::new();
+    assert_eq!(msg::read_hna(body, &mut out), Some(()));
+    assert_eq!(out, p);
+    assert_eq!(msg::read_hna(&body[1..], &mut out), None);
 }
