@@ -2,7 +2,8 @@
 //! (`examples/routing/manet-routing-compare.cc`) for AODV, DSR, DSDV and
 //! OLSR, with reference numbers measured on the same scenario in ns-3.37
 //! (`scripts/ns3/mrc/`) and ns-2.35 (`scripts/ns2/mrc/`, AODV, DSR, DSDV),
-//! stored in `data/reference/mrc/` so the study never needs either.
+//! stored in `data/reference/mrc/` (read at analysis time) so the study
+//! never needs either.
 //!
 //! The scenario, as ns-3's example sets it:
 //! - 50 nodes in 300 m x 1500 m, random waypoint: every leg's speed uniform
@@ -64,8 +65,15 @@ const RX_DBM: f64 = -82.0;
 /// The acceptance band: PDR within 15 % of the reference mean.
 pub const BAND: f64 = 0.15;
 
-const NS3_CSV: &str = include_str!("../data/reference/mrc/ns3-runs.csv");
-const NS2_CSV: &str = include_str!("../data/reference/mrc/ns2-runs.csv");
+/// The reference runs live in the source tree and are read when the study
+/// analyses (not compiled in: re-running a reference script needs no
+/// rebuild); `MANETLAB_MRC_REFERENCE` names another folder.
+fn reference_dir() -> std::path::PathBuf {
+    std::env::var_os("MANETLAB_MRC_REFERENCE").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/reference/mrc"),
+        std::path::PathBuf::from,
+    )
+}
 
 /// Runs per point and their length: full 3 seeds x 200 s, traffic from
 /// 100 s (as ns-3's example); quick 1 seed x 60 s, traffic from 30 s, at
@@ -227,13 +235,15 @@ pub struct RefRow {
     pub connected: Option<f64>,
 }
 
-/// The stored runs of one reference (`ns3` or `ns2`).
+/// The stored runs of one reference (`ns3` or `ns2`); empty (the report
+/// then shows `-`) when the file is missing.
 pub fn reference(which: &str) -> Vec<RefRow> {
-    let text = if which == "ns3" { NS3_CSV } else { NS2_CSV };
+    let path = reference_dir().join(format!("{which}-runs.csv"));
+    let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
     csv::Reader::from_reader(text.as_bytes())
         .deserialize()
         .collect::<Result<Vec<RefRow>, _>>()
-        .unwrap_or_else(|e| panic!("data/reference/mrc/{which}-runs.csv: {e}"))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Aggregates of one (source, protocol, point).
