@@ -11,6 +11,7 @@ pub mod chain;
 pub mod gupta;
 pub mod holland;
 pub mod kim;
+pub mod mrc;
 pub mod testbed;
 pub mod zaini;
 
@@ -19,7 +20,7 @@ pub use manetlab::study::{Progress, StudyError, StudyOptions, StudyOutput};
 
 /// Every study this crate knows, in the order `manetlab study --list` shows.
 pub static STUDIES: &[&dyn AnyStudy] =
-    &[&chain::Chain, &holland::Holland, &gupta::Gupta, &zaini::Zaini, &testbed::Testbed, &kim::Kim];
+    &[&chain::Chain, &holland::Holland, &gupta::Gupta, &zaini::Zaini, &testbed::Testbed, &kim::Kim, &mrc::Mrc];
 
 /// What each study is (name, paper, one line).
 pub fn list() -> Vec<StudyInfo> {

@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
-use manetlab::config::SimConfig;
+use manetlab::config::{Position, SimConfig};
+use manetlab::net::wired::{LinkConfig, WiredConfig};
+use manetlab::sim::Time;
 use manetlab::metrics::trace::{self, Ns2Format, PcapMode, TraceOptions};
 use manetlab::net::routing::{AodvConfig, DsdvConfig, OlsrConfig, RoutingConfig};
 use manetlab::Simulation;
@@ -110,6 +112,32 @@ fn tshark_decodes_olsr_messages() {
     assert!(!tcs.is_empty());
     assert!(tcs.iter().all(|r| r[1] == "10.0.0.2" || r[1] == "10.0.0.3"), "{tcs:?}");
     assert!(rows.iter().all(|r| r[4] == "1" && r[5].is_empty()), "good checksums, nothing malformed");
+}
+
+#[test]
+fn tshark_decodes_olsr_hna_messages() {
+    // A 3-node chain whose end (node 2, 10.0.0.3) is the gateway of a
+    // wired-only host (node 3, 10.0.0.4): its HNA messages announce
+    // 10.0.0.4/32, and the middle node (its MPR) floods them on.
+    let dir = scratch_dir("olsr-hna");
+    let mut cfg = base(
+        vec![Position::new(0.0, 0.0), Position::new(200.0, 0.0), Position::new(400.0, 0.0), Position::new(2000.0, 0.0)],
+        15,
+    );
+    cfg.routing = RoutingConfig::Olsr(OlsrConfig::default());
+    let link = LinkConfig { a: 2, b: 3, bandwidth_bps: 10_000_000, delay: Time::from_ms(5), queue: 50 };
+    cfg.wired = WiredConfig { links: vec![link], wired_only: vec![3] };
+    cfg.flows = vec![cbr("c", 0, 3, 64, 2048.0, 10.0)];
+    run_traced(cfg, PCAP, &dir);
+    let fields = ["olsr.message_type", "olsr.origin_addr", "olsr.network_addr", "olsr.netmask", "_ws.malformed"];
+    let Some(rows) = tshark(&merged(&dir), "olsr.message_type == 4", &fields) else { return };
+    println!("HNA frames: {rows:?}");
+    assert!(rows.len() >= 2, "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r[0] == "4" && r[1] == "10.0.0.3" && r[2] == "10.0.0.4" && r[3] == "255.255.255.255"),
+        "{rows:?}"
+    );
+    assert!(rows.iter().all(|r| r[4].is_empty()), "nothing malformed");
 }
 
 #[test]

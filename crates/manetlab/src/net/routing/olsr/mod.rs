@@ -15,11 +15,19 @@
 //! table (§10). Periodic messages are jittered and forwarded messages
 //! delayed by up to MAXJITTER = HELLO_INTERVAL / 4 (RFC 5148 §5).
 //!
+//! HNA (§12): a gateway (a node with wired-only hosts behind it,
+//! `Routing::set_proxied`) announces them every HNA_INTERVAL (= TC_INTERVAL)
+//! as the fewest CIDR (network, netmask) pairs covering them, valid for
+//! HNA_HOLD_TIME (3 x HNA_INTERVAL), flooded like TCs; every node keeps the
+//! association set (§12.4) and routes a destination that is no OLSR node
+//! through the nearest gateway announcing a network containing it (§12.6,
+//! longest prefix first).
+//!
 //! Tuples expire by time; the MPR set and the routing table are recomputed
 //! lazily, when a set changed or the earliest tuple expired, before a packet
 //! is routed or a message generated. Packets carry one message each (as
 //! bytes on the run's [`WireBoard`], UDP port 698). Not modelled: multiple
-//! interfaces and MID (§5), HNA (§12), link hysteresis (§14), redundancy
+//! interfaces and MID (§5), link hysteresis (§14), redundancy
 //! of TC contents beyond the MPR selectors (TC_REDUNDANCY 0), link-layer
 //! notification (§13); data packets without a route are dropped (as ns-3).
 
@@ -36,13 +44,14 @@ use crate::sim::DropReason;
 use crate::sim::Time;
 use crate::wire::board::{WireBoard, WireRef};
 use config::WILL_NEVER;
-use msg::{Header, HELLO, TC};
+use msg::{Header, HELLO, HNA, TC};
 use std::collections::BTreeMap;
 
 const T_HELLO: u8 = 1;
 const T_TC: u8 = 2;
 /// a = slot of the parked packet
 const T_SEND: u8 = 3;
+const T_HNA: u8 = 4;
 
 /// A link tuple (§4.2.1) merged with its neighbour tuple (§4.3.1): one
 /// interface per node, so the neighbour's main address is its address.
@@ -84,6 +93,14 @@ pub struct Olsr {
     delayed: Parked,
     next_hello: Time,
     next_tc: Time,
+    /// HNA: the networks this node announces (§12.1), as (network, netmask).
+    local_nets: Vec<(u32, u32)>,
+    /// Association set (§12.4): (A_gateway_addr, A_network_addr, A_netmask) -> A_time.
+    assoc: BTreeMap<(NodeId, u32, u32), Time>,
+    /// Routes to announced networks (§12.6): (network, netmask, next hop,
+    /// hops), longest netmask first.
+    hna_routes: Vec<(u32, u32, NodeId, u8)>,
+    scratch_nets: Vec<(u32, u32)>,
     scratch_links: Vec<(u8, NodeId)>,
     scratch_addrs: Vec<NodeId>,
     scratch_bytes: Vec<u8>,
@@ -113,6 +130,10 @@ impl Olsr {
             delayed: Parked::default(),
             next_hello: Time::ZERO,
             next_tc: Time::ZERO,
+            local_nets: Vec::new(),
+            assoc: BTreeMap::new(),
+            hna_routes: Vec::new(),
+            scratch_nets: Vec::new(),
             scratch_links: Vec::new(),
             scratch_addrs: Vec::new(),
             scratch_bytes: Vec::new(),
@@ -128,6 +149,20 @@ impl Olsr {
     /// The route to `dst` as last computed: (next hop, hops).
     pub fn route_to(&self, dst: NodeId) -> Option<(NodeId, u8)> {
         self.routes.get(dst as usize).copied().flatten()
+    }
+    /// The route towards `dst` through an HNA association (§12.6), as last
+    /// computed: (next hop, hops to the gateway).
+    pub fn hna_route_to(&self, dst: NodeId) -> Option<(NodeId, u8)> {
+        let ip = u32::from_be_bytes(crate::wire::board::ipv4(dst));
+        self.hna_routes.iter().find(|r| ip & r.1 == r.0).map(|r| (r.2, r.3))
+    }
+    /// The networks this node announces in HNA messages.
+    pub fn local_networks(&self) -> &[(u32, u32)] {
+        &self.local_nets
+    }
+    /// The association set at `now`: (gateway, network, netmask).
+    pub fn associations(&self, now: Time) -> Vec<(NodeId, u32, u32)> {
+        self.assoc.iter().filter(|&(_, &t)| t > now).map(|(&k, _)| k).collect()
     }
     /// The symmetric neighbours at `now`.
     pub fn symmetric_neighbours(&self, now: Time) -> Vec<NodeId> {
@@ -155,6 +190,7 @@ impl Olsr {
         self.two_hop.retain(|(via, _), t| *t > now && sym(via));
         self.selectors.retain(|n, t| *t > now && sym(n));
         self.topology.retain(|_, (_, t)| *t > now);
+        self.assoc.retain(|_, t| *t > now);
         self.dup.retain(|_, t| *t > now);
         // MPR set (§8.3).
         let nbrs: Vec<(NodeId, u8)> = links.iter().filter(|(_, l)| l.sym > now).map(|(&n, l)| (n, l.will)).collect();
@@ -214,6 +250,19 @@ impl Olsr {
             }
             h += 1;
         }
+        // §12.6: a route to each announced network through its nearest
+        // gateway with a route.
+        self.hna_routes.clear();
+        for (&(gw, net, mask), &t) in &self.assoc {
+            earliest = earliest.min(t);
+            let Some(Some((nh, hops))) = self.routes.get(gw as usize).copied() else { continue };
+            match self.hna_routes.iter_mut().find(|r| r.0 == net && r.1 == mask) {
+                Some(r) if r.3 > hops => *r = (net, mask, nh, hops),
+                Some(_) => {}
+                None => self.hna_routes.push((net, mask, nh, hops)),
+            }
+        }
+        self.hna_routes.sort_by_key(|r| std::cmp::Reverse(r.1.count_ones()));
         self.earliest = earliest;
         self.dirty = false;
     }
@@ -304,6 +353,36 @@ impl Olsr {
         let p = self.packet(ctx, &h, |v| msg::write_tc(v, ansn, &adv));
         self.advertised = adv;
         self.emit(ctx, p);
+    }
+
+    /// §12.2: an HNA message listing this node's networks.
+    fn send_hna(&mut self, ctx: &mut RouteCtx) {
+        let h = Header {
+            kind: HNA,
+            vtime: self.cfg.top_hold_time(),
+            orig: self.me,
+            ttl: 255,
+            hops: 0,
+            seq: self.next_msg_seq(),
+        };
+        let nets = std::mem::take(&mut self.local_nets);
+        let p = self.packet(ctx, &h, |v| msg::write_hna(v, &nets));
+        self.local_nets = nets;
+        self.emit(ctx, p);
+    }
+
+    /// §12.5 HNA processing into the association set.
+    fn process_hna(&mut self, now: Time, h: &Header, body: &[u8]) {
+        let mut nets = std::mem::take(&mut self.scratch_nets);
+        nets.clear();
+        if msg::read_hna(body, &mut nets).is_some() {
+            for &(net, mask) in &nets {
+                if self.assoc.insert((h.orig, net & mask, mask), now + h.vtime).is_none() {
+                    self.dirty = true;
+                }
+            }
+        }
+        self.scratch_nets = nets;
     }
 
     /// §7.1.1 link sensing, §8.1.1 neighbour willingness, §8.2.1 2-hop
@@ -399,6 +478,15 @@ impl Routing for Olsr {
         let j = ctx.rng.range_f64(0.0, self.cfg.tc_interval.as_secs_f64());
         self.next_tc = ctx.now + Time::from_secs_f64(j);
         ctx.timer(self.next_tc, RouteTimer::of(T_TC));
+        if !self.local_nets.is_empty() {
+            // HNA_INTERVAL = TC_INTERVAL (§18.2).
+            let j = ctx.rng.range_f64(0.0, self.cfg.tc_interval.as_secs_f64());
+            ctx.timer(ctx.now + Time::from_secs_f64(j), RouteTimer::of(T_HNA));
+        }
+    }
+
+    fn set_proxied(&mut self, hosts: &[NodeId]) {
+        self.local_nets = msg::covering_prefixes(hosts);
     }
 
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, _origin: Origin) {
@@ -407,7 +495,7 @@ impl Routing for Olsr {
             return ctx.transmit(pkt);
         }
         self.update(ctx.now);
-        match self.route_to(pkt.dst) {
+        match self.route_to(pkt.dst).or_else(|| self.hna_route_to(pkt.dst)) {
             Some((nh, _)) => {
                 pkt.next_hop = nh;
                 ctx.transmit(pkt)
@@ -436,6 +524,7 @@ impl Routing for Olsr {
                     match h.kind {
                         HELLO => self.process_hello(now, from, h.vtime, body),
                         TC if self.is_sym(from, now) => self.process_tc(now, &h, body),
+                        HNA if self.is_sym(from, now) => self.process_hna(now, &h, body),
                         _ => {}
                     }
                 }
@@ -471,6 +560,11 @@ impl Routing for Olsr {
                 self.send_tc(ctx);
                 self.next_tc = ctx.now + self.cfg.tc_interval - jitter(ctx, self.cfg.max_jitter());
                 ctx.timer(self.next_tc, RouteTimer::of(T_TC));
+            }
+            T_HNA => {
+                self.send_hna(ctx);
+                let next = ctx.now + self.cfg.tc_interval - jitter(ctx, self.cfg.max_jitter());
+                ctx.timer(next, RouteTimer::of(T_HNA));
             }
             T_SEND => {
                 if let Some(p) = self.delayed.take(t.a as usize) {

@@ -9,6 +9,7 @@
 //! HELLO body:     reserved (16) | Htime (8) | willingness (8)
 //!                 then per link code: code (8) | reserved (8) | size (16) | addresses
 //! TC body:        ANSN (16) | reserved (16) | advertised neighbour addresses
+//! HNA body:       (network address (32) | netmask (32)) per network (§12.1)
 //! ```
 
 use crate::net::NodeId;
@@ -19,6 +20,7 @@ use crate::wire::board::{self as wire, addr_at, be_u16};
 pub const OLSR_PORT: u16 = 698;
 pub const HELLO: u8 = 1;
 pub const TC: u8 = 2;
+pub const HNA: u8 = 4;
 pub const PACKET_HEADER_BYTES: usize = 4;
 pub const MESSAGE_HEADER_BYTES: usize = 12;
 
@@ -41,6 +43,7 @@ pub fn kind_name(kind: u8) -> &'static str {
     match kind {
         HELLO => "HELLO",
         TC => "TC",
+        HNA => "HNA",
         _ => "OTHER",
     }
 }
@@ -166,6 +169,54 @@ pub fn read_tc(b: &[u8], out: &mut Vec<NodeId>) -> Option<u16> {
     }
     out.extend(b[4..].chunks_exact(4).map(|c| addr_at(c, 0)));
     Some(be_u16(b, 0))
+}
+
+/// Writes an HNA body: the (network, netmask) pairs, addresses as
+/// host-order `u32` (§12.1).
+pub fn write_hna(v: &mut Vec<u8>, nets: &[(u32, u32)]) {
+    for &(net, mask) in nets {
+        v.extend_from_slice(&net.to_be_bytes());
+        v.extend_from_slice(&mask.to_be_bytes());
+    }
+}
+
+/// Reads an HNA body into `out`; None when it is not whole pairs.
+pub fn read_hna(b: &[u8], out: &mut Vec<(u32, u32)>) -> Option<()> {
+    if b.len() % 8 != 0 {
+        return None;
+    }
+    out.extend(b.chunks_exact(8).map(|c| {
+        (u32::from_be_bytes([c[0], c[1], c[2], c[3]]), u32::from_be_bytes([c[4], c[5], c[6], c[7]]))
+    }));
+    Some(())
+}
+
+/// The fewest (network, netmask) pairs that cover exactly `hosts` (CIDR
+/// blocks, aligned, largest first from the lowest address).
+pub fn covering_prefixes(hosts: &[NodeId]) -> Vec<(u32, u32)> {
+    let mut ips: Vec<u32> = hosts.iter().map(|&h| u32::from_be_bytes(wire::ipv4(h))).collect();
+    ips.sort_unstable();
+    ips.dedup();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ips.len() {
+        let a = ips[i];
+        // Largest aligned block starting at `a` whose addresses all follow.
+        let mut k = 0u32;
+        while k < 32 {
+            let size = 1u64 << (k + 1);
+            let aligned = (a as u64) % size == 0;
+            let end = i as u64 + size - 1;
+            if !aligned || end >= ips.len() as u64 || ips[end as usize] as u64 != a as u64 + size - 1 {
+                break;
+            }
+            k += 1;
+        }
+        let mask = if k == 32 { 0 } else { u32::MAX << k };
+        out.push((a, mask));
+        i += 1usize << k;
+    }
+    out
 }
 
 /// `a` is newer than `b` in 16-bit sequence space (§19).

@@ -1,0 +1,544 @@
+//! manet-routing-compare: ns-3's best-known MANET example
+//! (`examples/routing/manet-routing-compare.cc`) for AODV, DSR, DSDV and
+//! OLSR, with reference numbers measured on the same scenario in ns-3.37
+//! (`scripts/ns3/mrc/`) and ns-2.35 (`scripts/ns2/mrc/`, AODV, DSR, DSDV),
+//! stored in `data/reference/mrc/` (read at analysis time) so the study
+//! never needs either.
+//!
+//! The scenario, as ns-3's example sets it:
+//! - 50 nodes in 300 m x 1500 m, random waypoint: every leg's speed uniform
+//!   in [0, max], a constant pause, waypoints uniform in the rectangle;
+//! - 802.11b at 11 Mbit/s for data, control and broadcast frames, long
+//!   preamble, no RTS/CTS; 7.5 dBm, Friis loss at 5.15 GHz (ns-3's
+//!   `FriisPropagationLossModel` default, which the example keeps);
+//! - SINR reception with the DSSS error-rate curves (`docs/sinr.md`), noise
+//!   figure 7 dB; frames are locked onto from -82 dBm (ns-3's preamble
+//!   detection minimum RSSI) and the medium is busy from -82 dBm (ns-3's
+//!   PHY is in RX, so CCA busy, for every detected preamble; its -62 dBm
+//!   CCA-ED threshold only matters for undetected signals);
+//! - 10 CBR/UDP flows of 64-byte payloads at 2048 bit/s (4 packets/s), node
+//!   10+i -> node i, starting at 100 + 0.1 i s (ns-3 draws each start
+//!   uniformly in [100, 101] s), until the end at 200 s;
+//! - ARP with a 3-packet queue and 3 requests 1 s apart (ns-3's ArpCache),
+//!   an interface queue of 500 packets without priority for control
+//!   (ns-3's WifiMacQueue), and each protocol with ns-3's defaults where
+//!   they differ from manetlab's: AODV gratuitous replies on; DSDV without
+//!   MAC feedback, with a 500-packet buffer.
+//!
+//! Metrics (identical definitions in the ns-3 program and the ns-2
+//! summarizer): PDR = packets received / packets the applications
+//! generated; goodput = received payload bits / 100 s; delay = mean one-way
+//! delay of received packets; normalized routing load = routing packets
+//! handed to the MAC (each hop) / packets received; mean degree and the
+//! fraction of (flow, second) pairs whose ends are connected in the
+//! unit-disk graph of the receive range, sampled every second of the
+//! traffic window.
+
+use manetlab::config::{FlowConfig, SimConfig, Traffic};
+use manetlab::scenario::Scenario;
+use manetlab::sim::{Position, Time};
+use manetlab::study::report::{deviation, num, Table};
+use manetlab::study::sweep::{Aggregate, Job};
+use manetlab::study::{Analysis, Check, Figure, ReportDoc, Runs, Series, Study, StudyError, StudyInfo, StudyOptions};
+use manetlab::BuildError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Name, paper and one line, as `manetlab study --list` shows them.
+pub const INFO: StudyInfo = StudyInfo {
+    name: "mrc",
+    paper: "ns-3 examples/routing/manet-routing-compare.cc",
+    about: "AODV, DSR, DSDV, OLSR in ns-3's manet-routing-compare scenario, beside ns-3.37 and ns-2.35 runs",
+};
+
+pub const PROTOCOLS: [&str; 4] = ["aodv", "dsr", "dsdv", "olsr"];
+/// (maximum speed m/s, pause s) of the full study.
+pub const POINTS: [(f64, f64); 3] = [(1.0, 0.0), (20.0, 0.0), (20.0, 100.0)];
+const NODES: u32 = 50;
+const FLOWS: u32 = 10;
+const PAYLOAD: u32 = 64;
+const INTERVAL_MS: u64 = 250;
+/// Transmit power (dBm), Friis frequency (Hz), lock / carrier-sense level (dBm).
+const TX_DBM: f64 = 7.5;
+const FREQUENCY_HZ: f64 = 5.15e9;
+const RX_DBM: f64 = -82.0;
+/// The acceptance band: PDR within 15 % of the reference mean.
+pub const BAND: f64 = 0.15;
+
+/// The reference runs live in the source tree and are read when the study
+/// analyses (not compiled in: re-running a reference script needs no
+/// rebuild); `MANETLAB_MRC_REFERENCE` names another folder.
+fn reference_dir() -> std::path::PathBuf {
+    std::env::var_os("MANETLAB_MRC_REFERENCE").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/reference/mrc"),
+        std::path::PathBuf::from,
+    )
+}
+
+/// Runs per point and their length: full 3 seeds x 200 s, traffic from
+/// 100 s (as ns-3's example); quick 1 seed x 60 s, traffic from 30 s, at
+/// one point.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Scale {
+    pub seeds: usize,
+    pub duration_s: u64,
+    pub traffic_start_s: u64,
+}
+
+pub fn scale(opts: &StudyOptions) -> Scale {
+    let seeds = opts.seeds(1, 3) as usize;
+    if opts.quick {
+        Scale { seeds, duration_s: 60, traffic_start_s: 30 }
+    } else {
+        Scale { seeds, duration_s: 200, traffic_start_s: 100 }
+    }
+}
+
+fn points(opts: &StudyOptions) -> &'static [(f64, f64)] {
+    if opts.quick {
+        &POINTS[1..2]
+    } else {
+        &POINTS
+    }
+}
+
+/// The distance at which Friis from 7.5 dBm at 5.15 GHz falls to -82 dBm
+/// (138.3 m): the unit-disk range of the degree and connectivity figures.
+pub fn range_m() -> f64 {
+    let lambda = 299_792_458.0 / FREQUENCY_HZ;
+    let ratio = 10f64.powf((TX_DBM - RX_DBM) / 10.0);
+    lambda / (4.0 * std::f64::consts::PI) * ratio.sqrt()
+}
+
+/// The configuration of one run.
+pub fn config(protocol: &str, max_speed: f64, pause: f64, seed: u64, s: Scale) -> SimConfig {
+    let routing = match protocol {
+        "aodv" => "gratuitous_rrep = true\n",
+        "dsdv" => "mac_feedback = false\nbuffer_size = 500\n",
+        _ => "",
+    };
+    let text = format!(
+        "[run]\nduration = \"{d}s\"\n\n\
+         [topology]\nkind = \"random\"\nnodes = {NODES}\narea = [\"300m\", \"1500m\"]\n\n\
+         [mobility]\nmodel = \"random-waypoint\"\nspeed = [\"0m/s\", \"{max_speed}m/s\"]\npause = \"{pause}s\"\n\n\
+         [radio]\npropagation = \"friis\"\nfrequency = \"{f}MHz\"\ntx_power = \"{TX_DBM}dBm\"\n\
+         reception = \"sinr\"\nnoise_figure = \"7dB\"\nrx_threshold = \"{RX_DBM}dBm\"\ncs_threshold = \"{RX_DBM}dBm\"\n\n\
+         [mac]\nstandard = \"dsss\"\ndata_rate = \"11Mbps\"\nbasic_rate = \"11Mbps\"\nrts_threshold = \"off\"\n\n\
+         [queue]\nlimit = 500\ncontrol_first = false\n\n\
+         [arp]\nmode = \"queue\"\n\n\
+         [routing]\nprotocol = \"{protocol}\"\n{routing}",
+        d = s.duration_s,
+        f = FREQUENCY_HZ / 1e6,
+    );
+    let sc = Scenario::parse(&text, "mrc", &[] as &[&str]).expect("the mrc scenario is valid");
+    let mut cfg = sc.config(seed);
+    for i in 0..FLOWS {
+        cfg.flows.push(FlowConfig {
+            name: format!("cbr{i}"),
+            src: FLOWS + i,
+            dst: i,
+            traffic: Traffic::Cbr { size: PAYLOAD, interval: Time::from_ms(INTERVAL_MS), jitter: Time::ZERO },
+            start: Time::from_ms(s.traffic_start_s * 1000 + 100 * i as u64),
+            stop: None,
+        });
+    }
+    cfg
+}
+
+fn key(p: &str, v: f64, pause: f64, seed: u64, s: Scale) -> String {
+    format!("{p}/v={v}/pause={pause}/seed={seed}/d={}", s.duration_s)
+}
+
+/// What one run keeps.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    pub offered: u64,
+    pub received: u64,
+    pub pdr: Option<f64>,
+    pub goodput_kbps: f64,
+    pub delay_ms: Option<f64>,
+    pub routing_tx: u64,
+    pub routing_bytes: u64,
+    /// Data packets handed to the MAC (originated + forwarded, each hop).
+    pub data_tx: u64,
+    pub nrl: Option<f64>,
+    pub mean_degree: f64,
+    pub connected: f64,
+    /// Drops of every packet (data and control) by ns-2 reason, all nodes.
+    pub drops: BTreeMap<String, u64>,
+    pub mac_retries: u64,
+    pub collisions: u64,
+}
+
+/// Mean degree and the fraction of (flow, sample) pairs whose ends are
+/// connected, in the unit-disk graph of `range`, sampled every second in
+/// [from, to).
+pub fn topology(cfg: &SimConfig, range: f64, from: u64, to: u64) -> (f64, f64) {
+    let traj = cfg.mobility.trajectories(&cfg.nodes);
+    let n = traj.len();
+    let (mut degree, mut samples, mut conn, mut pairs) = (0usize, 0usize, 0usize, 0usize);
+    let mut adj = vec![Vec::new(); n];
+    let mut seen = vec![false; n];
+    let mut stack = Vec::new();
+    for t in from..to {
+        let pos: Vec<Position> = traj.iter().map(|tr| tr.position(Time::from_secs(t))).collect();
+        adj.iter_mut().for_each(|a: &mut Vec<usize>| a.clear());
+        for i in 0..n {
+            for j in i + 1..n {
+                if pos[i].distance(&pos[j]) <= range {
+                    adj[i].push(j);
+                    adj[j].push(i);
+                }
+            }
+        }
+        degree += adj.iter().map(Vec::len).sum::<usize>();
+        samples += n;
+        for f in &cfg.flows {
+            seen.iter_mut().for_each(|s| *s = false);
+            stack.clear();
+            stack.push(f.src as usize);
+            seen[f.src as usize] = true;
+            while let Some(u) = stack.pop() {
+                for &v in &adj[u] {
+                    if !seen[v] {
+                        seen[v] = true;
+                        stack.push(v);
+                    }
+                }
+            }
+            conn += seen[f.dst as usize] as usize;
+            pairs += 1;
+        }
+    }
+    (degree as f64 / samples.max(1) as f64, conn as f64 / pairs.max(1) as f64)
+}
+
+/// One run of a reference simulator, as its CSV stores it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RefRow {
+    pub protocol: String,
+    pub max_speed: f64,
+    pub pause: f64,
+    pub run: u64,
+    pub offered: u64,
+    pub received: u64,
+    pub pdr: Option<f64>,
+    pub goodput_kbps: f64,
+    pub delay_ms: Option<f64>,
+    pub routing_tx: u64,
+    pub nrl: Option<f64>,
+    #[serde(default)]
+    pub sent: Option<u64>,
+    #[serde(default)]
+    pub mean_degree: Option<f64>,
+    #[serde(default)]
+    pub connected: Option<f64>,
+}
+
+/// The stored runs of one reference (`ns3` or `ns2`); empty (the report
+/// then shows `-`) when the file is missing.
+pub fn reference(which: &str) -> Vec<RefRow> {
+    let path = reference_dir().join(format!("{which}-runs.csv"));
+    let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<Vec<RefRow>, _>>()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Aggregates of one (source, protocol, point).
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    pub pdr: Aggregate,
+    pub goodput_kbps: Aggregate,
+    pub delay_ms: Aggregate,
+    pub nrl: Aggregate,
+    pub mean_degree: Aggregate,
+    pub connected: Aggregate,
+    /// Reference only: packets ns-3's sockets refused at the source (no
+    /// route), summed over runs.
+    pub refused: Option<u64>,
+}
+
+fn cell_of_refs(rows: &[&RefRow], ns3: bool) -> Cell {
+    Cell {
+        pdr: Aggregate::of(rows.iter().filter_map(|r| r.pdr)),
+        goodput_kbps: Aggregate::of(rows.iter().map(|r| r.goodput_kbps)),
+        delay_ms: Aggregate::of(rows.iter().filter_map(|r| r.delay_ms)),
+        nrl: Aggregate::of(rows.iter().filter_map(|r| r.nrl)),
+        mean_degree: Aggregate::of(rows.iter().filter_map(|r| r.mean_degree)),
+        connected: Aggregate::of(rows.iter().filter_map(|r| r.connected)),
+        refused: ns3.then(|| rows.iter().map(|r| r.offered - r.sent.unwrap_or(r.offered).min(r.offered)).sum()),
+    }
+}
+
+fn cell_of_ours(rows: &[&Outcome]) -> Cell {
+    Cell {
+        pdr: Aggregate::of(rows.iter().filter_map(|r| r.pdr)),
+        goodput_kbps: Aggregate::of(rows.iter().map(|r| r.goodput_kbps)),
+        delay_ms: Aggregate::of(rows.iter().filter_map(|r| r.delay_ms)),
+        nrl: Aggregate::of(rows.iter().filter_map(|r| r.nrl)),
+        mean_degree: Aggregate::of(rows.iter().map(|r| r.mean_degree)),
+        connected: Aggregate::of(rows.iter().map(|r| r.connected)),
+        refused: None,
+    }
+}
+
+/// One protocol at one point: manetlab and the references.
+#[derive(Clone, Debug, Serialize)]
+pub struct PointRow {
+    pub protocol: String,
+    pub max_speed: f64,
+    pub pause: f64,
+    pub ours: Cell,
+    pub ns3: Option<Cell>,
+    pub ns2: Option<Cell>,
+    /// Our drops by reason summed over runs (the counters that explain).
+    pub drops: BTreeMap<String, u64>,
+}
+
+#[derive(Serialize)]
+pub struct Findings {
+    pub scale: Scale,
+    pub range_m: f64,
+    pub rows: Vec<PointRow>,
+}
+
+/// `ours` within BAND of `reference` (relative).
+pub fn within(ours: f64, reference: f64) -> bool {
+    reference > 0.0 && ((ours - reference) / reference).abs() <= BAND
+}
+
+/// The study: manet-routing-compare beside ns-3.37 and ns-2.35.
+pub struct Mrc;
+
+impl Study for Mrc {
+    const INFO: StudyInfo = INFO;
+    type Outcome = Outcome;
+    type Findings = Findings;
+
+    fn plan(&self, opts: &StudyOptions) -> Vec<Job> {
+        let s = scale(opts);
+        let mut jobs = Vec::new();
+        for &(v, pause) in points(opts) {
+            for p in PROTOCOLS {
+                for k in 0..s.seeds {
+                    let seed = opts.seed + k as u64;
+                    jobs.push(Job::new(key(p, v, pause, seed, s), config(p, v, pause, seed, s)));
+                }
+            }
+        }
+        jobs
+    }
+
+    fn outcome(&self, opts: &StudyOptions, cfg: &SimConfig) -> Result<Outcome, BuildError> {
+        let s = scale(opts);
+        let r = manetlab::Simulation::new(cfg.clone())?.run();
+        let offered: u64 = r.flows.iter().map(|f| f.sent_packets).sum();
+        let received: u64 = r.flows.iter().map(|f| f.received_packets).sum();
+        let bytes: u64 = r.flows.iter().map(|f| f.received_bytes).sum();
+        let delay_sum: f64 = r.flows.iter().filter_map(|f| f.delay_mean_s.map(|d| d * f.received_packets as f64)).sum();
+        let routing = r.routing.sent_total();
+        let mut drops = BTreeMap::new();
+        for n in &r.nodes {
+            for (k, v) in &n.drops {
+                *drops.entry(k.clone()).or_insert(0) += v;
+            }
+        }
+        let (mean_degree, connected) = topology(cfg, range_m(), s.traffic_start_s, s.duration_s);
+        let window = (s.duration_s - s.traffic_start_s) as f64;
+        Ok(Outcome {
+            offered,
+            received,
+            pdr: (offered > 0).then(|| received as f64 / offered as f64),
+            goodput_kbps: bytes as f64 * 8.0 / window / 1e3,
+            delay_ms: (received > 0).then(|| delay_sum / received as f64 * 1e3),
+            routing_tx: routing.packets,
+            routing_bytes: routing.bytes,
+            data_tx: r.nodes.iter().map(|n| n.originated + n.forwarded).sum(),
+            nrl: (received > 0).then(|| routing.packets as f64 / received as f64),
+            mean_degree,
+            connected,
+            drops,
+            mac_retries: r.mac_totals().retries,
+            collisions: r.radio_totals().collisions,
+        })
+    }
+
+    fn analyse(&self, opts: &StudyOptions, runs: &Runs<Outcome>) -> Result<Analysis<Findings>, StudyError> {
+        let s = scale(opts);
+        let (ns3, ns2) = (reference("ns3"), reference("ns2"));
+        let refs = |rows: &[RefRow], p: &str, v: f64, pause: f64, is3: bool| {
+            let sel: Vec<&RefRow> = rows
+                .iter()
+                .filter(|r| r.protocol.eq_ignore_ascii_case(p) && r.max_speed == v && r.pause == pause)
+                .collect();
+            (!sel.is_empty()).then(|| cell_of_refs(&sel, is3))
+        };
+        let mut rows = Vec::new();
+        let mut checks = Vec::new();
+        for &(v, pause) in points(opts) {
+            for p in PROTOCOLS {
+                let ours: Vec<&Outcome> =
+                    (0..s.seeds).map(|k| runs.get(&key(p, v, pause, opts.seed + k as u64, s))).collect();
+                let mut drops = BTreeMap::new();
+                for o in &ours {
+                    for (k, n) in &o.drops {
+                        *drops.entry(k.clone()).or_insert(0) += n;
+                    }
+                }
+                let row = PointRow {
+                    protocol: p.into(),
+                    max_speed: v,
+                    pause,
+                    ours: cell_of_ours(&ours),
+                    ns3: refs(&ns3, p, v, pause, true),
+                    ns2: refs(&ns2, p, v, pause, false),
+                    drops,
+                };
+                for (name, r) in [("ns-3.37", &row.ns3), ("ns-2.35", &row.ns2)] {
+                    if let Some(c) = r {
+                        let (a, b) = (row.ours.pdr.mean, c.pdr.mean);
+                        checks.push(Check::new(
+                            format!("{} PDR within 15 % of {name} at {v} m/s, pause {pause} s", p.to_uppercase()),
+                            within(a, b),
+                            format!(
+                                "manetlab {a:.3} (n = {}), {name} {b:.3} (n = {}): {}",
+                                row.ours.pdr.n,
+                                c.pdr.n,
+                                deviation(a, b)
+                            ),
+                        ));
+                    }
+                }
+                rows.push(row);
+            }
+        }
+        Ok(Analysis { findings: Findings { scale: s, range_m: range_m(), rows }, checks })
+    }
+
+    fn report(&self, opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<(), StudyError> {
+        doc.title("manet-routing-compare: AODV, DSR, DSDV, OLSR beside ns-3.37 and ns-2.35 (mrc)");
+        doc.para(
+            "Scenario: ns-3's `examples/routing/manet-routing-compare.cc` — 50 nodes in 300 m x 1500 m, random \
+             waypoint (leg speeds uniform in [0, max], constant pause), 10 CBR/UDP flows node 10+i -> node i of \
+             64-byte payloads at 4 packets/s from about 100 s to the end at 200 s; 802.11b at 11 Mbit/s for every \
+             frame, no RTS/CTS, 7.5 dBm, Friis at 5.15 GHz (ns-3's default frequency of the Friis model, which the \
+             example keeps), frames locked onto and the medium busy from -82 dBm (ns-3's preamble detection), SINR \
+             reception with DSSS error rates, noise figure 7 dB.",
+        );
+        doc.para(format!(
+            "Ours: {} seed(s) per point, {} s runs, traffic from {} s{}. References: `data/reference/mrc/ns3-runs.csv` \
+             (ns-3.37, `scripts/ns3/mrc/mrc.cc`, RngRun 1..n) and `ns2-runs.csv` (ns-2.35, `scripts/ns2/mrc/mrc.tcl` \
+             on setdest movement files, threshold reception at -82 dBm, AODV/DSR/DSDV with ns-2's defaults). \
+             Mean ± 95 % confidence half-width over runs; `n` is the number of runs. Degree and connectivity: \
+             unit-disk graph of the {:.1} m receive range, sampled every second of the traffic window.",
+            f.scale.seeds,
+            f.scale.duration_s,
+            f.scale.traffic_start_s,
+            if opts.quick {
+                " (quick mode: one point, one seed, a 60 s run with traffic from 30 s — not comparable with the \
+                 references, which are 200 s runs with traffic from 100 s)"
+            } else {
+                ""
+            },
+            f.range_m
+        ));
+        let agg = |a: &Aggregate, d: usize| {
+            if a.n == 0 {
+                "-".to_string()
+            } else if a.n == 1 {
+                num(a.mean, d)
+            } else {
+                format!("{} ± {}", num(a.mean, d), num(a.ci95, d))
+            }
+        };
+        let metrics: [(&str, fn(&Cell) -> &Aggregate, usize); 4] = [
+            ("packet delivery ratio", |c| &c.pdr, 3),
+            ("goodput, all flows (kbit/s)", |c| &c.goodput_kbps, 2),
+            ("mean delay (ms)", |c| &c.delay_ms, 1),
+            ("normalized routing load (routing packets per delivered packet)", |c| &c.nrl, 2),
+        ];
+        for (title, get, d) in metrics {
+            doc.section(format!("{}{}", title[..1].to_uppercase(), &title[1..]));
+            let mut t = Table::new(&[
+                "max speed (m/s)",
+                "pause (s)",
+                "protocol",
+                "ns-3.37",
+                "ns-2.35",
+                "manetlab",
+                "vs ns-3",
+                "vs ns-2",
+            ])
+            .align("rrlrrrrr");
+            for r in &f.rows {
+                let ours = get(&r.ours);
+                let dev = |c: &Option<Cell>| c.as_ref().map_or("-".into(), |c| deviation(ours.mean, get(c).mean));
+                t.row([
+                    r.max_speed.to_string(),
+                    r.pause.to_string(),
+                    r.protocol.to_uppercase(),
+                    r.ns3.as_ref().map_or("-".into(), |c| agg(get(c), d)),
+                    r.ns2.as_ref().map_or("-".into(), |c| agg(get(c), d)),
+                    agg(ours, d),
+                    dev(&r.ns3),
+                    dev(&r.ns2),
+                ]);
+            }
+            doc.table(&t);
+        }
+        doc.section("Topology: is the network connected?");
+        let mut t = Table::new(&["max speed (m/s)", "pause (s)", "mean degree (ours)", "mean degree (ns-3)", "flows connected (ours)", "flows connected (ns-3)"])
+            .align("rrrrrr");
+        for r in f.rows.iter().filter(|r| r.protocol == "aodv") {
+            let ns3 = r.ns3.as_ref();
+            t.row([
+                r.max_speed.to_string(),
+                r.pause.to_string(),
+                agg(&r.ours.mean_degree, 2),
+                ns3.map_or("-".into(), |c| agg(&c.mean_degree, 2)),
+                agg(&r.ours.connected, 3),
+                ns3.map_or("-".into(), |c| agg(&c.connected, 3)),
+            ]);
+        }
+        doc.table(&t);
+        doc.section("Counters: where packets were lost (manetlab, summed over runs)");
+        let mut t = Table::new(&["max speed (m/s)", "pause (s)", "protocol", "drops by ns-2 reason", "ns-3: refused at the source"])
+            .align("rrlll");
+        for r in &f.rows {
+            let d: Vec<String> = r.drops.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            t.row([
+                r.max_speed.to_string(),
+                r.pause.to_string(),
+                r.protocol.to_uppercase(),
+                d.join(", "),
+                r.ns3.as_ref().and_then(|c| c.refused).map_or("-".into(), |n| n.to_string()),
+            ]);
+        }
+        doc.table(&t);
+        // PDR against the maximum speed at pause 0, one panel per source.
+        let series = |src: &str, get: &dyn Fn(&PointRow) -> Option<Aggregate>| -> Vec<Series> {
+            PROTOCOLS
+                .iter()
+                .map(|p| Series {
+                    name: format!("{src} {}", p.to_uppercase()),
+                    points: f
+                        .rows
+                        .iter()
+                        .filter(|r| r.protocol == *p && r.pause == 0.0)
+                        .filter_map(|r| get(r).filter(|a| a.n > 0).map(|a| (r.max_speed, a.mean, Some(a.ci95))))
+                        .collect(),
+                    scatter: false,
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect()
+        };
+        let mut all = series("manetlab", &|r| Some(r.ours.pdr));
+        all.extend(series("ns-3", &|r| r.ns3.as_ref().map(|c| c.pdr)));
+        all.extend(series("ns-2", &|r| r.ns2.as_ref().map(|c| c.pdr)));
+        doc.figure(&Figure::lines("pdr", "Packet delivery ratio, pause 0", "maximum speed (m/s)", "PDR", all))?;
+        doc.checks("PDR against the references (acceptance: within 15 % of the reference mean)");
+        Ok(())
+    }
+}
