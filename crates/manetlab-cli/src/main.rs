@@ -190,13 +190,14 @@ fn check(file: PathBuf, set: Vec<String>) -> i32 {
         Ok(s) => {
             let cfg = s.config(s.seed());
             println!(
-                "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
+                "{}: ok ({} nodes, {} flows, {} s, {} replication{}; profile {})",
                 file.display(),
                 cfg.nodes.len(),
                 cfg.flows.len(),
                 cfg.duration.as_secs_f64(),
                 s.replications,
-                if s.replications == 1 { "" } else { "s" }
+                if s.replications == 1 { "" } else { "s" },
+                s.profile
             );
             0
         }

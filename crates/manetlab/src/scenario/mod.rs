@@ -20,11 +20,13 @@
 mod build;
 mod error;
 mod file;
+pub mod profile;
 mod source;
 pub mod sweep;
 pub mod units;
 
 pub use error::{ErrorKind, ScenarioError};
+pub use profile::{Profile, Selection};
 
 use crate::config::{Position, SimConfig};
 use crate::metrics::trace::TraceOptions;
@@ -57,6 +59,9 @@ pub struct Scenario {
     pub viz_options: crate::metrics::viz::VizOptions,
     /// `[sweep]` axes (empty: a single point). See [`sweep`].
     pub sweep: Vec<sweep::SweepAxis>,
+    /// `run.profile` (or the one a [`Selection`] imposed): whose defaults
+    /// the keys the file leaves out take (`scenario/profile.rs`).
+    pub profile: Profile,
     seed: u64,
     base: SimConfig,
     topology: Topology,
@@ -78,6 +83,16 @@ impl Scenario {
     /// Reads a scenario file and applies `--set key=value` overrides in order
     /// (see [`Scenario::parse`]).
     pub fn load<S: AsRef<str>>(path: &Path, overrides: &[S]) -> Result<Scenario, ScenarioError> {
+        Scenario::load_selected(path, overrides, &Selection::default())
+    }
+
+    /// [`Scenario::load`] with the profile rows of `sel` (the base profile
+    /// replaces `run.profile` when given; `manetlab explain` switches rows).
+    pub fn load_selected<S: AsRef<str>>(
+        path: &Path,
+        overrides: &[S],
+        sel: &Selection,
+    ) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| ScenarioError {
             kind: ErrorKind::Io,
@@ -87,7 +102,7 @@ impl Scenario {
             message: format!("cannot read the scenario file: {e}"),
         })?;
         match String::from_utf8(bytes) {
-            Ok(text) => Scenario::parse(&text, &origin, overrides),
+            Ok(text) => Scenario::parse_selected(&text, &origin, overrides, sel),
             Err(e) => {
                 let valid = e.utf8_error().valid_up_to();
                 let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -106,6 +121,18 @@ impl Scenario {
     /// (`11Mbps`, `20s`). Keys absent from the file are added. Errors caused
     /// by an override name it: `x.toml: --set mac.data_rate=3Mbps: ...`.
     pub fn parse<S: AsRef<str>>(text: &str, origin: &str, overrides: &[S]) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_selected(text, origin, overrides, &Selection::default())
+    }
+
+    /// [`Scenario::parse`] with the profile rows of `sel`. The profile's
+    /// defaults are written after the overrides, only where the text has
+    /// no such key, so explicit keys always win.
+    pub fn parse_selected<S: AsRef<str>>(
+        text: &str,
+        origin: &str,
+        overrides: &[S],
+        sel: &Selection,
+    ) -> Result<Scenario, ScenarioError> {
         let mut src = Source::new(origin, text);
         // Syntax errors are reported against the file before any override.
         if let Err(e) = toml_edit::ImDocument::parse(text) {
@@ -116,6 +143,13 @@ impl Scenario {
                 return Err(src.error(d));
             }
         }
+        if let Some(p) = sel.base {
+            // The imposed profile is also what the effective text records.
+            if let Err(d) = src.apply_override(&format!("run.profile=\"{p}\"")) {
+                return Err(src.error(d));
+            }
+        }
+        let profile = profile::apply(&mut src, sel).map_err(|d| src.error(d))?;
         let doc = toml_edit::ImDocument::parse(src.text.as_str())
             .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
         let parsed: file::ScenarioFile =
@@ -133,6 +167,7 @@ impl Scenario {
             viz: plan.viz,
             viz_options: plan.viz_options,
             sweep: plan.sweep,
+            profile,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,
