@@ -318,13 +318,14 @@ fn check(file: PathBuf, set: Vec<String>) -> i32 {
     };
     let cfg = s.config(s.seed());
     println!(
-        "{}: ok ({} nodes, {} flows, {} s, {} replication{})",
+        "{}: ok ({} nodes, {} flows, {} s, {} replication{}; profile {})",
         file.display(),
         cfg.nodes.len(),
         cfg.flows.len(),
         cfg.duration.as_secs_f64(),
         s.replications,
-        if s.replications == 1 { "" } else { "s" }
+        if s.replications == 1 { "" } else { "s" },
+        s.profile
     );
     for w in &s.warnings {
         eprintln!("warning: {}: {w}", file.display());

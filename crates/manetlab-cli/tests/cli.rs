@@ -136,6 +136,34 @@ fn check_validates_without_running() {
 }
 
 #[test]
+fn check_names_the_profile_and_resolved_toml_records_it() {
+    let o = run(&["check", "scenarios/chain-tcp.toml"]);
+    assert!(text(&o).0.contains("profile ns2"), "{}", text(&o).0);
+    let o = run(&["check", "scenarios/chain-tcp.toml", "--set", "run.profile=ns3"]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("profile ns3"), "{stdout}");
+    let d = tmp("profile-resolved");
+    run(&[
+        "run",
+        "scenarios/chain-tcp.toml",
+        "--set",
+        "run.profile=ns3",
+        "--set",
+        "run.duration=3s",
+        "--set",
+        "run.warmup=0s",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    let resolved = std::fs::read_to_string(d.join("scenario.resolved.toml")).unwrap();
+    assert!(resolved.contains("profile = \"ns3\""), "{resolved}");
+    assert!(resolved.contains("reception = \"sinr\""), "{resolved}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn study_list_and_unknown_study() {
     let o = run(&["study", "--list"]);
     assert!(o.status.success());

@@ -86,6 +86,7 @@ pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> Str
         run["seed"] = toml_edit::value(s as i64);
     }
     run["replications"] = toml_edit::value(seeds.len().max(1) as i64);
+    run["profile"] = toml_edit::value(scenario.profile.name());
     crate::scenario::defaults::fill(&mut doc, scenario.origin());
     let mut out = String::from(
         "# The scenario exactly as run (overrides applied, seed and replications fixed,\n\

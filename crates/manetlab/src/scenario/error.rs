@@ -69,6 +69,8 @@ impl ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.override_arg, self.position) {
+            // A profile's default (`scenario/profile.rs`) names itself.
+            (Some(arg), _) if arg.starts_with("profile ") => write!(f, "{}: {}: {}", self.origin, arg, self.message),
             (Some(arg), _) => write!(f, "{}: --set {}: {}", self.origin, arg, self.message),
             (None, Some((line, col))) => write!(f, "{}:{}:{}: {}", self.origin, line, col, self.message),
             (None, None) => write!(f, "{}: {}", self.origin, self.message),

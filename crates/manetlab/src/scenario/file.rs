@@ -92,6 +92,9 @@ pub(crate) struct RunSection {
     pub warmup: Option<Spanned<Duration>>,
     pub seed: Option<u64>,
     pub replications: Option<Spanned<u32>>,
+    /// "ns2" (default), "ns3", "cmu1999": checked and applied by `profile.rs`.
+    #[allow(dead_code)]
+    pub profile: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

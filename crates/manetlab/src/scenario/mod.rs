@@ -23,6 +23,7 @@ pub mod defaults;
 mod error;
 mod file;
 pub mod input;
+pub mod profile;
 mod source;
 pub mod physics;
 pub mod sweep;
@@ -30,6 +31,7 @@ pub mod units;
 
 pub use bounds::{Bound, BOUNDS, MAX_MOBILITY_LEGS, MAX_NODES, MAX_STATIC_NODES};
 pub use error::{ErrorKind, ScenarioError};
+pub use profile::{Profile, Selection};
 
 use crate::config::{Position, SimConfig};
 use crate::metrics::trace::TraceOptions;
@@ -66,6 +68,9 @@ pub struct Scenario {
     /// `[sweep]` axes and `[sweep.zip]` groups (empty: a single point).
     /// See [`sweep`].
     pub sweep: sweep::SweepSpec,
+    /// `run.profile` (or the one a [`Selection`] imposed): whose defaults
+    /// the keys the file leaves out take (`scenario/profile.rs`).
+    pub profile: Profile,
     seed: u64,
     base: SimConfig,
     topology: Topology,
@@ -89,6 +94,16 @@ impl Scenario {
     /// Reads a scenario file and applies `--set key=value` overrides in order
     /// (see [`Scenario::parse`]).
     pub fn load<S: AsRef<str>>(path: &Path, overrides: &[S]) -> Result<Scenario, ScenarioError> {
+        Scenario::load_selected(path, overrides, &Selection::default())
+    }
+
+    /// [`Scenario::load`] with the profile rows of `sel` (the base profile
+    /// replaces `run.profile` when given; `manetlab explain` switches rows).
+    pub fn load_selected<S: AsRef<str>>(
+        path: &Path,
+        overrides: &[S],
+        sel: &Selection,
+    ) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
         let bytes = input::read_limited(path, input::MAX_SCENARIO_BYTES).map_err(|e| ScenarioError {
             kind: ErrorKind::Io,
@@ -98,7 +113,7 @@ impl Scenario {
             message: format!("cannot read the scenario file: {e}"),
         })?;
         match String::from_utf8(bytes) {
-            Ok(text) => Scenario::parse(&text, &origin, overrides),
+            Ok(text) => Scenario::parse_selected(&text, &origin, overrides, sel),
             Err(e) => {
                 let valid = e.utf8_error().valid_up_to();
                 let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -117,6 +132,18 @@ impl Scenario {
     /// (`11Mbps`, `20s`). Keys absent from the file are added. Errors caused
     /// by an override name it: `x.toml: --set mac.data_rate=3Mbps: ...`.
     pub fn parse<S: AsRef<str>>(text: &str, origin: &str, overrides: &[S]) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_selected(text, origin, overrides, &Selection::default())
+    }
+
+    /// [`Scenario::parse`] with the profile rows of `sel`. The profile's
+    /// defaults are written after the overrides, only where the text has
+    /// no such key, so explicit keys always win.
+    pub fn parse_selected<S: AsRef<str>>(
+        text: &str,
+        origin: &str,
+        overrides: &[S],
+        sel: &Selection,
+    ) -> Result<Scenario, ScenarioError> {
         let mut src = Source::new(origin, text);
         // Syntax errors are reported against the file before any override.
         if let Err(e) = toml_edit::ImDocument::parse(text) {
@@ -127,6 +154,13 @@ impl Scenario {
                 return Err(src.error(d));
             }
         }
+        if let Some(p) = sel.base {
+            // The imposed profile is also what the effective text records.
+            if let Err(d) = src.apply_override(&format!("run.profile=\"{p}\"")) {
+                return Err(src.error(d));
+            }
+        }
+        let profile = profile::apply(&mut src, sel).map_err(|d| src.error(d))?;
         let doc = toml_edit::ImDocument::parse(src.text.as_str())
             .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
         let parsed: file::ScenarioFile =
@@ -153,6 +187,7 @@ impl Scenario {
             viz_options: plan.viz_options,
             sweep,
             warnings: plan.warnings,
+            profile,
             seed: plan.seed,
             base: plan.base,
             topology: plan.topology,

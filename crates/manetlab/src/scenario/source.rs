@@ -113,8 +113,18 @@ impl Source {
 
     /// Applies one `--set key=value` override.
     pub fn apply_override(&mut self, arg: &str) -> Result<(), Diag> {
+        self.apply_labelled(arg, arg)
+    }
+
+    /// Writes `key=value` as [`Source::apply_override`] does, but errors in
+    /// its bytes name `label` (a profile's default, `scenario/profile.rs`).
+    pub fn apply_default(&mut self, label: &str, arg: &str) -> Result<(), Diag> {
+        self.apply_labelled(label, arg)
+    }
+
+    fn apply_labelled(&mut self, label: &str, arg: &str) -> Result<(), Diag> {
         let idx = self.overrides.len();
-        self.overrides.push(arg.to_string());
+        self.overrides.push(label.to_string());
         let bad = |msg: String| Diag::new(ErrorKind::BadOverride, At::Override(idx), msg);
         let Some((key, value)) = arg.split_once('=') else {
             return Err(bad("expected key=value, e.g. --set mac.data_rate=11Mbps".into()));
