@@ -231,6 +231,7 @@ impl Simulation {
             wired,
             gateway,
             board,
+            streams: Default::default(),
         })
     }
 
