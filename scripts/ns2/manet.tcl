@@ -9,7 +9,10 @@
 #            topo=moves  moves=FILE nodes=N gridx= gridy=
 #                                              an ns-2 movement file (setdest
 #                                              output) for nodes 0..N-1; one
-#                                              flow src -> dst
+#                                              flow src -> dst, or every
+#                                              "flow SRC DST START STOP" line
+#                                              of flows=FILE (CBR at pps=)
+# Scheduler: sched=Splay|Calendar|Heap|List   (default: ns-2's Calendar)
 # Traffic:   traffic=cbr  src= dst= size= rate=      (chain: one flow)
 #            traffic=tcp  src= dst= size= window=    (FTP bulk, Reno)
 #            (topo=file: every "flow" line of FILE is one CBR flow with
@@ -29,6 +32,7 @@ array set P {
     start 1.0  stop 100.0  from 10.0
     seed 1  trace off  grid 0  offfile /dev/null
     moves ""  nodes 0  gridx 0  gridy 0
+    flows ""  sched ""
 }
 foreach a $argv {
     set kv [split $a =]
@@ -106,7 +110,15 @@ if {$P(topo) == "chain"} {
         lappend xs 0.0
         lappend ys 0.0
     }
-    lappend flows [list $P(src) $P(dst) $P(start) $P(stop)]
+    if {$P(flows) == ""} {
+        lappend flows [list $P(src) $P(dst) $P(start) $P(stop)]
+    } else {
+        set f [open $P(flows) r]
+        while {[gets $f line] >= 0} {
+            if {[lindex $line 0] == "flow"} {lappend flows [lrange $line 1 4]}
+        }
+        close $f
+    }
 } else {
     puts stderr "topo must be chain, file or moves"; exit 2
 }
@@ -122,6 +134,7 @@ if {$P(gridx) > 0} {set gx $P(gridx); set gy $P(gridy)}
 
 # ---------------------------------------------------------- simulator
 set ns_ [new Simulator]
+if {$P(sched) != ""} {$ns_ use-scheduler $P(sched)}
 # ns-2.35 cannot build a wireless node without a trace-all file (the ARP
 # table and the interface queue get a drop trace unconditionally), so
 # trace=off opens one (offfile, /dev/null) with agent/router/MAC tracing
@@ -207,7 +220,7 @@ foreach fl $flows {
         set sink($k) [new Agent/LossMonitor]
         set app($k) [new Application/Traffic/CBR]
         $app($k) set packetSize_ $P(size)
-        if {$P(topo) == "file"} {
+        if {$P(topo) == "file" || $P(flows) != ""} {
             $app($k) set interval_ [expr {1.0 / $P(pps)}]
         } else {
             $app($k) set rate_ $P(rate)
@@ -264,7 +277,7 @@ proc finish {} {
         set gp [expr {$dn * $P(size) * 8.0 / $T}]
         if {$P(traffic) == "cbr"} {
             # CBR with random_ 0 sends at t0, t0 + i, ... while < t1
-            if {$P(topo) == "file"} {
+            if {$P(topo) == "file" || $P(flows) != ""} {
                 set iv [expr {1.0 / $P(pps)}]
             } else {
                 set iv [expr {$P(size) * 8.0 / [bw_parse $P(rate)]}]

@@ -6,6 +6,7 @@ pub mod flow;
 pub mod linkview;
 pub mod observe;
 pub mod path;
+mod path_incr;
 pub mod report;
 pub mod stats;
 pub mod timeseries;

@@ -24,7 +24,7 @@ pub struct Span {
     pub hops: Option<u32>,
 }
 
-fn leg_breaks(t: &Trajectory, until: f64) -> impl Iterator<Item = f64> + '_ {
+pub(super) fn leg_breaks(t: &Trajectory, until: f64) -> impl Iterator<Item = f64> + '_ {
     t.legs().iter().map(|l| l.start.as_secs_f64()).filter(move |&s| s < until)
 }
 
@@ -39,41 +39,46 @@ fn crossings(trajs: &[Trajectory], range: f64, until: f64) -> Vec<f64> {
             bounds.sort_by(f64::total_cmp);
             bounds.dedup();
             for w in bounds.windows(2) {
-                let (t0, t1) = (w[0], w[1]);
-                if t1 <= t0 {
-                    continue;
-                }
-                let mid = Time::from_secs_f64((t0 + t1) / 2.0);
-                let (a0, b0) = (trajs[i].position(Time::from_secs_f64(t0)), trajs[j].position(Time::from_secs_f64(t0)));
-                let (am, bm) = (trajs[i].position(mid), trajs[j].position(mid));
-                // Relative velocity from the mid-interval positions (exact
-                // for linear motion).
-                let h = (t1 - t0) / 2.0;
-                let (rx, ry) = (b0.x - a0.x, b0.y - a0.y);
-                let (vx, vy) = (((bm.x - am.x) - rx) / h, ((bm.y - am.y) - ry) / h);
-                let a = vx * vx + vy * vy;
-                if a < 1e-18 {
-                    continue;
-                }
-                let b = 2.0 * (rx * vx + ry * vy);
-                let c = rx * rx + ry * ry - r2;
-                let disc = b * b - 4.0 * a * c;
-                if disc < 0.0 {
-                    continue;
-                }
-                let sq = disc.sqrt();
-                for root in [(-b - sq) / (2.0 * a), (-b + sq) / (2.0 * a)] {
-                    let t = t0 + root;
-                    if t > t0 && t < t1 && t > 0.0 {
-                        out.push(t);
-                    }
-                }
+                window_roots(&trajs[i], &trajs[j], w[0], w[1], r2, &mut out);
             }
         }
     }
     out.sort_by(f64::total_cmp);
     out.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
     out
+}
+
+/// The instants in (t0, t1), t > 0, at which nodes `a` and `b` (both moving
+/// linearly in the window) are exactly `sqrt(r2)` apart, pushed to `out`.
+pub(super) fn window_roots(a: &Trajectory, b: &Trajectory, t0: f64, t1: f64, r2: f64, out: &mut Vec<f64>) {
+    if t1 <= t0 {
+        return;
+    }
+    let mid = Time::from_secs_f64((t0 + t1) / 2.0);
+    let (a0, b0) = (a.position(Time::from_secs_f64(t0)), b.position(Time::from_secs_f64(t0)));
+    let (am, bm) = (a.position(mid), b.position(mid));
+    // Relative velocity from the mid-interval positions (exact for linear
+    // motion).
+    let h = (t1 - t0) / 2.0;
+    let (rx, ry) = (b0.x - a0.x, b0.y - a0.y);
+    let (vx, vy) = (((bm.x - am.x) - rx) / h, ((bm.y - am.y) - ry) / h);
+    let qa = vx * vx + vy * vy;
+    if qa < 1e-18 {
+        return;
+    }
+    let qb = 2.0 * (rx * vx + ry * vy);
+    let qc = rx * rx + ry * ry - r2;
+    let disc = qb * qb - 4.0 * qa * qc;
+    if disc < 0.0 {
+        return;
+    }
+    let sq = disc.sqrt();
+    for root in [(-qb - sq) / (2.0 * qa), (-qb + sq) / (2.0 * qa)] {
+        let t = t0 + root;
+        if t > t0 && t < t1 && t > 0.0 {
+            out.push(t);
+        }
+    }
 }
 
 /// Hop count between `a` and `b` at time `t` (BFS over links <= range).
@@ -102,8 +107,28 @@ pub fn path_profile(trajs: &[Trajectory], a: usize, b: usize, range: f64, until:
     path_profiles(trajs, &[(a, b)], range, until).pop().unwrap()
 }
 
-/// Path profiles of several pairs (the range crossings are found once).
+/// Path profiles of several pairs: incrementally (`path_incr.rs`, cost
+/// linear in link changes) when all nodes share one height, else by
+/// [`path_profiles_reference`]. Both give the same spans.
 pub fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], range: f64, until: Time) -> Vec<Vec<Span>> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    if super::path_incr::applies(trajs) {
+        super::path_incr::path_profiles(trajs, pairs, range, until)
+    } else {
+        path_profiles_reference(trajs, pairs, range, until)
+    }
+}
+
+/// The reference: every pair's range crossings, and a BFS over all nodes
+/// between consecutive crossings (O(N^2) per link change).
+pub fn path_profiles_reference(
+    trajs: &[Trajectory],
+    pairs: &[(usize, usize)],
+    range: f64,
+    until: Time,
+) -> Vec<Vec<Span>> {
     let end = until.as_secs_f64();
     let mut cuts = vec![0.0];
     cuts.extend(crossings(trajs, range, end));
@@ -223,5 +248,23 @@ mod tests {
             }
         }
         assert!(p.len() > 3, "the pattern should change the path: {p:?}");
+    }
+
+    /// The incremental profiles (grid candidates, link changes only,
+    /// dynamic BFS) equal the reference's all-pairs BFS span for span, on
+    /// dense and sparse random patterns, for many pairs at once.
+    #[test]
+    fn incremental_equals_the_reference() {
+        let mut changes = 0;
+        for (seed, nodes, w, h) in [(1u64, 40, 1500.0, 300.0), (2, 60, 1000.0, 1000.0), (3, 25, 2500.0, 600.0)] {
+            let trajs = waypoint::pattern(w, h, Time::ZERO, nodes, seed, 15.0, Time::from_secs(200));
+            let pairs: Vec<(usize, usize)> = (0..12).map(|k| (k % 5, (k * 7 + 3) % nodes)).collect();
+            assert!(super::super::path_incr::applies(&trajs));
+            let fast = path_profiles(&trajs, &pairs, 250.0, Time::from_secs(200));
+            let slow = path_profiles_reference(&trajs, &pairs, 250.0, Time::from_secs(200));
+            assert_eq!(fast, slow, "seed {seed}");
+            changes += fast.iter().map(|p| p.len()).sum::<usize>();
+        }
+        assert!(changes > 100, "the patterns should change paths often: {changes}");
     }
 }

@@ -1,4 +1,5 @@
-//! The event queue: a 4-ary heap ordered by (time, insertion sequence).
+//! The event queue: a 4-ary heap ordered by (time, insertion sequence),
+//! with a lazily refilled root (see [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
@@ -25,21 +26,30 @@ impl<E> Entry<E> {
 const D: usize = 4;
 
 /// Pending events, earliest first; ties broken by scheduling order.
+///
+/// `pop` leaves the root slot empty (`hole`) instead of refilling it at
+/// once: when the handler of the popped event schedules its next event
+/// (a frame's next signal, a timer re-armed), that event goes into the hole
+/// and sinks to its place (one sift-down) instead of a sift-down to refill
+/// the root plus a sift-up that, for an imminent event, climbs all the way
+/// back to it.
 pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
+    /// heap[0] holds no event (taken by the last `pop`).
+    hole: bool,
     next_seq: u64,
     now: Time,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::with_capacity(1024), next_seq: 0, now: Time::ZERO }
+        EventQueue { heap: Vec::with_capacity(1024), hole: false, next_seq: 0, now: Time::ZERO }
     }
     /// The time of the event being (or last) executed.
     pub fn now(&self) -> Time {
@@ -50,7 +60,30 @@ impl<E> EventQueue<E> {
         assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time: at.0, seq, event });
+        self.push(Entry { time: at.0, seq, event });
+    }
+    /// Reserves `k` consecutive sequence numbers (for events that will be
+    /// queued later with [`EventQueue::schedule_seq`]) and returns the first.
+    pub fn reserve(&mut self, k: u64) -> u64 {
+        let s = self.next_seq;
+        self.next_seq += k;
+        s
+    }
+    /// Schedules `event` at `at` under a sequence number taken earlier with
+    /// [`EventQueue::reserve`]: it runs where an event scheduled then would.
+    pub fn schedule_seq(&mut self, at: Time, seq: u64, event: E) {
+        assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        debug_assert!(seq < self.next_seq);
+        self.push(Entry { time: at.0, seq, event });
+    }
+    fn push(&mut self, e: Entry<E>) {
+        if self.hole {
+            self.hole = false;
+            self.heap[0] = e;
+            self.sift_down(0);
+            return;
+        }
+        self.heap.push(e);
         // Sift up.
         let mut i = self.heap.len() - 1;
         while i > 0 {
@@ -63,25 +96,20 @@ impl<E> EventQueue<E> {
             }
         }
     }
-    /// Schedules `event` after `delay` from now.
-    pub fn schedule_in(&mut self, delay: Time, event: E) {
-        self.schedule(self.now + delay, event);
-    }
-    /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time(e.time))
-    }
-    /// Removes the earliest event and advances `now` to its time.
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.heap.is_empty() {
-            return None;
+    /// Refills the root hole with the last entry.
+    #[inline]
+    fn fill(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().unwrap();
+            if !self.heap.is_empty() {
+                self.heap[0] = last;
+                self.sift_down(0);
+            }
         }
-        let last = self.heap.len() - 1;
-        self.heap.swap(0, last);
-        let e = self.heap.pop().unwrap();
-        // Sift down.
+    }
+    fn sift_down(&mut self, mut i: usize) {
         let n = self.heap.len();
-        let mut i = 0;
         loop {
             let first = i * D + 1;
             if first >= n {
@@ -100,10 +128,25 @@ impl<E> EventQueue<E> {
                 break;
             }
         }
-        let t = Time(e.time);
+    }
+    /// Schedules `event` after `delay` from now.
+    pub fn schedule_in(&mut self, delay: Time, event: E) {
+        self.schedule(self.now + delay, event);
+    }
+    /// Time of the earliest pending event.
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.fill();
+        self.heap.first().map(|e| Time(e.time))
+    }
+    /// Removes the earliest event and advances `now` to its time.
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.fill();
+        let e = self.heap.first()?;
+        let (t, ev) = (Time(e.time), e.event);
+        self.hole = true;
         debug_assert!(t >= self.now);
         self.now = t;
-        Some((t, e.event))
+        Some((t, ev))
     }
     /// Advances the clock with no event (used at the end of a run).
     pub fn advance_to(&mut self, t: Time) {
@@ -112,10 +155,10 @@ impl<E> EventQueue<E> {
         }
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Total number of events ever scheduled.
     pub fn scheduled(&self) -> u64 {

@@ -222,6 +222,7 @@ impl Simulation {
             wired,
             gateway,
             board,
+            streams: Default::default(),
         })
     }
 

@@ -15,6 +15,7 @@
 mod arp;
 mod backpressure;
 mod build;
+mod frames;
 mod gateway;
 mod observe;
 mod pipeline;
@@ -25,7 +26,6 @@ pub use build::BuildError;
 
 use crate::config::{NodeAction, SimConfig};
 use crate::mac::dcf::{MacAction, MacTimer};
-use crate::metrics::observe::Reception;
 use crate::metrics::trace::Observer;
 use crate::metrics::{Metrics, Report};
 use crate::net::arp::ArpAction;
@@ -33,7 +33,6 @@ use crate::net::routing::{self, NetAction, RouteCtx};
 use crate::net::{NodeId, Packet};
 use crate::node::Node;
 use crate::phy::channel::{Channel, Hearer, TxId};
-use crate::phy::radio::RxOutcome;
 use crate::sim::{EventQueue, RngStream, Time};
 use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use observe::Observers;
@@ -42,15 +41,10 @@ use std::collections::VecDeque;
 /// Kernel events. Small and `Copy`: the queue stores them by value.
 #[derive(Copy, Clone, Debug)]
 enum Event {
-    /// The first bit of a transmission reaches `node`.
-    SignalStart {
-        node: NodeId,
-        tx: TxId,
-        power: f64,
-    },
-    /// The last bit of a transmission passes `node`.
-    SignalEnd {
-        node: NodeId,
+    /// The earliest pending signal (first or last bit at one receiver) of
+    /// a frame on the air (`frames.rs`).
+    Frame {
+        stream: u32,
         tx: TxId,
     },
     /// `node`'s own transmission ends.
@@ -146,6 +140,8 @@ pub struct Simulation {
     gateway: Option<crate::net::gateway::Gateway>,
     /// The bytes of variable-length routing messages (`wire/board.rs`).
     board: crate::wire::board::WireBoard,
+    /// Frames on the air, one event stream each (`frames.rs`).
+    streams: frames::Streams,
 }
 
 impl Simulation {
@@ -229,43 +225,7 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         let now = self.queue.now();
         let node = match ev {
-            Event::SignalStart { node, tx, power } => {
-                // Every receiver hears the whole frame: it ends one frame
-                // duration after its first bit arrives.
-                let t = self.channel.get(tx);
-                let end = now + (t.end - t.start);
-                let rate = t.frame.rate;
-                let n = &mut self.nodes[node as usize];
-                let o = n.radio.begin_signal(now, tx, power, end, rate);
-                if o.became_busy {
-                    n.mac.on_sense_busy(now);
-                    self.obs.medium(now, node, true);
-                }
-                if o.captured_out {
-                    n.mac.on_captured_out(now, end, &mut self.mac_out);
-                    self.obs.reception(now, node, &self.channel, tx, Some(power), Reception::Captured);
-                }
-                node
-            }
-            Event::SignalEnd { node, tx } => {
-                let n = &mut self.nodes[node as usize];
-                let (outcome, idle) = n.radio.finish_signal(now, tx);
-                match outcome {
-                    RxOutcome::Decoded(id) => {
-                        let f = &self.channel.get(id).frame;
-                        n.mac.on_rx_power(f.src, n.radio.last_decoded_power());
-                        n.mac.on_rx_end(now, Some(f), idle, &mut self.mac_out)
-                    }
-                    RxOutcome::Failed { .. } => n.mac.on_rx_end(now, None, idle, &mut self.mac_out),
-                    RxOutcome::Nothing => n.mac.on_signal_end(now, idle, &mut self.mac_out),
-                }
-                self.obs.signal_end(now, node, &self.channel, tx, outcome);
-                if idle {
-                    self.obs.medium(now, node, false);
-                }
-                self.channel.signal_ended(tx);
-                node
-            }
+            Event::Frame { stream, tx } => self.frame_event(stream, tx),
             Event::TxEnd { node } => {
                 let n = &mut self.nodes[node as usize];
                 n.radio.end_tx();

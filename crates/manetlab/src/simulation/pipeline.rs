@@ -40,11 +40,7 @@ impl Simulation {
                 if !self.hearers.is_empty() {
                     let end = now + d;
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
-                    for h in &self.hearers {
-                        let start = now + h.delay;
-                        self.queue.schedule(start, Event::SignalStart { node: h.node, tx, power: h.power });
-                        self.queue.schedule(start + d, Event::SignalEnd { node: h.node, tx });
-                    }
+                    self.air_frame(tx, d);
                 }
                 self.queue.schedule(now + d, Event::TxEnd { node });
             }
