@@ -321,7 +321,8 @@ start = "0.99s"
         assert_eq!(std::fs::read_to_string(dir.join("sweep-runs.csv")).unwrap(), runs.to_csv());
         assert_eq!(std::fs::read_to_string(dir.join("sweep.csv")).unwrap(), agg.to_csv());
         assert_eq!(totals.events, reports.iter().map(|r| r.events).sum::<u64>());
-        let (t_runs, t_sum) = tables(&meta, &specs, &mut store).unwrap();
+        let (t_runs, t_sum, t_series) = tables(&meta, &specs, &mut store).unwrap();
+        assert!(t_series.rows.is_empty(), "no interval, no time series");
         assert_eq!((t_runs, t_sum), (runs, agg));
         // Resumed: nothing runs; a record missing is named.
         let resume = RunOptions { resume: true, ..opts };
