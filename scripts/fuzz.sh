@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets of crates/manetlab/tests/fuzz.rs for SECONDS
+# (default 600): scenario files (parse + validate, and short runs) and ns-2
+# movement files, seeded from scenarios/. Each round is a fresh random
+# proptest seed with MANETLAB_FUZZ_CASES x the default case counts (2,050
+# per round at x1). Every round runs under a 1 GB address-space limit and
+# a per-round timeout; prints the case counts at the end.
+#   scripts/fuzz.sh 3600            # an hour
+#   MANETLAB_FUZZ_CASES=50 scripts/fuzz.sh 600
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+scale=${MANETLAB_FUZZ_CASES:-20}
+cargo test --release -p manetlab --test fuzz --no-run 2>/dev/null
+bin=$(cargo test --release -p manetlab --test fuzz --no-run 2>&1 | grep -o 'target/release/deps/fuzz-[0-9a-f]*' | tail -1)
+end=$(( $(date +%s) + secs ))
+rounds=0; scen=0; runs=0; moves=0
+log=$(mktemp)
+while [ "$(date +%s)" -lt "$end" ]; do
+  if ! ( ulimit -v 1000000; MANETLAB_FUZZ_CASES=$scale timeout 600 "$bin" --nocapture --test-threads 1 ) >"$log" 2>&1; then
+    cat "$log"; echo "fuzz: FAILED in round $((rounds + 1)) (input above; proptest shrank it)"; exit 1
+  fi
+  rounds=$((rounds + 1))
+  scen=$((scen + $(grep -o 'fuzz: [0-9]* scenario files parsed' "$log" | grep -o '[0-9]*' || echo 0)))
+  runs=$((runs + $(grep -o 'validated, [0-9]* of them run' "$log" | grep -o '[0-9]*' || echo 0)))
+  moves=$((moves + $(grep -o 'fuzz: [0-9]* movement files' "$log" | grep -o '[0-9]*' || echo 0)))
+  v=$(grep -o 'fuzz: [0-9]* scenario files validated' "$log" | grep -o '[0-9]*' || echo 0)
+  scen=$((scen + v))
+done
+rm -f "$log"
+echo "fuzz: $rounds rounds, $scen scenario files (of which $runs run), $moves movement files: 0 failures"
