@@ -287,7 +287,8 @@ fn manifest_and_resolved_scenario_reproduce_summary_byte_for_byte() {
     assert_eq!(std::fs::read(a.join("flows.csv")).unwrap(), std::fs::read(b.join("flows.csv")).unwrap());
     // Every default is written out: keys absent from default.toml are in
     // the resolved file with their default values.
-    let original: toml::Table = std::fs::read_to_string(root().join("scenarios/default.toml")).unwrap().parse().unwrap();
+    let original: toml::Table =
+        std::fs::read_to_string(root().join("scenarios/default.toml")).unwrap().parse().unwrap();
     let text = std::fs::read_to_string(&resolved).unwrap();
     let r: toml::Table = text.parse().unwrap();
     for (section, key, value) in [
