@@ -20,8 +20,8 @@
 mod build;
 mod error;
 mod file;
-mod source;
 pub mod physics;
+mod source;
 pub mod sweep;
 pub mod units;
 
@@ -135,7 +135,9 @@ impl Scenario {
         sweep.positions = sweep
             .offsets
             .iter()
-            .filter_map(|(k, o)| src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p)))
+            .filter_map(|(k, o)| {
+                src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p))
+            })
             .collect();
         Ok(Scenario {
             name,
@@ -177,8 +179,11 @@ impl Scenario {
     pub fn config(&self, seed: u64) -> SimConfig {
         let mut cfg = self.base.clone();
         cfg.seed = seed;
+        // Generated flows are drawn from `run.seed` (or the generator's
+        // own `seed`), the same in every replication, so each flow is one
+        // row of the sweep and replication tables.
         for g in &self.generators {
-            cfg.flows.extend(g.expand(seed));
+            cfg.flows.extend(g.expand(self.seed));
         }
         cfg.nodes = match &self.topology {
             Topology::Fixed(p) => p.clone(),
