@@ -720,8 +720,13 @@ fn study(name: Option<String>, list: bool, a: StudyArgs) -> i32 {
 }
 
 /// A scenario without flows runs (routing, MAC and radio counters are
-/// still reported) but measures no traffic: say so rather than run silently.
+/// still reported) but measures no traffic: say so rather than run
+/// silently. Also prints the scenario's warnings (random waypoint with a
+/// minimum speed of 0, no warm-up).
 pub(crate) fn warn_if_no_flows(scenario: &Scenario, file: &std::path::Path) {
+    for w in &scenario.warnings {
+        eprintln!("warning: {}: {w}", file.display());
+    }
     if scenario.flow_count() == 0 {
         eprintln!("warning: {}: the scenario has no [[flow]]: no traffic will be measured", file.display());
     }

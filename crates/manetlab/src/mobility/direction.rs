@@ -26,8 +26,20 @@ pub struct RandomDirection {
 /// Distance along (cos a, sin a) from `p` to the edge of [0, w] x [0, h].
 fn to_edge(p: Position, a: f64, w: f64, h: f64) -> f64 {
     let (dx, dy) = (a.cos(), a.sin());
-    let tx = if dx > 1e-12 { (w - p.x) / dx } else if dx < -1e-12 { -p.x / dx } else { f64::INFINITY };
-    let ty = if dy > 1e-12 { (h - p.y) / dy } else if dy < -1e-12 { -p.y / dy } else { f64::INFINITY };
+    let tx = if dx > 1e-12 {
+        (w - p.x) / dx
+    } else if dx < -1e-12 {
+        -p.x / dx
+    } else {
+        f64::INFINITY
+    };
+    let ty = if dy > 1e-12 {
+        (h - p.y) / dy
+    } else if dy < -1e-12 {
+        -p.y / dy
+    } else {
+        f64::INFINITY
+    };
     tx.min(ty).max(0.0)
 }
 
@@ -41,10 +53,7 @@ impl RandomDirection {
         while t <= until {
             let v = rng.range_f64(self.speed_min, self.speed_max).max(1e-6);
             let d = to_edge(here, angle, w, h);
-            let to = Position::new(
-                (here.x + d * angle.cos()).clamp(0.0, w),
-                (here.y + d * angle.sin()).clamp(0.0, h),
-            );
+            let to = Position::new((here.x + d * angle.cos()).clamp(0.0, w), (here.y + d * angle.sin()).clamp(0.0, h));
             t += d / v;
             pts.push((t, to));
             t += self.pause.as_secs_f64();

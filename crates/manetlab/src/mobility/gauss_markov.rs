@@ -85,7 +85,8 @@ impl MobilityModel for GaussMarkov {
         (0..n)
             .map(|i| {
                 let (_, pts) = self.walk(&mut RngStream::new(seed, i as u64, Purpose::Mobility, 0), steps);
-                let timed: Vec<(f64, Position)> = pts.into_iter().enumerate().map(|(k, p)| (k as f64 * dt, p)).collect();
+                let timed: Vec<(f64, Position)> =
+                    pts.into_iter().enumerate().map(|(k, p)| (k as f64 * dt, p)).collect();
                 Trajectory::through(&timed)
             })
             .collect()

@@ -31,8 +31,11 @@ impl Rpgm {
     /// The reference point paths, one per group.
     pub fn references(&self, seed: u64, until: Time) -> Vec<Trajectory> {
         let r = self.radius;
-        let shrunk =
-            RandomWaypoint { width: self.reference.width - 2.0 * r, height: self.reference.height - 2.0 * r, ..self.reference.clone() };
+        let shrunk = RandomWaypoint {
+            width: self.reference.width - 2.0 * r,
+            height: self.reference.height - 2.0 * r,
+            ..self.reference.clone()
+        };
         (0..self.groups)
             .map(|g| {
                 let t = waypoint::trajectory(&shrunk, &mut RngStream::new(seed, g as u64, Purpose::Mobility, 1), until);
@@ -71,7 +74,8 @@ impl MobilityModel for Rpgm {
                     let d = self.radius * rng.unit().sqrt();
                     (d * a.cos(), d * a.sin())
                 };
-                let mut times: Vec<f64> = rp.legs().iter().map(|l| l.start.as_secs_f64()).filter(|&t| t <= end).collect();
+                let mut times: Vec<f64> =
+                    rp.legs().iter().map(|l| l.start.as_secs_f64()).filter(|&t| t <= end).collect();
                 let steps = (end / dt).ceil() as usize;
                 let offs: Vec<(f64, f64)> = (0..=steps + 1).map(|_| offset()).collect();
                 times.extend((0..=steps).map(|k| k as f64 * dt));

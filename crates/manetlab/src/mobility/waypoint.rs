@@ -96,7 +96,12 @@ pub fn trajectory(m: &RandomWaypoint, rng: &mut RngStream, until: Time) -> Traje
             Some(to) => {
                 let d = at.distance(&to);
                 if d > 0.0 {
-                    legs.push(Leg { start: Time::ZERO, from: at, vx: (to.x - at.x) / d * v, vy: (to.y - at.y) / d * v });
+                    legs.push(Leg {
+                        start: Time::ZERO,
+                        from: at,
+                        vx: (to.x - at.x) / d * v,
+                        vy: (to.y - at.y) / d * v,
+                    });
                     t = d / v;
                 }
                 legs.push(Leg { start: Time::from_secs_f64(t), from: to, vx: 0.0, vy: 0.0 });

@@ -89,7 +89,8 @@ pub fn axis_columns(axis: &SweepAxis) -> Vec<(Column, Vec<Value>)> {
     match list_elements(axis) {
         Some(el) => (0..el[0].len())
             .map(|j| {
-                let sub = SweepAxis { key: format!("{}.{j}", axis.key), values: el.iter().map(|e| e[j].clone()).collect() };
+                let sub =
+                    SweepAxis { key: format!("{}.{j}", axis.key), values: el.iter().map(|e| e[j].clone()).collect() };
                 axis_column(&sub)
             })
             .collect(),

@@ -369,7 +369,14 @@ mod tests {
     fn grid_stays_exact_while_nodes_move() {
         use crate::mobility::waypoint::{trajectories, RandomWaypoint};
         let radio = RadioConfig::default();
-        let m = RandomWaypoint { width: 3000.0, height: 1000.0, speed_min: 5.0, speed_max: 30.0, pause: Time::ZERO, steady_state: false };
+        let m = RandomWaypoint {
+            width: 3000.0,
+            height: 1000.0,
+            speed_min: 5.0,
+            speed_max: 30.0,
+            pause: Time::ZERO,
+            steady_state: false,
+        };
         let trajs = trajectories(&m, 120, 9, Time::from_secs(300));
         let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
         let mut ch = Channel::with_mobility(&radio, pos, trajs);

@@ -268,11 +268,15 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     for (g, gen) in generators.iter().enumerate() {
         for fl in gen.expand(0) {
             if let Some(prev) = names.insert(fl.name.clone(), usize::MAX) {
-                let what = if prev == usize::MAX { "another generated flow".to_string() } else { format!("[[flow]] #{prev}") };
+                let what =
+                    if prev == usize::MAX { "another generated flow".to_string() } else { format!("[[flow]] #{prev}") };
                 return Err(Diag::new(
                     ErrorKind::Inconsistent,
                     section_at(doc, &["flows", &g.to_string()]),
-                    format!("[[flows]] #{g} makes a flow named {:?}, as {what} is; give the generator a 'name' prefix", fl.name),
+                    format!(
+                        "[[flows]] #{g} makes a flow named {:?}, as {what} is; give the generator a 'name' prefix",
+                        fl.name
+                    ),
                 ));
             }
         }

@@ -23,9 +23,9 @@ pub mod defaults;
 mod error;
 mod file;
 pub mod input;
+pub mod physics;
 pub mod profile;
 mod source;
-pub mod physics;
 pub mod sweep;
 pub mod units;
 
@@ -176,7 +176,9 @@ impl Scenario {
         sweep.positions = sweep
             .offsets
             .iter()
-            .filter_map(|(k, o)| src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p)))
+            .filter_map(|(k, o)| {
+                src.error(Diag::new(ErrorKind::BadValue, At::Offset(*o), "")).position.map(|p| (k.clone(), p))
+            })
             .collect();
         Ok(Scenario {
             name,
@@ -225,7 +227,7 @@ impl Scenario {
 
     /// How many flows every replication has (without building a run).
     pub fn flow_count(&self) -> usize {
-        self.base.flows.len()
+        self.base.flows.len() + self.generators.iter().map(|g| g.count()).sum::<usize>()
     }
 
     /// The seeds of all replications: `seed`, `seed + 1`, ... (`replications` of them).
@@ -245,8 +247,11 @@ impl Scenario {
     pub fn config(&self, seed: u64) -> SimConfig {
         let mut cfg = self.base.clone();
         cfg.seed = seed;
+        // Generated flows are drawn from `run.seed` (or the generator's
+        // own `seed`), the same in every replication, so each flow is one
+        // row of the sweep and replication tables.
         for g in &self.generators {
-            cfg.flows.extend(g.expand(seed));
+            cfg.flows.extend(g.expand(self.seed));
         }
         cfg.nodes = match &self.topology {
             Topology::Fixed(p) => p.clone(),

@@ -193,7 +193,11 @@ mod tests {
             name: String::new(),
             src,
             dst,
-            traffic: Traffic::Cbr { size: 512, interval: crate::sim::Time::from_secs(1), jitter: crate::sim::Time::ZERO },
+            traffic: Traffic::Cbr {
+                size: 512,
+                interval: crate::sim::Time::from_secs(1),
+                jitter: crate::sim::Time::ZERO,
+            },
             start: crate::sim::Time::ZERO,
             stop: None,
         };

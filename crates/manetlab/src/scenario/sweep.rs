@@ -161,10 +161,7 @@ impl SweepSpec {
     pub fn merge(&self, cli: &[SweepAxis]) -> Result<SweepSpec, String> {
         for (i, a) in cli.iter().enumerate() {
             if cli[..i].iter().any(|b| b.key == a.key) {
-                return Err(format!(
-                    "--sweep {}: the key is swept twice; give all its values in one --sweep",
-                    a.key
-                ));
+                return Err(format!("--sweep {}: the key is swept twice; give all its values in one --sweep", a.key));
             }
         }
         let mut out = SweepSpec { offsets: self.offsets.clone(), positions: self.positions.clone(), dims: Vec::new() };
@@ -434,7 +431,9 @@ pub(crate) fn spec_from_file(
                 let o = edit_span(&["zip", gk]).unwrap_or(off);
                 return Err(bad(
                     o,
-                    format!("[sweep.zip] mixes axes and groups ('{gk}'); use [sweep.zip.NAME] tables for several groups"),
+                    format!(
+                        "[sweep.zip] mixes axes and groups ('{gk}'); use [sweep.zip.NAME] tables for several groups"
+                    ),
                 ));
             } else {
                 let axes = t.iter().map(|(k, v)| (k.clone(), edit_span(&["zip", k]).unwrap_or(off), v.clone()));

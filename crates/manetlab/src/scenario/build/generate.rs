@@ -15,9 +15,10 @@
 //! node count, its start times against the run. [`FlowGenerator::expand`]
 //! then draws the pairs and start times of one replication from the
 //! generator's own stream (seed, generator index, `Purpose::Traffic`), so a
-//! generator never reshuffles any other random draw. The seed is the
-//! replication's unless the generator fixes its own (`seed = 7`: the same
-//! flows in every replication).
+//! generator never reshuffles any other random draw. The seed is `run.seed`
+//! unless the generator names its own (`seed = 7`): the flows are the same
+//! in every replication (as one cbrgen file is), so each is one row of the
+//! sweep tables; sweep `flows.0.seed` to average over traffic patterns.
 
 use super::flow::flow;
 use super::*;
@@ -68,7 +69,7 @@ impl FlowGenerator {
         self.count as usize
     }
 
-    /// The flows of replication `seed`.
+    /// The flows drawn with `seed` (the generator's own `seed` key wins).
     pub fn expand(&self, seed: u64) -> Vec<FlowConfig> {
         let mut rng = RngStream::new(self.seed.unwrap_or(seed), self.index as u64, Purpose::Traffic, 0);
         let (n, count) = (self.n, self.count as usize);
@@ -147,9 +148,8 @@ fn value_at(v: &toml_edit::Value) -> usize {
 }
 
 fn duration(v: &toml_edit::Value, key: &str) -> Result<Time, Diag> {
-    let bad = || {
-        Diag::at(ErrorKind::BadValue, value_at(v), format!("'{key}' must be a time such as \"10s\" or \"250ms\""))
-    };
+    let bad =
+        || Diag::at(ErrorKind::BadValue, value_at(v), format!("'{key}' must be a time such as \"10s\" or \"250ms\""));
     let s = v.as_str().ok_or_else(bad)?;
     s.parse::<Duration>().map(|d| d.0).map_err(|e| Diag::at(ErrorKind::BadValue, value_at(v), format!("'{key}': {e}")))
 }
@@ -213,7 +213,11 @@ fn generator(g: usize, t: &Table, head: usize, n: u64, first: usize, dur: Time) 
             Diag::at(
                 ErrorKind::MissingKey,
                 at_key("pairs"),
-                format!("pairs = \"{}\" needs '{}', the node", if k == "dst" { "to-node" } else { "from-node" }, key(k)),
+                format!(
+                    "pairs = \"{}\" needs '{}', the node",
+                    if k == "dst" { "to-node" } else { "from-node" },
+                    key(k)
+                ),
             )
         })?;
         match v.as_integer() {
@@ -383,9 +387,9 @@ fn generator(g: usize, t: &Table, head: usize, n: u64, first: usize, dur: Time) 
     let last_start = match start {
         Start::Fixed(t) => t,
         Start::Uniform(_, b) => b,
-        Start::Every { from, step } => Time::from_secs_f64(
-            from.as_secs_f64() + step.as_secs_f64() * f64::from(count.saturating_sub(1)),
-        ),
+        Start::Every { from, step } => {
+            Time::from_secs_f64(from.as_secs_f64() + step.as_secs_f64() * f64::from(count.saturating_sub(1)))
+        }
     };
     if last_start >= dur {
         return Err(Diag::at(
@@ -441,7 +445,12 @@ fn generator(g: usize, t: &Table, head: usize, n: u64, first: usize, dur: Time) 
             return Err(Diag::at(
                 ErrorKind::Inconsistent,
                 at_key("stop"),
-                format!("'{}' ({}) must be after the last start ({})", key("stop"), Duration(stop), Duration(last_start)),
+                format!(
+                    "'{}' ({}) must be after the last start ({})",
+                    key("stop"),
+                    Duration(stop),
+                    Duration(last_start)
+                ),
             ));
         }
     }

@@ -115,15 +115,15 @@ pub(super) fn mobility(
             let rwp = RandomWaypoint { width: w, height: h, speed_min: v[0].0, speed_max: v[1].0, pause, steady_state };
             return match model {
                 Model::Rwp => Ok(MobilityPlan::RandomWaypoint(rwp)),
-                Model::Direction => Ok(MobilityPlan::Model(std::sync::Arc::new(
-                    crate::mobility::direction::RandomDirection {
+                Model::Direction => {
+                    Ok(MobilityPlan::Model(std::sync::Arc::new(crate::mobility::direction::RandomDirection {
                         width: w,
                         height: h,
                         speed_min: v[0].0,
                         speed_max: v[1].0,
                         pause,
-                    },
-                ))),
+                    })))
+                }
                 _ => {
                     let groups = match &m.groups {
                         Some(g) if *g.get_ref() == 0 => {
