@@ -9,13 +9,33 @@
 
 use super::store::{flow_cells_columns, Record, Store};
 use super::sweep::{Spec, SweepMeta};
-use crate::output::flows::flows_columns;
+use crate::output::aggregate::aggregate;
+use crate::output::flows::{flows_columns, summarised_metrics, FLOW_KEYS};
 use crate::output::sweep::{axis_column, point_cells, sweep_summary};
 use crate::output::{Column, Table, Value};
 use crate::study::sweep::Aggregate;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
+
+/// [`sweep_summary`] of one point's rows, with the axis column names worked
+/// out once (not per point: an axis may have thousands of values).
+struct Summarizer {
+    keys: Vec<String>,
+    metrics: Vec<&'static str>,
+}
+
+impl Summarizer {
+    fn new(meta: &SweepMeta) -> Summarizer {
+        let mut keys: Vec<String> = meta.axes.iter().map(|a| axis_column(a).0.name).collect();
+        keys.extend(FLOW_KEYS.iter().map(|k| k.to_string()));
+        Summarizer { keys, metrics: summarised_metrics() }
+    }
+    fn of(&self, runs: &Table) -> Table {
+        let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        aggregate("sweep", runs, &keys, &self.metrics)
+    }
+}
 
 /// The runs of `specs` the store does not hold (with their fingerprint).
 pub fn missing<'a>(specs: &'a [Spec], store: &Store) -> Vec<&'a Spec> {
@@ -73,8 +93,9 @@ fn for_each_point(
 pub fn tables(meta: &SweepMeta, specs: &[Spec], store: &mut Store) -> std::io::Result<(Table, Table)> {
     let mut runs: Option<Table> = None;
     let mut summary: Option<Table> = None;
+    let summarize = Summarizer::new(meta);
     for_each_point(meta, specs, store, |_, t, _| {
-        let s = sweep_summary(&t, &meta.axes);
+        let s = summarize.of(&t);
         match (&mut runs, &mut summary) {
             (Some(r), Some(a)) => {
                 r.rows.extend(t.rows);
@@ -112,6 +133,7 @@ pub fn write_outputs(dir: &Path, meta: &SweepMeta, specs: &[Spec], store: &mut S
     let mut flow_names: Vec<String> = Vec::new();
     let gi = flows_columns(&prefix).iter().position(|c| c.name == "goodput_bps").expect("goodput column");
     let fi = flows_columns(&prefix).iter().position(|c| c.name == "flow").expect("flow column");
+    let summarize = Summarizer::new(meta);
     for_each_point(meta, specs, store, |p, t, recs| {
         for row in &t.rows {
             w.write_record(row.iter().map(Value::to_field))?;
@@ -137,7 +159,7 @@ pub fn write_outputs(dir: &Path, meta: &SweepMeta, specs: &[Spec], store: &mut S
                 totals.unbalanced.push(r.key.clone());
             }
         }
-        let s = sweep_summary(&t, &meta.axes);
+        let s = summarize.of(&t);
         match &mut summary {
             Some(a) => a.rows.extend(s.rows),
             None => summary = Some(s),
