@@ -57,7 +57,7 @@ fn three_shards_in_separate_processes_merge_to_the_unsharded_sweep() {
         assert!(c.wait().unwrap().success());
     }
     // Each shard ran only its share, and wrote no aggregate.
-    let plan = ok(manetlab(&["plan"]).args(&SWEEP).output().unwrap());
+    let plan = ok(manetlab(&["plan"]).args(SWEEP).output().unwrap());
     let lines: Vec<serde_json::Value> =
         String::from_utf8(plan.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 12);
@@ -67,7 +67,7 @@ fn three_shards_in_separate_processes_merge_to_the_unsharded_sweep() {
     let mut union = BTreeSet::new();
     for (i, d) in dirs.iter().enumerate() {
         assert!(!d.join("sweep.csv").exists());
-        let o = ok(manetlab(&["plan"]).args(&SWEEP).args(["--shard", &format!("{i}/3")]).output().unwrap());
+        let o = ok(manetlab(&["plan"]).args(SWEEP).args(["--shard", &format!("{i}/3")]).output().unwrap());
         let keys: BTreeSet<String> = String::from_utf8(o.stdout)
             .unwrap()
             .lines()
@@ -130,7 +130,7 @@ fn a_flipped_digit_in_the_store_is_detected_on_resume_and_the_run_redone() {
     assert_eq!(std::fs::read(d.join("sweep-runs.csv")).unwrap(), csv, "the damaged run was redone");
     // A different binary (or config) does not reuse the runs either:
     // fingerprints name the build.
-    let plan = ok(manetlab(&["plan"]).args(&SWEEP).output().unwrap());
+    let plan = ok(manetlab(&["plan"]).args(SWEEP).output().unwrap());
     let fp = serde_json::from_str::<serde_json::Value>(String::from_utf8(plan.stdout).unwrap().lines().next().unwrap())
         .unwrap()["fingerprint"]
         .as_str()

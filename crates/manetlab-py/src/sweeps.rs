@@ -292,7 +292,7 @@ impl SweepJob {
                 std::fs::create_dir_all(d).map_err(|e| os_err(d, e))?;
                 xsweep::write_plan_files(d, &meta, &specs).map_err(|e| os_err(d, e))?;
                 let runs = d.join("runs");
-                let st = if resume { Store::open(&[runs.clone()], true) } else { Ok(Store::memory()) };
+                let st = if resume { Store::open(std::slice::from_ref(&runs), true) } else { Ok(Store::memory()) };
                 let st = st.map_err(|e| os_err(&runs, e))?;
                 let w = Writer::open(&runs, "runs.jsonl", !resume).map_err(|e| os_err(&runs, e))?;
                 (st, Some(w))

@@ -383,7 +383,7 @@ mod tests {
         text = text.replace("0.3333333333333333", "0.3333333333333334");
         text.push_str("{\"key\":\"c\",\"fing");
         std::fs::write(&path, &text).unwrap();
-        let mut s = Store::open(&[dir.clone()], false).unwrap();
+        let mut s = Store::open(std::slice::from_ref(&dir), false).unwrap();
         assert_eq!(s.damaged.len(), 2, "{:?}", s.damaged);
         assert!(s.damaged[0].contains("checksum mismatch") && s.damaged[0].contains("(run b)"), "{:?}", s.damaged);
         assert_eq!(s.get("a", "00000000000000aa").unwrap(), Some(rec("a", "00000000000000aa", 0.1)));
@@ -394,7 +394,7 @@ mod tests {
         let mut w = Writer::open(&dir, "runs.jsonl", false).unwrap();
         w.append(&rec("b", "00000000000000bb", 1.0 / 3.0)).unwrap();
         w.close().unwrap();
-        let mut s = Store::open(&[dir.clone()], false).unwrap();
+        let mut s = Store::open(std::slice::from_ref(&dir), false).unwrap();
         let b = s.get("b", "00000000000000bb").unwrap().unwrap();
         assert_eq!(b.flows[0][2].as_f64(), Some(1.0 / 3.0));
         assert_eq!(s.len(), 2);

@@ -108,6 +108,14 @@ impl Shard {
     }
 }
 
+/// Whether run `key` is in `shard` (every run is when there is no shard).
+fn owned(shard: Option<Shard>, key: &str) -> bool {
+    match shard {
+        Some(s) => s.owns(key),
+        None => true,
+    }
+}
+
 /// One run of a plan as `manetlab plan` prints it and `plan.jsonl` holds it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
@@ -312,7 +320,7 @@ pub fn run(plan: &SweepPlan, dir: Option<&Path>, opts: &RunOptions) -> Result<Ru
     }
     let io = |what: &Path, e: std::io::Error| ExecError::Other(format!("{}: {e}", what.display()));
     let specs = specs(plan);
-    let mine: Vec<usize> = (0..jobs.len()).filter(|&i| opts.shard.map_or(true, |s| s.owns(&jobs[i].key))).collect();
+    let mine: Vec<usize> = (0..jobs.len()).filter(|&i| owned(opts.shard, &jobs[i].key)).collect();
     let existing = match (dir, opts.resume) {
         (Some(d), true) => Store::open(&[d.to_path_buf()], true).map_err(|e| io(d, e))?,
         _ => Store::memory(),
@@ -385,7 +393,7 @@ pub fn runs_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
 /// Prints `plan` as JSON lines (as `manetlab plan`) to `out`; with a
 /// shard, only its runs.
 pub fn print_plan(out: &mut dyn Write, meta: &SweepMeta, specs: &[Spec], shard: Option<Shard>) -> std::io::Result<()> {
-    for s in specs.iter().filter(|s| shard.map_or(true, |sh| sh.owns(&s.key))) {
+    for s in specs.iter().filter(|s| owned(shard, &s.key)) {
         writeln!(out, "{}", spec_line(meta, s))?;
     }
     Ok(())

@@ -9,14 +9,34 @@
 
 use super::store::{flow_cells_columns, timeseries_cells_columns, Record, Store};
 use super::sweep::{Spec, SweepMeta};
-use crate::output::flows::flows_columns;
-use crate::output::sweep::{axis_columns, point_cells, sweep_summary};
+use crate::output::aggregate::aggregate;
+use crate::output::flows::{flows_columns, summarised_metrics, FLOW_KEYS};
+use crate::output::sweep::{axis_column_names, axis_columns, point_cells, sweep_summary};
 use crate::output::timeseries::timeseries_columns;
 use crate::output::{Column, Table, Value};
 use crate::study::sweep::Aggregate;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
+
+/// [`sweep_summary`] of one point's rows, with the axis column names worked
+/// out once (not per point: an axis may have thousands of values).
+struct Summarizer {
+    keys: Vec<String>,
+    metrics: Vec<&'static str>,
+}
+
+impl Summarizer {
+    fn new(meta: &SweepMeta) -> Summarizer {
+        let mut keys: Vec<String> = axis_column_names(&meta.axes);
+        keys.extend(FLOW_KEYS.iter().map(|k| k.to_string()));
+        Summarizer { keys, metrics: summarised_metrics() }
+    }
+    fn of(&self, runs: &Table) -> Table {
+        let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        aggregate("sweep", runs, &keys, &self.metrics)
+    }
+}
 
 /// The runs of `specs` the store does not hold (with their fingerprint).
 pub fn missing<'a>(specs: &'a [Spec], store: &Store) -> Vec<&'a Spec> {
@@ -92,10 +112,11 @@ fn for_each_point(
 pub fn tables(meta: &SweepMeta, specs: &[Spec], store: &mut Store) -> std::io::Result<(Table, Table, Table)> {
     let (_, prefix) = axis_cols(meta);
     let mut runs = Table::new("sweep-runs", flows_columns(&prefix));
-    let mut summary = sweep_summary(&runs, &meta.axes);
+    let summarize = Summarizer::new(meta);
+    let mut summary = summarize.of(&runs);
     let mut series = Table::new("sweep-timeseries", timeseries_columns(&prefix));
     for_each_point(meta, specs, store, |_, t, ts, _| {
-        summary.rows.extend(sweep_summary(&t, &meta.axes).rows);
+        summary.rows.extend(summarize.of(&t).rows);
         runs.rows.extend(t.rows);
         series.rows.extend(ts.rows);
         Ok(())
@@ -122,6 +143,7 @@ pub fn write_outputs(dir: &Path, meta: &SweepMeta, specs: &[Spec], store: &mut S
     let mut flow_names: Vec<String> = Vec::new();
     let gi = flows_columns(&prefix).iter().position(|c| c.name == "goodput_bps").expect("goodput column");
     let fi = flows_columns(&prefix).iter().position(|c| c.name == "flow").expect("flow column");
+    let summarize = Summarizer::new(meta);
     for_each_point(meta, specs, store, |p, t, ts, recs| {
         for row in &t.rows {
             w.write_record(row.iter().map(Value::to_field))?;
@@ -157,7 +179,7 @@ pub fn write_outputs(dir: &Path, meta: &SweepMeta, specs: &[Spec], store: &mut S
                 totals.unbalanced.push(r.key.clone());
             }
         }
-        let s = sweep_summary(&t, &meta.axes);
+        let s = summarize.of(&t);
         match &mut summary {
             Some(a) => a.rows.extend(s.rows),
             None => summary = Some(s),
