@@ -489,8 +489,15 @@ impl Study for Mrc {
             doc.table(&t);
         }
         doc.section("Topology: is the network connected?");
-        let mut t = Table::new(&["max speed (m/s)", "pause (s)", "mean degree (ours)", "mean degree (ns-3)", "flows connected (ours)", "flows connected (ns-3)"])
-            .align("rrrrrr");
+        let mut t = Table::new(&[
+            "max speed (m/s)",
+            "pause (s)",
+            "mean degree (ours)",
+            "mean degree (ns-3)",
+            "flows connected (ours)",
+            "flows connected (ns-3)",
+        ])
+        .align("rrrrrr");
         for r in f.rows.iter().filter(|r| r.protocol == "aodv") {
             let ns3 = r.ns3.as_ref();
             t.row([
@@ -504,8 +511,14 @@ impl Study for Mrc {
         }
         doc.table(&t);
         doc.section("Counters: where packets were lost (manetlab, summed over runs)");
-        let mut t = Table::new(&["max speed (m/s)", "pause (s)", "protocol", "drops by ns-2 reason", "ns-3: refused at the source"])
-            .align("rrlll");
+        let mut t = Table::new(&[
+            "max speed (m/s)",
+            "pause (s)",
+            "protocol",
+            "drops by ns-2 reason",
+            "ns-3: refused at the source",
+        ])
+        .align("rrlll");
         for r in &f.rows {
             let d: Vec<String> = r.drops.iter().map(|(k, v)| format!("{k} {v}")).collect();
             t.row([

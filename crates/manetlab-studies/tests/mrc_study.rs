@@ -37,8 +37,8 @@ fn quick_study_produces_every_table_beside_the_references() {
         let g = ours["goodput_kbps"]["mean"].as_f64().unwrap();
         assert!(g > 0.0 && g <= 20.48 * 1.001, "{p}: goodput {g}");
         assert!(ours["nrl"]["mean"].as_f64().unwrap() > 0.0, "{p} sends routing packets");
-        // The reference cells are the stored ns-3 runs (3 seeds).
-        assert_eq!(r["ns3"]["pdr"]["n"].as_u64(), Some(3), "{p}");
+        // The reference cells are the stored ns-3 runs (2-3 seeds).
+        assert!(r["ns3"]["pdr"]["n"].as_u64().unwrap() >= 2, "{p}");
         assert_eq!(r["ns2"].is_null(), p == "olsr", "{p}: ns-2.35 has no OLSR");
         // Same mobility for every protocol: same topology numbers.
         assert_eq!(ours["mean_degree"]["mean"], rows[0]["ours"]["mean_degree"]["mean"]);

@@ -5,10 +5,10 @@
 mod common;
 use common::*;
 use manetlab::config::{Position, SimConfig};
-use manetlab::net::wired::{LinkConfig, WiredConfig};
-use manetlab::sim::Time;
 use manetlab::metrics::trace::{self, Ns2Format, PcapMode, TraceOptions};
 use manetlab::net::routing::{AodvConfig, DsdvConfig, OlsrConfig, RoutingConfig};
+use manetlab::net::wired::{LinkConfig, WiredConfig};
+use manetlab::sim::Time;
 use manetlab::Simulation;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the ns-3 reference for the mrc study: every (seed, point, protocol)
 # of the grid below, JOBS at a time, appending one CSV line per run to
-# data/reference/mrc/ns3-runs.csv (runs already there are skipped, so the
+# crates/manetlab-studies/data/reference/mrc/ns3-runs.csv (runs already there are skipped, so the
 # script resumes). Seeds are the outer loop so an interrupted run leaves
 # whole seeds. Usage: [POINTS="speed:pause ..."] scripts/ns3/mrc/run.sh [SEEDS] [JOBS]
 # (the study used POINTS="1:0 20:0" with 3 seeds, then 20:100 as time allowed)
@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 [ -x ./mrc ] || ./build.sh
 SEEDS=${1:-5}
 JOBS=${2:-2}
-OUT=../../../data/reference/mrc/ns3-runs.csv
+OUT=../../../crates/manetlab-studies/data/reference/mrc/ns3-runs.csv
 # The unit-disk range for mean degree / connectivity: ns-3's preamble
 # detection needs -82 dBm; Friis at 5.15 GHz (ns-3's default frequency,
 # which the example does not change) from 7.5 dBm reaches it at 138.5 m.

@@ -185,9 +185,10 @@ pub fn read_hna(b: &[u8], out: &mut Vec<(u32, u32)>) -> Option<()> {
     if b.len() % 8 != 0 {
         return None;
     }
-    out.extend(b.chunks_exact(8).map(|c| {
-        (u32::from_be_bytes([c[0], c[1], c[2], c[3]]), u32::from_be_bytes([c[4], c[5], c[6], c[7]]))
-    }));
+    out.extend(
+        b.chunks_exact(8)
+            .map(|c| (u32::from_be_bytes([c[0], c[1], c[2], c[3]]), u32::from_be_bytes([c[4], c[5], c[6], c[7]]))),
+    );
     Some(())
 }
 
