@@ -185,6 +185,40 @@ enum Cmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Why two simulator profiles disagree on a scenario: runs it under both,
+    /// switches each differing choice of the profile table (docs/profiles.md)
+    /// one at a time, and writes explain.md, explain.csv, waterfall.csv and
+    /// waterfall SVGs attributing each flow's goodput, delay and delivery
+    /// difference to the choices.
+    Explain {
+        /// The scenario (TOML).
+        file: PathBuf,
+        /// The first profile (ns2, ns3, cmu1999).
+        #[arg(long, default_value = "ns2")]
+        profile: String,
+        /// The profile to compare with.
+        #[arg(long)]
+        vs: String,
+        /// Seeds per configuration.
+        #[arg(long, default_value_t = 1)]
+        runs: u32,
+        /// First seed (default: [run] seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// How many of the choices that interact most (first and last
+        /// effects differ most) are also switched two at a time.
+        #[arg(long, default_value_t = 6)]
+        pairs: usize,
+        /// Orders the choices are switched in for the Shapley values.
+        #[arg(long, default_value_t = 8)]
+        orders: usize,
+        /// Override a key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Output directory (default: out/explain-<file stem>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Reproduce a paper's experiment: runs, report.md with published numbers beside ours, figures.
     Study {
         /// Study name (see --list).
@@ -236,6 +270,9 @@ fn main() {
         Cmd::Merge { dirs, out, quiet } => sweep::merge(&dirs, &out, quiet),
         Cmd::Plan(args) => plan(args),
         Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
+        Cmd::Explain { file, profile, vs, runs, seed, pairs, orders, set, out } => {
+            explain(file, &profile, &vs, runs, seed, (pairs, orders), set, out)
+        }
         Cmd::Study { name, list, runs, quick, seed, out, resume, strict, no_title } => {
             let style = manetlab::study::FigureStyle { title: !no_title };
             study(name, list, StudyArgs { runs, quick, seed, out, resume, strict, style })
@@ -250,6 +287,70 @@ fn load(file: &std::path::Path, set: &[String]) -> Result<Scenario, i32> {
         eprintln!("error: {e}");
         2
     })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    file: PathBuf,
+    a: &str,
+    b: &str,
+    runs: u32,
+    seed: Option<u64>,
+    (pairs, orders): (usize, usize),
+    set: Vec<String>,
+    out: Option<PathBuf>,
+) -> i32 {
+    use manetlab::scenario::Profile;
+    let names = || Profile::ALL.map(|p| p.name()).join(", ");
+    let (Some(pa), Some(pb)) = (Profile::parse(a), Profile::parse(b)) else {
+        eprintln!("error: profiles are {}; got --profile {a} --vs {b}", names());
+        return 2;
+    };
+    let sc = match load(&file, &set) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let first = seed.unwrap_or(sc.seed());
+    let seeds: Vec<u64> = (0..runs.max(1) as u64).map(|i| first + i).collect();
+    let dir = out.unwrap_or_else(|| {
+        PathBuf::from("out").join(format!(
+            "explain-{}",
+            file.file_stem().map_or("scenario".into(), |s| s.to_string_lossy().into_owned())
+        ))
+    });
+    let ex = match manetlab::exec::explain::explain(&file, &set, pa, pb, &seeds, pairs, orders) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if let Err(e) = ex.write(&dir) {
+        eprintln!("error: writing {}: {e}", dir.display());
+        return 1;
+    }
+    for (f, name) in ex.flow_names.iter().enumerate() {
+        let g = |p: &manetlab::exec::explain::Point| p.values[f][0].map_or("-".into(), |v| format!("{v:.1}"));
+        let pct = |x: Option<f64>| x.map_or("-".into(), |x| format!("{:.0}%", x * 100.0));
+        println!(
+            "{name}: goodput {pa} {} kbit/s, {pb} {} kbit/s; attributed to named choices: {} (unsettled between them: {})",
+            g(&ex.base_a),
+            g(&ex.base_b),
+            pct(ex.attributed(f, 0)),
+            pct(ex.unsettled(f, 0))
+        );
+        for x in ex.attributions(f, 0) {
+            let ci = x.shapley_ci95.map_or(String::new(), |c| format!(" ± {c:.1}"));
+            println!(
+                "  {:<16} {:>+9.1}{ci} kbit/s (alone: {:+.1})",
+                x.choice,
+                x.shapley.unwrap_or(0.0),
+                x.first.unwrap_or(0.0)
+            );
+        }
+    }
+    println!("wrote {}", dir.join("explain.md").display());
+    0
 }
 
 /// The sweep axes of a scenario and `--sweep` arguments; exit 2 on error.

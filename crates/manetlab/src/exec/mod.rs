@@ -12,6 +12,7 @@
 //! - [`run_task`]: one run as a pure function of (resolved scenario text,
 //!   seed), the unit a distributed executor ships to a worker.
 
+pub mod explain;
 pub mod store;
 pub mod summary;
 pub mod sweep;

@@ -1,0 +1,128 @@
+// TCP over a static chain in ns-3.37 with ns-3's own defaults, the
+// reference for manetlab's `profile = "ns3"` (docs/profiles.md).
+//
+// Written for manetlab (issue 24); uses only ns-3's public helper API.
+// Build and run: scripts/ns3/run.sh (g++ against libns3-dev).
+//
+// What is set explicitly (everything else is ns-3's default):
+//   802.11b (WIFI_STANDARD_80211b), ConstantRateWifiManager DSSS 2 Mbit/s
+//   for data and control, ad hoc MAC, YansWifiPhy/YansWifiChannel with the
+//   helpers' defaults (LogDistance exponent 3 at 46.6777 dB/1 m, 16.0206 dBm,
+//   ThresholdPreambleDetectionModel -82 dBm / 4 dB, RxSensitivity -101 dBm,
+//   CcaEdThreshold -62 dBm, noise figure 7 dB, RTS off), nodes `spacing`
+//   apart on a line, static host routes along the chain, one BulkSend TCP
+//   flow 0 -> hops from 1 s, PacketSink at the last node.
+//   TCP: ns-3 defaults (NewReno, 536 B segments, DelAckCount 2, MinRto 1 s,
+//   128 KiB buffers) except SACK off (manetlab does not model SACK).
+// Prints one line: RESULT hops=H seed=S spacing=D goodput_kbps=G rx_bytes=B
+// with goodput counted from `from` to `stop` seconds.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/wifi-module.h"
+
+#include <iostream>
+
+using namespace ns3;
+
+static uint64_t g_bytes = 0;
+static double g_from = 10.0;
+
+static void
+OnRx(Ptr<const Packet> p, const Address&)
+{
+    if (Simulator::Now().GetSeconds() >= g_from)
+    {
+        g_bytes += p->GetSize();
+    }
+}
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t hops = 4;
+    uint32_t seed = 1;
+    double spacing = 40.0;
+    double stop = 100.0;
+    bool sack = false;
+    CommandLine cmd;
+    cmd.AddValue("hops", "hops of the chain", hops);
+    cmd.AddValue("seed", "run number", seed);
+    cmd.AddValue("spacing", "metres between neighbours", spacing);
+    cmd.AddValue("stop", "end of the run, s", stop);
+    cmd.AddValue("from", "goodput counted from, s", g_from);
+    cmd.AddValue("sack", "TCP SACK (ns-3's default: on)", sack);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+
+    NodeContainer nodes;
+    nodes.Create(hops + 1);
+
+    WifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211b);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                 "DataMode", StringValue("DsssRate2Mbps"),
+                                 "ControlMode", StringValue("DsssRate2Mbps"));
+    YansWifiPhyHelper phy;
+    YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+    phy.SetChannel(channel.Create());
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    NetDeviceContainer devs = wifi.Install(phy, mac, nodes);
+
+    MobilityHelper mobility;
+    Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+    for (uint32_t i = 0; i <= hops; ++i)
+    {
+        pos->Add(Vector(i * spacing, 0.0, 0.0));
+    }
+    mobility.SetPositionAllocator(pos);
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mobility.Install(nodes);
+
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifs = addr.Assign(devs);
+
+    // Host routes along the chain, both directions.
+    Ipv4StaticRoutingHelper srh;
+    for (uint32_t i = 0; i <= hops; ++i)
+    {
+        Ptr<Ipv4StaticRouting> rt = srh.GetStaticRouting(nodes.Get(i)->GetObject<Ipv4>());
+        for (uint32_t j = 0; j <= hops; ++j)
+        {
+            if (j == i || j == i + 1 || j + 1 == i)
+            {
+                continue;
+            }
+            uint32_t next = j > i ? i + 1 : i - 1;
+            rt->AddHostRouteTo(ifs.GetAddress(j), ifs.GetAddress(next), 1);
+        }
+    }
+
+    uint16_t port = 9;
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer sinkApp = sink.Install(nodes.Get(hops));
+    sinkApp.Start(Seconds(0.0));
+    sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnRx));
+    BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(ifs.GetAddress(hops), port));
+    src.SetAttribute("MaxBytes", UintegerValue(0));
+    ApplicationContainer srcApp = src.Install(nodes.Get(0));
+    srcApp.Start(Seconds(1.0));
+
+    Simulator::Stop(Seconds(stop));
+    Simulator::Run();
+    double kbps = g_bytes * 8.0 / (stop - g_from) / 1000.0;
+    std::cout << "RESULT hops=" << hops << " seed=" << seed << " spacing=" << spacing
+              << " goodput_kbps=" << kbps << " rx_bytes=" << g_bytes << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
