@@ -202,8 +202,8 @@ impl SweepSpec {
     pub fn locate(&self, point: &[(String, String)], mut e: ScenarioError) -> ScenarioError {
         let Some(arg) = e.override_arg.clone() else { return e };
         let Some((k, v)) = point.iter().find(|(k, v)| format!("{k}={v}") == arg) else { return e };
-        e.message = format!("sweep point \"{k}\" = {v}: {}", e.message);
         if let Some(pos) = self.position(k) {
+            e.message = format!("sweep point \"{k}\" = {v}: {}", e.message);
             e.position = Some(pos);
             e.override_arg = None;
         }
