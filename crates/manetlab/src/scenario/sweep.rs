@@ -411,7 +411,9 @@ pub(crate) fn spec_from_file(
             _ => None,
         }
     };
-    let mut zips: Vec<(usize, Vec<(String, usize, toml::Value)>)> = Vec::new();
+    // (group offset, its axes: key, offset, value).
+    type Group = (usize, Vec<(String, usize, toml::Value)>);
+    let mut zips: Vec<Group> = Vec::new();
     for (k, v) in map {
         let off = v.span().start;
         if k == "zip" {
