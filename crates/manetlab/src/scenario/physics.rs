@@ -186,8 +186,8 @@ mod tests {
 
     #[test]
     fn a_chain_at_200m_spacing_under_the_ns2_default_radio() {
-        let mut cfg = SimConfig::default();
-        cfg.nodes = (0..4).map(|i| Position::new(200.0 * i as f64, 0.0)).collect();
+        let mut cfg =
+            SimConfig { nodes: (0..4).map(|i| Position::new(200.0 * i as f64, 0.0)).collect(), ..Default::default() };
         cfg.nodes.push(Position::new(5000.0, 0.0));
         let flow = |src, dst| FlowConfig {
             name: String::new(),

@@ -202,8 +202,8 @@ impl SweepSpec {
     pub fn locate(&self, point: &[(String, String)], mut e: ScenarioError) -> ScenarioError {
         let Some(arg) = e.override_arg.clone() else { return e };
         let Some((k, v)) = point.iter().find(|(k, v)| format!("{k}={v}") == arg) else { return e };
-        e.message = format!("sweep point \"{k}\" = {v}: {}", e.message);
         if let Some(pos) = self.position(k) {
+            e.message = format!("sweep point \"{k}\" = {v}: {}", e.message);
             e.position = Some(pos);
             e.override_arg = None;
         }
@@ -411,7 +411,9 @@ pub(crate) fn spec_from_file(
             _ => None,
         }
     };
-    let mut zips: Vec<(usize, Vec<(String, usize, toml::Value)>)> = Vec::new();
+    // (group offset, its axes: key, offset, value).
+    type Group = (usize, Vec<(String, usize, toml::Value)>);
+    let mut zips: Vec<Group> = Vec::new();
     for (k, v) in map {
         let off = v.span().start;
         if k == "zip" {

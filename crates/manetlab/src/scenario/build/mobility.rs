@@ -161,7 +161,7 @@ pub(super) fn mobility(
                     "missing 'mobility.mean_speed': gauss-markov needs a mean speed, e.g. \"10m/s\"",
                 )
             })?;
-            if !(v.get_ref().0 > 0.0) {
+            if v.get_ref().0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                 return Err(err(ErrorKind::OutOfRange, v, "'mobility.mean_speed' must be greater than zero"));
             }
             let alpha = match &m.alpha {
