@@ -103,6 +103,9 @@ def sweep(
     resume: bool = True,
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> pd.DataFrame: ...
 def sweep_results(
     scenario: Union[Scenario, PathLike],
@@ -113,6 +116,9 @@ def sweep_results(
     resume: bool = True,
     jobs: Optional[int] = None,
     progress: Optional[bool] = None,
+    executor: Any = None,
+    retries: int = 3,
+    full_reports: bool = False,
 ) -> SweepResults: ...
 def load(path: PathLike) -> Union[Results, SweepResults]: ...
 def study(
