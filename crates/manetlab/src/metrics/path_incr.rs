@@ -67,7 +67,8 @@ pub(super) fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], rang
         };
         src_of.push(k);
     }
-    let mut scratch = Scratch { in_a: vec![false; n], list: Vec::new(), queue: VecDeque::new(), heap: BinaryHeap::new() };
+    let mut scratch =
+        Scratch { in_a: vec![false; n], list: Vec::new(), queue: VecDeque::new(), heap: BinaryHeap::new() };
     let mut out: Vec<Vec<Span>> = vec![Vec::new(); pairs.len()];
     let (mut lo, mut hi) = (0usize, 0usize);
     let mut prev_mid: Option<f64> = None;
@@ -198,7 +199,8 @@ fn crossings(trajs: &[Trajectory], range: f64, end: f64) -> Vec<(f64, u32, u32)>
             ext = ext.max(b[2] - b[0]).max(b[3] - b[1]);
         }
         let size = reach + ext;
-        let cell = |b: &[f64; 4]| (((b[0] + b[2]) / 2.0 / size).floor() as i64, ((b[1] + b[3]) / 2.0 / size).floor() as i64);
+        let cell =
+            |b: &[f64; 4]| (((b[0] + b[2]) / 2.0 / size).floor() as i64, ((b[1] + b[3]) / 2.0 / size).floor() as i64);
         grid.values_mut().for_each(Vec::clear);
         for (i, b) in boxes.iter().enumerate() {
             grid.entry(cell(b)).or_default().push(i as u32);
