@@ -70,9 +70,10 @@ fn refused(o: &Out, what: &str) {
     let located = o.stderr.lines().any(|l| {
         l.starts_with("error: ")
             && (l.contains(": --set ")
-                || l.split(':').collect::<Vec<_>>().windows(2).any(|w| {
-                    w[0].trim().parse::<usize>().is_ok() && w[1].trim().parse::<usize>().is_ok()
-                }))
+                || l.split(':')
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .any(|w| w[0].trim().parse::<usize>().is_ok() && w[1].trim().parse::<usize>().is_ok()))
     });
     assert!(located, "{what}: the message names no line:col or --set:\n{}", o.stderr);
 }
@@ -141,11 +142,8 @@ fn overrides_from_the_issue_are_refused() {
         refused(&exec(&r, &a, 30.0), &args.join(" "));
     }
     // A grid of 10^6 nodes: refused at the topology.
-    let o = exec(
-        &r,
-        &["check", "scenarios/grid.toml", "--set", "topology.rows=1000", "--set", "topology.cols=1000"],
-        30.0,
-    );
+    let o =
+        exec(&r, &["check", "scenarios/grid.toml", "--set", "topology.rows=1000", "--set", "topology.cols=1000"], 30.0);
     refused(&o, "grid 1000 x 1000");
     assert!(o.stderr.contains("1000000 nodes; at most 20000"), "{}", o.stderr);
     // 100,000 replications: refused before any is built.

@@ -212,7 +212,6 @@ pub struct Dcf {
     rate: DcfRate,
 }
 
-
 impl Dcf {
     pub fn new(addr: MacAddr, cfg: &MacConfig, nav_on_capture: bool, rng: RngStream) -> Dcf {
         let phy = cfg.phy;

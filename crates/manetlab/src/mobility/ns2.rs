@@ -92,7 +92,8 @@ pub fn parse_script(text: &str, n: usize) -> Result<MovementScript, MovementErro
             if toks.len() != 4 || toks[1] != "set" {
                 return Err(bad("expected '$node_(i) set X_ value'".into()));
             }
-            let node = node_index(toks[0]).ok_or_else(|| bad("bad node reference in field 1: expected $node_(i)".into()))?;
+            let node =
+                node_index(toks[0]).ok_or_else(|| bad("bad node reference in field 1: expected $node_(i)".into()))?;
             if node >= n {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }
@@ -116,7 +117,8 @@ pub fn parse_script(text: &str, n: usize) -> Result<MovementScript, MovementErro
             if cmd.len() != 5 || cmd[1] != "setdest" {
                 return Err(bad("expected '\"$node_(i) setdest x y speed\"'".into()));
             }
-            let node = node_index(cmd[0]).ok_or_else(|| bad("bad node reference in the command: expected $node_(i)".into()))?;
+            let node = node_index(cmd[0])
+                .ok_or_else(|| bad("bad node reference in the command: expected $node_(i)".into()))?;
             if node >= n {
                 return Err(bad(format!("node {node} does not exist (the scenario has {n} nodes)")));
             }

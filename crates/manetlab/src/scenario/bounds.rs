@@ -43,7 +43,8 @@ const fn ms(v: u64) -> Time {
     Time::from_ms(v)
 }
 
-const PERIODIC: &str = "a periodic broadcast more often than every 10 ms saturates any 802.11 channel (one frame takes 0.2-2 ms)";
+const PERIODIC: &str =
+    "a periodic broadcast more often than every 10 ms saturates any 802.11 channel (one frame takes 0.2-2 ms)";
 const TIMER: &str = "a protocol timer below 1 ms is shorter than one frame exchange and only spins the event loop";
 
 /// Key path (`*` matches any array index or key), bound, why.
@@ -127,7 +128,9 @@ fn collect<'a>(n: Node<'a>, path: &[&str], key: String, out: &mut Vec<(String, &
     let join = |k: &str| if key.is_empty() { k.to_string() } else { format!("{key}.{k}") };
     let children: Vec<(String, Node<'a>)> = match n {
         Node::Table(t) | Node::Item(Item::Table(t)) => t.iter().map(|(k, i)| (k.to_string(), Node::Item(i))).collect(),
-        Node::Item(Item::ArrayOfTables(a)) => a.iter().enumerate().map(|(i, t)| (i.to_string(), Node::Table(t))).collect(),
+        Node::Item(Item::ArrayOfTables(a)) => {
+            a.iter().enumerate().map(|(i, t)| (i.to_string(), Node::Table(t))).collect()
+        }
         Node::Item(Item::Value(v)) | Node::Value(v) => match v {
             Value::InlineTable(t) => t.iter().map(|(k, v)| (k.to_string(), Node::Value(v))).collect(),
             Value::Array(a) => a.iter().enumerate().map(|(i, v)| (i.to_string(), Node::Value(v))).collect(),
@@ -217,7 +220,9 @@ fn nodes_and_mobility(doc: &Table) -> Result<(), Diag> {
         return Err(Diag::new(
             ErrorKind::OutOfRange,
             topo_at(),
-            format!("the topology has {n} nodes; at most {MAX_NODES} are allowed (larger networks do not fit in memory)"),
+            format!(
+                "the topology has {n} nodes; at most {MAX_NODES} are allowed (larger networks do not fit in memory)"
+            ),
         ));
     }
     let protocol = get(doc, "routing", "protocol").and_then(|p| p.as_str()).map(str::trim).unwrap_or("static");

@@ -78,11 +78,21 @@ impl DupCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::frame::FrameKind;
     use crate::sim::Time;
+    use crate::wire::frame::FrameKind;
 
     fn data(src: MacAddr, seq: u16, retry: bool) -> Frame {
-        Frame { kind: FrameKind::Data, src, dst: 0, duration: Time::ZERO, seq, retry, bytes: 100, rate: 1, packet: None }
+        Frame {
+            kind: FrameKind::Data,
+            src,
+            dst: 0,
+            duration: Time::ZERO,
+            seq,
+            retry,
+            bytes: 100,
+            rate: 1,
+            packet: None,
+        }
     }
 
     #[test]
