@@ -578,6 +578,19 @@ pub(crate) fn describe_de(root: &Table, msg: &str, span: Option<Range<usize>>) -
     let what = if key.is_empty() { "value".to_string() } else { format!("'{key}'") };
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
         if let Some((got, exp)) = rest.split_once(", expected ") {
+            // A dotted key under a value (`limit .a = 50`) makes a table
+            // where a value belongs; serde then reports the inner key as
+            // "got string, expected a string".
+            if expected_words(exp) == "a string" && got.starts_with("string") && path.len() > 1 {
+                let parent = path[..path.len() - 1].join(".");
+                return Diag::new(
+                    ErrorKind::WrongType,
+                    at,
+                    format!(
+                        "wrong type for '{parent}': expected a single value, got a table (from the dotted key '{key}')"
+                    ),
+                );
+            }
             return Diag::new(
                 ErrorKind::WrongType,
                 at,

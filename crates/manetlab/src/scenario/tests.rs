@@ -1150,3 +1150,11 @@ fn dsdv_and_olsr_keys_parse_and_are_checked() {
     assert!(bad("olsr", "willingness = 8").contains("from 0 to 7"));
     assert!(bad("dsdv", "update_interval = \"0s\"").contains("greater than zero"));
 }
+
+#[test]
+fn a_dotted_key_under_a_value_is_named_plainly() {
+    let text = format!("{BASE}\n[queue]\nlimit .a = 50\n");
+    let e = err(&text).to_string();
+    assert!(e.contains("wrong type for 'queue.limit': expected a single value, got a table"), "{e}");
+    assert!(!e.contains("expected a string, got string"), "{e}");
+}
