@@ -453,6 +453,7 @@ impl Study for Mrc {
                 format!("{} ± {}", num(a.mean, d), num(a.ci95, d))
             }
         };
+        #[allow(clippy::type_complexity)]
         let metrics: [(&str, fn(&Cell) -> &Aggregate, usize); 4] = [
             ("packet delivery ratio", |c| &c.pdr, 3),
             ("goodput, all flows (kbit/s)", |c| &c.goodput_kbps, 2),

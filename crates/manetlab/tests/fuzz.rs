@@ -223,7 +223,7 @@ fn fuzz_scenario_short_runs() {
     let n = scenario_cases(250, true);
     let runs = RUNS.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!("fuzz: {n} scenario files validated, {runs} of them run for 50 ms");
-    assert!(runs * 4 > n as u64, "too few mutated scenarios ran: {runs} of {n}");
+    assert!(runs * 4 > n, "too few mutated scenarios ran: {runs} of {n}");
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn fuzz_movement_files() {
             let text = lines.join("\n");
             match parse_script(&text, 5) {
                 Ok(script) => {
-                    let trajs = script.trajectories(&vec![Position::default(); 5]);
+                    let trajs = script.trajectories(&[Position::default(); 5]);
                     for t in &trajs {
                         for s in [0u64, 1, 7, 100, 10_000, 1_000_000] {
                             let _ = t.position(Time::from_secs(s));

@@ -53,10 +53,13 @@ pub struct Totals {
     pub summary: Table,
 }
 
-/// The axis columns of `meta` (one per axis, or per element of a
-/// list-valued axis), and all of them flattened.
-fn axis_cols(meta: &SweepMeta) -> (Vec<Vec<(Column, Vec<Value>)>>, Vec<Column>) {
-    let cols: Vec<Vec<(Column, Vec<Value>)>> = meta.axes.iter().map(axis_columns).collect();
+/// The columns of one axis with their values (one per axis, or per
+/// element of a list-valued axis).
+type AxisCols = Vec<(Column, Vec<Value>)>;
+
+/// The axis columns of `meta`, and all of them flattened.
+fn axis_cols(meta: &SweepMeta) -> (Vec<AxisCols>, Vec<Column>) {
+    let cols: Vec<AxisCols> = meta.axes.iter().map(axis_columns).collect();
     let prefix = cols.iter().flatten().map(|(c, _)| c.clone()).collect();
     (cols, prefix)
 }

@@ -181,6 +181,7 @@ pub fn write_hna(v: &mut Vec<u8>, nets: &[(u32, u32)]) {
 }
 
 /// Reads an HNA body into `out`; None when it is not whole pairs.
+#[allow(clippy::manual_is_multiple_of)] // `is_multiple_of` needs Rust 1.87; the MSRV is 1.80
 pub fn read_hna(b: &[u8], out: &mut Vec<(u32, u32)>) -> Option<()> {
     if b.len() % 8 != 0 {
         return None;
@@ -206,6 +207,7 @@ pub fn covering_prefixes(hosts: &[NodeId]) -> Vec<(u32, u32)> {
         let mut k = 0u32;
         while k < 32 {
             let size = 1u64 << (k + 1);
+            #[allow(clippy::manual_is_multiple_of)] // MSRV 1.80
             let aligned = (a as u64) % size == 0;
             let end = i as u64 + size - 1;
             if !aligned || end >= ips.len() as u64 || ips[end as usize] as u64 != a as u64 + size - 1 {
