@@ -44,7 +44,8 @@ max_window = 64
 #[test]
 fn each_variant_moves_data_over_a_two_hop_chain() {
     let mut runs = Vec::new();
-    for &(name, variant) in TcpVariant::NAMES.iter().take(6) {
+    for &variant in TcpVariant::ALL {
+        let name = variant.name();
         let s = Scenario::from_str(&chain(name), name).unwrap_or_else(|e| panic!("{e}"));
         let cfg = s.config(s.seed());
         let manetlab::config::Traffic::Tcp { tcp, .. } = &cfg.flows[0].traffic else { panic!() };
@@ -78,4 +79,22 @@ fn each_variant_moves_data_over_a_two_hop_chain() {
 fn unknown_variant_is_refused_with_the_list() {
     let e = Scenario::from_str(&chain("bic"), "bic").unwrap_err().to_string();
     assert!(e.contains("vegas") && e.contains("cubic") && e.contains("compound"), "{e}");
+}
+
+#[test]
+fn names_table_is_generated_from_the_registry() {
+    let n = TcpVariant::ALL.len();
+    // Canonical names first, in registration order, then the aliases.
+    for (i, &v) in TcpVariant::ALL.iter().enumerate() {
+        assert_eq!(TcpVariant::NAMES[i], (v.name(), v));
+        assert_eq!(v.build().name().trim_end_matches('+'), v.name());
+    }
+    let aliases: Vec<(&str, TcpVariant)> = TcpVariant::NAMES[n..].to_vec();
+    assert!(aliases.contains(&("westwood+", TcpVariant::WestwoodPlus)), "{aliases:?}");
+    assert!(aliases.contains(&("ctcp", TcpVariant::Compound)), "{aliases:?}");
+    let mut names: Vec<&str> = TcpVariant::NAMES.iter().map(|e| e.0).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), TcpVariant::NAMES.len(), "a name is registered twice");
+    assert_eq!(TcpVariant::default(), TcpVariant::NewReno);
 }

@@ -1,60 +1,7 @@
 //! TCP parameters (ns-2 `Agent/TCP` and `Agent/TCPSink` semantics).
 
-use super::congestion::{Compound, CongestionControl, Cubic, NewReno, Reno, Vegas, WestwoodPlus};
+pub use super::congestion::TcpVariant;
 use crate::sim::Time;
-
-/// Which congestion-control / loss-recovery variant a sender runs.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum TcpVariant {
-    /// RFC 5681 fast retransmit / fast recovery; recovery ends on the first
-    /// new ACK (ns-2 `Agent/TCP/Reno`).
-    Reno,
-    /// RFC 6582 partial-ACK handling (ns-2 `Agent/TCP/Newreno`).
-    #[default]
-    NewReno,
-    /// Delay-based: keeps 1..3 segments queued (`congestion/vegas.rs`).
-    Vegas,
-    /// Loss window from the ACK-rate bandwidth estimate
-    /// (`congestion/westwood.rs`).
-    WestwoodPlus,
-    /// RFC 9438 (`congestion/cubic.rs`).
-    Cubic,
-    /// Loss window plus delay window (`congestion/compound.rs`).
-    Compound,
-}
-
-impl TcpVariant {
-    /// A fresh congestion-control instance for this variant.
-    pub fn build(self) -> Box<dyn CongestionControl> {
-        match self {
-            TcpVariant::Reno => Box::new(Reno),
-            TcpVariant::NewReno => Box::new(NewReno),
-            TcpVariant::Vegas => Box::new(Vegas::default()),
-            TcpVariant::WestwoodPlus => Box::new(WestwoodPlus::default()),
-            TcpVariant::Cubic => Box::new(Cubic::default()),
-            TcpVariant::Compound => Box::new(Compound::default()),
-        }
-    }
-
-    /// Every variant with its scenario name (`variant = "..."`), first the
-    /// canonical one; aliases follow.
-    pub const NAMES: &'static [(&'static str, TcpVariant)] = &[
-        ("reno", TcpVariant::Reno),
-        ("newreno", TcpVariant::NewReno),
-        ("vegas", TcpVariant::Vegas),
-        ("westwood", TcpVariant::WestwoodPlus),
-        ("cubic", TcpVariant::Cubic),
-        ("compound", TcpVariant::Compound),
-        ("westwood+", TcpVariant::WestwoodPlus),
-        ("westwoodplus", TcpVariant::WestwoodPlus),
-        ("ctcp", TcpVariant::Compound),
-    ];
-
-    /// Canonical scenario name.
-    pub fn name(self) -> &'static str {
-        Self::NAMES.iter().find(|(_, v)| *v == self).map(|(n, _)| *n).unwrap()
-    }
-}
 
 /// What the sender restores when an ACK ends ELFN standby
 /// (tcp-manet-elfn.txt figure 13).

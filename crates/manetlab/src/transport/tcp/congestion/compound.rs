@@ -139,6 +139,13 @@ impl CongestionControl for Compound {
     }
 }
 
+impl super::CongestionModel for Compound {
+    const NAMES: &'static [&'static str] = &["compound", "ctcp"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(Compound::default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

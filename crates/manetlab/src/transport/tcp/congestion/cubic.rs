@@ -135,6 +135,13 @@ impl CongestionControl for Cubic {
     }
 }
 
+impl super::CongestionModel for Cubic {
+    const NAMES: &'static [&'static str] = &["cubic"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(Cubic::default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

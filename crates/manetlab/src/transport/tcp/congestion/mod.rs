@@ -13,19 +13,103 @@
 //! Like ns-2 (`maxcwnd_` = 0) the congestion window is not capped by
 //! `max_window`; only sending is.
 
-mod compound;
-mod cubic;
-mod newreno;
-mod reno;
-mod vegas;
-mod westwood;
+pub use reno::reno_increase;
 
-pub use compound::Compound;
-pub use cubic::Cubic;
-pub use newreno::NewReno;
-pub use reno::{reno_increase, Reno};
-pub use vegas::Vegas;
-pub use westwood::WestwoodPlus;
+/// The registry of congestion controllers: one line per controller, naming
+/// the [`TcpVariant`] it is selected by and the module and type
+/// implementing [`CongestionModel`] (its scenario names and how a fresh
+/// instance is built). The macro declares the module, re-exports the type,
+/// and generates `TcpVariant`, its `build`/`name` dispatch and
+/// [`TcpVariant::NAMES`], the table the scenario parser reads
+/// (`flow.N.variant`); nothing else in the tree names a controller.
+macro_rules! controllers {
+    ($( $(#[$doc:meta])* $variant:ident => $module:ident :: $model:ident, )*) => {
+        $( mod $module; pub use $module::$model; )*
+
+        /// Which congestion-control / loss-recovery variant a sender runs:
+        /// one variant per registered controller.
+        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+        pub enum TcpVariant {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl TcpVariant {
+            /// Every registered variant, in registration order.
+            pub const ALL: &'static [TcpVariant] = &[$( TcpVariant::$variant, )*];
+
+            /// A fresh congestion-control instance for this variant.
+            pub fn build(self) -> Box<dyn CongestionControl> {
+                match self {
+                    $( TcpVariant::$variant => <$module::$model as CongestionModel>::build(), )*
+                }
+            }
+
+            /// Canonical scenario name (the first of the model's `NAMES`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( TcpVariant::$variant => <$module::$model as CongestionModel>::NAMES[0], )*
+                }
+            }
+
+            /// Every variant with its scenario name (`variant = "..."`):
+            /// first every canonical name in registration order, then the
+            /// aliases.
+            pub const NAMES: &'static [(&'static str, TcpVariant)] = &{
+                const N: usize = 0 $( + <$module::$model as CongestionModel>::NAMES.len() )*;
+                let mut t: [(&'static str, TcpVariant); N] = [("", TcpVariant::DEFAULT); N];
+                let mut i = 0;
+                $(
+                    t[i] = (<$module::$model as CongestionModel>::NAMES[0], TcpVariant::$variant);
+                    i += 1;
+                )*
+                $(
+                    let names = <$module::$model as CongestionModel>::NAMES;
+                    let mut j = 1;
+                    while j < names.len() {
+                        t[i] = (names[j], TcpVariant::$variant);
+                        i += 1;
+                        j += 1;
+                    }
+                )*
+                assert!(i == N);
+                t
+            };
+        }
+    };
+}
+
+controllers! {
+    /// RFC 5681 fast retransmit / fast recovery; recovery ends on the first
+    /// new ACK (ns-2 `Agent/TCP/Reno`).
+    Reno => reno::Reno,
+    /// RFC 6582 partial-ACK handling (ns-2 `Agent/TCP/Newreno`).
+    #[default]
+    NewReno => newreno::NewReno,
+    /// Delay-based: keeps 1..3 segments queued (`congestion/vegas.rs`).
+    Vegas => vegas::Vegas,
+    /// Loss window from the ACK-rate bandwidth estimate
+    /// (`congestion/westwood.rs`).
+    WestwoodPlus => westwood::WestwoodPlus,
+    /// RFC 9438 (`congestion/cubic.rs`).
+    Cubic => cubic::Cubic,
+    /// Loss window plus delay window (`congestion/compound.rs`).
+    Compound => compound::Compound,
+}
+
+impl TcpVariant {
+    /// The default variant as a constant (the table above starts from it).
+    const DEFAULT: TcpVariant = TcpVariant::NewReno;
+}
+
+/// A congestion controller as the scenario file and the sender see it,
+/// implemented beside the controller and registered in [`controllers!`].
+pub trait CongestionModel {
+    /// Its names in scenario files (`flow.N.variant`), case-insensitive:
+    /// the canonical one first (reports, `TcpVariant::name`), then aliases.
+    const NAMES: &'static [&'static str];
+    /// A fresh instance for one sender.
+    fn build() -> Box<dyn CongestionControl>;
+}
 
 use crate::sim::Time;
 use std::fmt;

@@ -22,6 +22,13 @@ impl CongestionControl for NewReno {
     }
 }
 
+impl super::CongestionModel for NewReno {
+    const NAMES: &'static [&'static str] = &["newreno"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(NewReno)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

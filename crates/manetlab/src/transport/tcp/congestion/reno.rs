@@ -31,6 +31,13 @@ impl CongestionControl for Reno {
     }
 }
 
+impl super::CongestionModel for Reno {
+    const NAMES: &'static [&'static str] = &["reno"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(Reno)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,6 +109,13 @@ impl CongestionControl for Vegas {
     }
 }
 
+impl super::CongestionModel for Vegas {
+    const NAMES: &'static [&'static str] = &["vegas"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(Vegas::default())
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -104,6 +104,13 @@ impl CongestionControl for WestwoodPlus {
     }
 }
 
+impl super::CongestionModel for WestwoodPlus {
+    const NAMES: &'static [&'static str] = &["westwood", "westwood+", "westwoodplus"];
+    fn build() -> Box<dyn CongestionControl> {
+        Box::new(WestwoodPlus::default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
