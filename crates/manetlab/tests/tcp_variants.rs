@@ -73,6 +73,9 @@ fn each_variant_moves_data_over_a_two_hop_chain() {
     // Compound's delay window grows only past (1/alpha)^(1/k) = 16
     // segments: with windows this small it is exactly NewReno.
     assert_eq!(get("compound"), ("compound", get("newreno").1, get("newreno").2));
+    // HighSpeed TCP departs from standard TCP only above 38 segments
+    // (RFC 3649 Low_Window): here it is exactly NewReno.
+    assert_eq!(get("highspeed"), ("highspeed", get("newreno").1, get("newreno").2));
 }
 
 #[test]

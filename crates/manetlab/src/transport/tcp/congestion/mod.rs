@@ -94,6 +94,8 @@ controllers! {
     Cubic => cubic::Cubic,
     /// Loss window plus delay window (`congestion/compound.rs`).
     Compound => compound::Compound,
+    /// RFC 3649 (`congestion/highspeed.rs`).
+    HighSpeed => highspeed::HighSpeed,
 }
 
 impl TcpVariant {
