@@ -28,6 +28,7 @@ use crate::wire::{Packet, BROADCAST};
 mod backoff;
 mod dup;
 mod edca;
+mod model;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.

@@ -1,14 +1,15 @@
-//! Medium access: IEEE 802.11 DCF.
+//! Medium access: IEEE 802.11 DCF, TDMA; the MAC registry.
 //!
 //! `frame` defines the frames and their sizes, `dcf` the distributed
 //! coordination function (carrier sense, NAV, backoff, RTS/CTS/DATA/ACK,
-//! retries, duplicate detection, link-failure feedback).
+//! retries, duplicate detection, link-failure feedback), `tdma` a fixed
+//! frame of slots. A MAC implements [`MacProtocol`] (the calls the kernel
+//! makes) and [`MacModel`] (its scenario names and keys, how it is built)
+//! and is registered by one line in [`macs!`].
 
-pub mod dcf;
 pub mod edca;
 pub use crate::wire::frame;
 pub mod rate;
-pub mod tdma;
 
 pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
 pub use frame::{Frame, FrameKind, MacAddr};
@@ -16,8 +17,10 @@ pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
 
 use crate::phy::PhyMode;
+use crate::sim::params::{ParamError, Params};
 use crate::sim::Time;
 use crate::wire::Packet;
+use edca::AccessCategory;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacConfig {
@@ -42,131 +45,223 @@ pub struct MacConfig {
     pub rate_control: RateControlKind,
 }
 
-/// The medium access protocol of every node.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub enum MacKind {
+/// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
+/// (with its fields, if it has any) and the module and type implementing
+/// [`MacModel`] and [`MacProtocol`]. The macro declares the module, the
+/// `MacKind` variant, the per-node [`Mac`] enum whose methods dispatch by
+/// `match` (static calls, no virtual call per event) and the [`MACS`]
+/// table from which the scenario layer reads `mac.protocol` and the
+/// MAC's keys; nothing else in the tree names a MAC.
+macro_rules! macs {
+    ($( $(#[$doc:meta])* $variant:ident
+        $({ $( $(#[$fdoc:meta])* $field:ident : $fty:ty ),* $(,)? })?
+        $(( $tty:ty ))?
+        => $module:ident :: $model:ident, )*) => {
+        $( pub mod $module; )*
+
+        /// The medium access protocol of every node.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+        pub enum MacKind {
+            $( $(#[$doc])* $variant $({ $( $(#[$fdoc])* $field : $fty ),* })? $(( $tty ))?, )*
+        }
+
+        impl MacKind {
+            /// The MAC's canonical `mac.protocol` name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( MacKind::$variant { .. } => <$module::$model as MacModel>::NAMES[0], )*
+                }
+            }
+        }
+
+        /// A node's MAC: one variant per registered MAC (same calls, same
+        /// actions).
+        #[allow(clippy::large_enum_variant)]
+        pub enum Mac {
+            $( $variant($module::$model), )*
+        }
+
+        macro_rules! each {
+            ($self:ident, $m:ident => $e:expr) => {
+                match $self {
+                    $( Mac::$variant($m) => $e, )*
+                }
+            };
+        }
+
+        impl Mac {
+            /// One node's MAC as `cfg.kind` says.
+            pub fn build(cfg: &MacConfig, env: &MacEnv) -> Mac {
+                match cfg.kind {
+                    $( MacKind::$variant { .. } => Mac::$variant(<$module::$model as MacModel>::build(cfg, env)), )*
+                }
+            }
+        }
+
+        /// Every registered MAC, in registration order.
+        pub const MACS: &[MacEntry] = &[
+            $( MacEntry {
+                names: <$module::$model as MacModel>::NAMES,
+                keys: <$module::$model as MacModel>::KEYS,
+                parse: <$module::$model as MacModel>::parse,
+            }, )*
+        ];
+    };
+}
+
+macs! {
+    /// IEEE 802.11 DCF (`mac/dcf.rs`), EDCA with `mac.edca`.
     #[default]
-    Dcf,
+    Dcf => dcf::Dcf,
     /// Fixed frame of one slot per node (`mac/tdma.rs`): a slot fits one
     /// `max_packet`-byte IP datagram plus `guard`.
-    Tdma { max_packet: u32, guard: Time },
+    Tdma { max_packet: u32, guard: Time } => tdma::Tdma,
 }
 
-/// A node's MAC: dispatches to the DCF or TDMA (same calls, same actions).
-#[allow(clippy::large_enum_variant)]
-pub enum Mac {
-    Dcf(Dcf),
-    Tdma(Tdma),
+/// What a MAC may read when one node's instance is built.
+pub struct MacEnv<'a> {
+    pub node: MacAddr,
+    /// Nodes in the run.
+    pub nodes: usize,
+    pub radio: &'a crate::phy::RadioConfig,
+    /// The run's seed (random streams: `RngStream::new(seed, node, ...)`).
+    pub seed: u64,
 }
 
-macro_rules! both {
-    ($self:ident, $m:ident => $e:expr) => {
-        match $self {
-            Mac::Dcf($m) => $e,
-            Mac::Tdma($m) => $e,
+/// A MAC as the scenario file and the kernel's builder see it,
+/// implemented beside the MAC and registered in [`macs!`].
+pub trait MacModel: Sized {
+    /// Its `mac.protocol` names, case-insensitive: canonical first.
+    const NAMES: &'static [&'static str];
+    /// The `[mac]` keys it reads besides the common ones (`standard`,
+    /// rates, retry limits, ...); any other MAC's key is refused.
+    const KEYS: &'static [&'static str];
+    /// Its variant of [`MacKind`] from the `[mac]` section.
+    fn parse(p: &dyn Params) -> Result<MacKind, ParamError>;
+    /// One node's instance; `cfg.kind` is this MAC's variant.
+    fn build(cfg: &MacConfig, env: &MacEnv) -> Self;
+}
+
+/// A registry entry: what the scenario layer needs to read `[mac]`.
+pub struct MacEntry {
+    pub names: &'static [&'static str],
+    pub keys: &'static [&'static str],
+    pub parse: fn(&dyn Params) -> Result<MacKind, ParamError>,
+}
+
+/// The calls the kernel makes into a node's MAC (dispatched by [`Mac`]).
+/// The defaults are those of a MAC without carrier sense, access
+/// categories or rate control (TDMA).
+pub trait MacProtocol {
+    /// A packet may be handed over now.
+    fn can_accept(&self) -> bool;
+    /// The packet being sent, if any.
+    fn current(&self) -> Option<&Packet>;
+    /// The frame last put on the air.
+    fn tx_frame(&self) -> &Frame;
+    fn stats(&self) -> MacStats;
+    fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>);
+    fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>);
+    fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>);
+    fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>);
+    /// The medium became busy.
+    fn on_sense_busy(&mut self, _now: Time) {}
+    /// The radio was captured by a stronger frame until `end`.
+    fn on_captured_out(&mut self, _now: Time, _end: Time, _out: &mut Vec<MacAction>) {}
+    /// A signal the radio did not lock onto ended.
+    fn on_signal_end(&mut self, _now: Time, _idle: bool, _out: &mut Vec<MacAction>) {}
+    fn is_edca(&self) -> bool {
+        false
+    }
+    fn can_accept_ac(&self, ac: AccessCategory) -> bool {
+        ac == AccessCategory::BestEffort && self.can_accept()
+    }
+    fn enqueue_ac(&mut self, now: Time, pkt: Packet, _ac: AccessCategory, out: &mut Vec<MacAction>) {
+        self.enqueue(now, pkt, out)
+    }
+    /// Rate control: a frame from `src` decoded at power `power_w`.
+    fn on_rx_power(&mut self, _src: MacAddr, _power_w: f64) {}
+    /// DATA attempts and ACKs per rate.
+    fn rate_counts(&self) -> Vec<RateCount> {
+        Vec::new()
+    }
+    /// Every packet the MAC holds.
+    fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        if let Some(p) = self.current() {
+            f(p)
         }
-    };
+    }
 }
 
 impl Mac {
     #[inline]
     pub fn can_accept(&self) -> bool {
-        both!(self, m => m.can_accept())
+        each!(self, m => m.can_accept())
     }
     #[inline]
     pub fn current(&self) -> Option<&Packet> {
-        both!(self, m => m.current())
+        each!(self, m => MacProtocol::current(m))
     }
     #[inline]
     pub fn tx_frame(&self) -> &Frame {
-        both!(self, m => m.tx_frame())
+        each!(self, m => MacProtocol::tx_frame(m))
     }
     #[inline]
     pub fn stats(&self) -> MacStats {
-        both!(self, m => m.stats)
+        each!(self, m => MacProtocol::stats(m))
     }
     #[inline]
     pub fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
-        both!(self, m => m.enqueue(now, pkt, out))
+        each!(self, m => MacProtocol::enqueue(m, now, pkt, out))
     }
     #[inline]
     pub fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {
-        both!(self, m => m.on_timer(now, kind, gen, out))
+        each!(self, m => MacProtocol::on_timer(m, now, kind, gen, out))
     }
     #[inline]
     pub fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        both!(self, m => m.on_tx_end(now, out))
+        each!(self, m => MacProtocol::on_tx_end(m, now, out))
     }
     #[inline]
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
-        both!(self, m => m.on_rx_end(now, decoded, idle, out))
+        each!(self, m => MacProtocol::on_rx_end(m, now, decoded, idle, out))
     }
     #[inline]
     pub fn on_sense_busy(&mut self, now: Time) {
-        if let Mac::Dcf(m) = self {
-            m.on_sense_busy(now)
-        }
+        each!(self, m => MacProtocol::on_sense_busy(m, now))
     }
     #[inline]
     pub fn on_captured_out(&mut self, now: Time, end: Time, out: &mut Vec<MacAction>) {
-        if let Mac::Dcf(m) = self {
-            m.on_captured_out(now, end, out)
-        }
+        each!(self, m => MacProtocol::on_captured_out(m, now, end, out))
     }
     #[inline]
     pub fn on_signal_end(&mut self, now: Time, idle: bool, out: &mut Vec<MacAction>) {
-        if let Mac::Dcf(m) = self {
-            m.on_signal_end(now, idle, out)
-        }
+        each!(self, m => MacProtocol::on_signal_end(m, now, idle, out))
     }
     #[inline]
     pub fn is_edca(&self) -> bool {
-        matches!(self, Mac::Dcf(m) if m.is_edca())
+        each!(self, m => MacProtocol::is_edca(m))
     }
     #[inline]
-    pub fn can_accept_ac(&self, ac: crate::mac::edca::AccessCategory) -> bool {
-        match self {
-            Mac::Dcf(m) => m.can_accept_ac(ac),
-            Mac::Tdma(m) => ac == crate::mac::edca::AccessCategory::BestEffort && m.can_accept(),
-        }
+    pub fn can_accept_ac(&self, ac: AccessCategory) -> bool {
+        each!(self, m => MacProtocol::can_accept_ac(m, ac))
     }
     #[inline]
-    pub fn enqueue_ac(
-        &mut self,
-        now: Time,
-        pkt: Packet,
-        ac: crate::mac::edca::AccessCategory,
-        out: &mut Vec<MacAction>,
-    ) {
-        match self {
-            Mac::Dcf(m) => m.enqueue_ac(now, pkt, ac, out),
-            Mac::Tdma(m) => m.enqueue(now, pkt, out),
-        }
+    pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
+        each!(self, m => MacProtocol::enqueue_ac(m, now, pkt, ac, out))
     }
     /// Rate control: a frame from `src` decoded at power `power_w`.
     #[inline]
     pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
-        if let Mac::Dcf(m) = self {
-            m.on_rx_power(src, power_w)
-        }
+        each!(self, m => MacProtocol::on_rx_power(m, src, power_w))
     }
     /// DATA attempts and ACKs per rate (DCF only).
     pub fn rate_counts(&self) -> Vec<RateCount> {
-        match self {
-            Mac::Dcf(m) => m.rate_counts(),
-            Mac::Tdma(_) => Vec::new(),
-        }
+        each!(self, m => MacProtocol::rate_counts(m))
     }
     /// Every packet the MAC holds (being sent or waiting per access category).
     pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
-        match self {
-            Mac::Dcf(m) => m.held(f),
-            Mac::Tdma(m) => {
-                if let Some(p) = m.current() {
-                    f(p)
-                }
-            }
-        }
+        each!(self, m => MacProtocol::held(m, f))
     }
 }
 

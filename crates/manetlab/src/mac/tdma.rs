@@ -154,6 +154,65 @@ impl Tdma {
     }
 }
 
+impl super::MacModel for Tdma {
+    const NAMES: &'static [&'static str] = &["tdma"];
+    const KEYS: &'static [&'static str] = &["tdma_max_packet", "tdma_guard"];
+    fn parse(p: &dyn crate::sim::params::Params) -> Result<super::MacKind, crate::sim::params::ParamError> {
+        use crate::sim::params::{ParamError, ParamErrorKind};
+        let max_packet = match p.uint("tdma_max_packet")? {
+            Some(s) if s.v < 64 => {
+                return Err(ParamError::new(
+                    ParamErrorKind::OutOfRange,
+                    s.at,
+                    format!("'{}.tdma_max_packet' must be at least 64 bytes", p.section()),
+                ))
+            }
+            s => s.map_or(1500, |s| s.v),
+        };
+        let guard = p.duration("tdma_guard")?.map_or(Time::from_us(20), |d| d.v);
+        Ok(super::MacKind::Tdma { max_packet, guard })
+    }
+    fn build(cfg: &MacConfig, env: &super::MacEnv) -> Tdma {
+        let super::MacKind::Tdma { max_packet, guard } = cfg.kind else { unreachable!("built for its own variant") };
+        Tdma::new(env.node, env.nodes, cfg, max_packet, guard)
+    }
+}
+
+impl super::MacProtocol for Tdma {
+    #[inline]
+    fn can_accept(&self) -> bool {
+        Tdma::can_accept(self)
+    }
+    #[inline]
+    fn current(&self) -> Option<&Packet> {
+        Tdma::current(self)
+    }
+    #[inline]
+    fn tx_frame(&self) -> &Frame {
+        Tdma::tx_frame(self)
+    }
+    #[inline]
+    fn stats(&self) -> MacStats {
+        self.stats
+    }
+    #[inline]
+    fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
+        Tdma::enqueue(self, now, pkt, out)
+    }
+    #[inline]
+    fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {
+        Tdma::on_timer(self, now, kind, gen, out)
+    }
+    #[inline]
+    fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        Tdma::on_tx_end(self, now, out)
+    }
+    #[inline]
+    fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
+        Tdma::on_rx_end(self, now, decoded, idle, out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,6 +74,17 @@ impl QueueDisc for DropTail {
     }
 }
 
+impl super::QueueModel for DropTail {
+    const NAMES: &'static [&'static str] = &["droptail", "drop-tail"];
+    const KEYS: &'static [&'static str] = &[];
+    fn parse(_p: &dyn crate::sim::params::Params) -> Result<super::QueueKind, crate::sim::params::ParamError> {
+        Ok(super::QueueKind::DropTail)
+    }
+    fn build(cfg: &super::QueueConfig, _env: &super::QueueEnv) -> Box<dyn QueueDisc> {
+        Box::new(DropTail::new(cfg.limit, cfg.control_first))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

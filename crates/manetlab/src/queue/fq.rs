@@ -12,6 +12,7 @@
 //! Sub-queues are created the first time a class is seen and kept (empty)
 //! afterwards, so the steady state allocates nothing.
 
+use crate::sim::params::{ParamError, ParamErrorKind, Params};
 use super::{ClassKey, QueueDisc};
 use crate::wire::{Body, Packet};
 use std::collections::VecDeque;
@@ -225,6 +226,34 @@ impl QueueDisc for FairQueue {
         for c in &self.classes {
             c.q.iter().for_each(&mut *f);
         }
+    }
+}
+
+impl super::QueueModel for FairQueue {
+    const NAMES: &'static [&'static str] = &["fair", "fq"];
+    const KEYS: &'static [&'static str] = &["key", "quantum", "class_limit"];
+    fn parse(p: &dyn Params) -> Result<super::QueueKind, ParamError> {
+        let keys = ClassKey::ALL.map(|k| (k.name(), k));
+        let key = p.choice("key", &keys)?.map_or(ClassKey::Src, |k| k.v);
+        let at_least_1 = |k: &str, what: &str| -> Result<Option<u32>, ParamError> {
+            match p.uint(k)? {
+                Some(v) if v.v == 0 => Err(ParamError::new(
+                    ParamErrorKind::OutOfRange,
+                    v.at,
+                    format!("'{}.{k}' must be at least 1 {what}", p.section()),
+                )),
+                v => Ok(v.map(|v| v.v)),
+            }
+        };
+        let quantum = at_least_1("quantum", "byte")?;
+        let class_limit = at_least_1("class_limit", "packet")?.map_or(usize::MAX, |v| v as usize);
+        Ok(super::QueueKind::Fair { key, quantum, class_limit })
+    }
+    fn build(cfg: &super::QueueConfig, _env: &super::QueueEnv) -> Box<dyn super::QueueDisc> {
+        let super::QueueKind::Fair { key, quantum, class_limit } = cfg.kind else {
+            unreachable!("built for its own variant")
+        };
+        Box::new(FairQueue::new(key, quantum, cfg.limit, class_limit, cfg.control_first))
     }
 }
 

@@ -5,15 +5,14 @@
 //! packet instead of popping a FIFO.
 
 pub mod backpressure;
-pub mod droptail;
-pub mod fq;
-pub mod priority;
 
 pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
 pub use fq::FairQueue;
 pub use priority::Priority;
 
+use crate::sim::params::{ParamError, Params};
+use crate::sim::RngStream;
 use crate::wire::Packet;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -57,9 +56,57 @@ impl ClassKey {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum QueueKind {
-    DropTail,
+/// The registry of queue disciplines: one line per discipline, naming
+/// the [`QueueKind`] variant (with its fields, if it has any) and the
+/// module and type implementing [`QueueModel`] (its `kind` names, its
+/// `[queue]` keys and their parser, how it is built). The macro declares
+/// the module, the variant, the dispatch and the [`DISCIPLINES`] table
+/// from which the scenario layer reads `[queue]`; nothing else in the tree
+/// names a discipline.
+macro_rules! disciplines {
+    ($( $(#[$doc:meta])* $variant:ident
+        $({ $( $(#[$fdoc:meta])* $field:ident : $fty:ty ),* $(,)? })?
+        $(( $tty:ty ))?
+        => $module:ident :: $model:ident, )*) => {
+        $( pub mod $module; )*
+
+        /// Which discipline the interface queue runs: one variant per
+        /// registered discipline.
+        #[derive(Copy, Clone, Debug, PartialEq)]
+        pub enum QueueKind {
+            $( $(#[$doc])* $variant $({ $( $(#[$fdoc])* $field : $fty ),* })? $(( $tty ))?, )*
+        }
+
+        impl QueueKind {
+            /// The discipline's canonical `kind` name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( QueueKind::$variant { .. } => <$module::$model as QueueModel>::NAMES[0], )*
+                }
+            }
+        }
+
+        /// One node's interface queue.
+        pub fn build(cfg: &QueueConfig, env: &QueueEnv) -> Box<dyn QueueDisc> {
+            match cfg.kind {
+                $( QueueKind::$variant { .. } => <$module::$model as QueueModel>::build(cfg, env), )*
+            }
+        }
+
+        /// Every registered discipline, in registration order.
+        pub const DISCIPLINES: &[Discipline] = &[
+            $( Discipline {
+                names: <$module::$model as QueueModel>::NAMES,
+                keys: <$module::$model as QueueModel>::KEYS,
+                parse: <$module::$model as QueueModel>::parse,
+            }, )*
+        ];
+    };
+}
+
+disciplines! {
+    /// First in, first out; a full queue refuses (`droptail.rs`).
+    DropTail => droptail::DropTail,
     /// One sub-queue per class, served in turn (`queue/fq.rs`).
     Fair {
         key: ClassKey,
@@ -67,9 +114,47 @@ pub enum QueueKind {
         quantum: Option<u32>,
         /// Packets one class may hold (the total is `QueueConfig::limit`).
         class_limit: usize,
-    },
+    } => fq::FairQueue,
     /// Strict priority: control, voice (DSCP EF), rest (`priority.rs`).
-    Priority,
+    Priority => priority::Priority,
+}
+
+/// A queue discipline as the scenario file and the kernel see it,
+/// implemented beside the discipline and registered in [`disciplines!`].
+pub trait QueueModel {
+    /// Its `queue.kind` names, case-insensitive: canonical first, aliases
+    /// after.
+    const NAMES: &'static [&'static str];
+    /// The `[queue]` keys it reads besides the common ones (`kind`,
+    /// `limit`, `control_first`, `backpressure`); any other key is refused
+    /// ("'queue.x' is not used by kind = ...").
+    const KEYS: &'static [&'static str];
+    /// Its variant of [`QueueKind`] from the `[queue]` section.
+    fn parse(p: &dyn Params) -> Result<QueueKind, ParamError>;
+    /// One node's queue; `cfg.kind` is this discipline's variant.
+    fn build(cfg: &QueueConfig, env: &QueueEnv) -> Box<dyn QueueDisc>;
+}
+
+/// A registry entry: what the scenario layer needs to read `[queue]`.
+pub struct Discipline {
+    pub names: &'static [&'static str],
+    pub keys: &'static [&'static str],
+    pub parse: fn(&dyn Params) -> Result<QueueKind, ParamError>,
+}
+
+/// What a discipline may use when one node's queue is built.
+pub struct QueueEnv {
+    pub node: u32,
+    /// The run's seed: a randomised discipline draws from
+    /// `RngStream::new(seed, node, Purpose::Queue, 0)` ([`QueueEnv::rng`]).
+    pub seed: u64,
+}
+
+impl QueueEnv {
+    /// The node's queue random stream.
+    pub fn rng(&self) -> RngStream {
+        RngStream::new(self.seed, self.node as u64, crate::sim::Purpose::Queue, 0)
+    }
 }
 
 impl Default for QueueConfig {
@@ -127,14 +212,4 @@ pub(crate) fn drain_to(q: &mut std::collections::VecDeque<Packet>, next_hop: u32
         }
     }
     out.len() - before
-}
-
-pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
-    match cfg.kind {
-        QueueKind::DropTail => Box::new(DropTail::new(cfg.limit, cfg.control_first)),
-        QueueKind::Fair { key, quantum, class_limit } => {
-            Box::new(FairQueue::new(key, quantum, cfg.limit, class_limit, cfg.control_first))
-        }
-        QueueKind::Priority => Box::new(Priority::new(cfg.limit, cfg.control_first)),
-    }
 }

@@ -75,6 +75,17 @@ impl QueueDisc for Priority {
     }
 }
 
+impl super::QueueModel for Priority {
+    const NAMES: &'static [&'static str] = &["priority"];
+    const KEYS: &'static [&'static str] = &[];
+    fn parse(_p: &dyn crate::sim::params::Params) -> Result<super::QueueKind, crate::sim::params::ParamError> {
+        Ok(super::QueueKind::Priority)
+    }
+    fn build(cfg: &super::QueueConfig, _env: &super::QueueEnv) -> Box<dyn super::QueueDisc> {
+        Box::new(Priority::new(cfg.limit, cfg.control_first))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

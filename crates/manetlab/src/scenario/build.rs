@@ -13,7 +13,7 @@ use crate::metrics::viz::VizOptions;
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::RoutingConfig;
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
-use crate::queue::{BackpressureConfig, ClassKey, Knowledge, QueueKind};
+use crate::queue::{BackpressureConfig, ClassKey, Knowledge};
 use crate::sim::Time;
 use std::collections::HashMap;
 use toml::Spanned;
@@ -26,9 +26,9 @@ mod mobility;
 mod radio;
 mod routing;
 use flow::{arp, flow};
-use mobility::{backpressure, mobility, queue_fair};
+use mobility::{backpressure, mobility};
 use radio::{mac, radio, topology};
-use routing::{node_index, routing};
+use routing::{diag, node_index, routing, select_model};
 
 /// Most nodes a topology may have.
 pub(crate) const MAX_NODES: u64 = 1_000_000;
@@ -207,24 +207,22 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     radio(f, doc, &mut cfg)?;
 
     // [mac]
-    mac(f, &mut cfg)?;
+    mac(f, doc, n, &mut cfg)?;
 
-    // [queue]
+    // [queue]: `kind` picks a registered discipline
+    // (`queue::DISCIPLINES`), whose own parser reads its keys.
+    let (disc, p) = select_model(
+        doc,
+        "queue",
+        "kind",
+        &["limit", "control_first", "backpressure"],
+        crate::queue::DISCIPLINES,
+        |d: &crate::queue::Discipline| d.names,
+        |d: &crate::queue::Discipline| d.keys,
+        n,
+    )?;
+    cfg.queue.kind = (disc.parse)(&p).map_err(diag)?;
     let q = &f.queue;
-    if let Some(k) = &q.kind {
-        cfg.queue.kind = choice(
-            k,
-            "queue.kind",
-            &[
-                ("droptail", QueueKind::DropTail),
-                ("drop-tail", QueueKind::DropTail),
-                ("fair", QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX }),
-                ("fq", QueueKind::Fair { key: ClassKey::Src, quantum: None, class_limit: usize::MAX }),
-                ("priority", QueueKind::Priority),
-            ],
-        )?;
-    }
-    queue_fair(q, &mut cfg.queue)?;
     if let Some(l) = &q.limit {
         if *l.get_ref() == 0 {
             return Err(err(ErrorKind::OutOfRange, l, "'queue.limit' must be at least 1 packet"));

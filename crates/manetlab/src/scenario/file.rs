@@ -139,8 +139,10 @@ pub(crate) struct RadioSection {
     pub shadowing_coherence_time: Option<Spanned<Duration>>,
 }
 
+/// The keys every MAC shares. `protocol` and each MAC's own keys are read
+/// by the MAC's parser (`scenario/build/radio.rs`, `mac::MACS`), which
+/// also refuses unknown keys.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct MacSection {
     pub standard: Option<Spanned<String>>,
     pub data_rate: Option<Spanned<DataRate>>,
@@ -151,28 +153,19 @@ pub(crate) struct MacSection {
     pub long_retry_limit: Option<Spanned<u32>>,
     pub cw_min: Option<Spanned<u32>>,
     pub cw_max: Option<Spanned<u32>>,
-    /// "dcf" (802.11, default) or "tdma".
-    pub protocol: Option<Spanned<String>>,
-    pub tdma_guard: Option<Spanned<Duration>>,
-    pub tdma_max_packet: Option<Spanned<u32>>,
     /// 802.11e EDCA (AC_VO / AC_BE) instead of DCF.
     pub edca: Option<Spanned<bool>>,
     /// "constant" (default), "arf", "aarf", "minstrel", "ideal".
     pub rate_control: Option<Spanned<String>>,
 }
 
+/// The keys every discipline shares. `kind` and each discipline's own
+/// keys are read by its parser (`scenario/build.rs`,
+/// `queue::DISCIPLINES`), which also refuses unknown keys.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct QueueSection {
-    pub kind: Option<Spanned<String>>,
     pub limit: Option<Spanned<u32>>,
     pub control_first: Option<bool>,
-    /// Fair queueing: what packets are classified by.
-    pub key: Option<Spanned<String>>,
-    /// Fair queueing: deficit round robin quantum in bytes (absent = per-packet round robin).
-    pub quantum: Option<Spanned<u32>>,
-    /// Fair queueing: packets one class may hold.
-    pub class_limit: Option<Spanned<u32>>,
     pub backpressure: Option<BackpressureSection>,
 }
 

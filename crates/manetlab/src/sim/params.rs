@@ -59,6 +59,8 @@ pub trait Params {
     /// A non-negative integer that fits 32 bits.
     fn uint(&self, key: &str) -> Result<Option<Located<u32>>, ParamError>;
     fn flag(&self, key: &str) -> Result<Option<Located<bool>>, ParamError>;
+    /// A finite number (integer or float, no unit).
+    fn number(&self, key: &str) -> Result<Option<Located<f64>>, ParamError>;
     fn text(&self, key: &str) -> Result<Option<Located<String>>, ParamError>;
     /// A list of integer lists (e.g. static routing's node sequences).
     #[allow(clippy::type_complexity)]

@@ -26,6 +26,8 @@ pub enum Purpose {
     Fading = 10,
     /// Flow generators (`[[flows]]`): pairs and start times.
     Traffic = 11,
+    /// Randomised queue disciplines (RED's drop decision).
+    Queue = 12,
 }
 
 /// SplitMix64 finaliser: a fixed, well-distributed 64-bit mix.

@@ -4,15 +4,15 @@
 
 use super::{Event, Observers, Simulation, FLOW_PORT_BASE};
 use crate::config::{SimConfig, Traffic};
-use crate::mac::dcf::Dcf;
-use crate::mac::{Mac, MacKind, Tdma};
+use crate::mac::{Mac, MacEnv};
 use crate::metrics::Metrics;
 use crate::net::arp::{Arp, ArpConfig};
 use crate::net::routing;
 use crate::net::NodeId;
 use crate::node::{NetStats, Node};
 use crate::phy::channel::Channel;
-use crate::phy::radio::{CaptureRule, Radio};
+use crate::phy::radio::Radio;
+use crate::queue::QueueEnv;
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
 use crate::transport::tcp::{TcpSink, TcpSource};
 use crate::transport::udp::{UdpSender, UdpSink};
@@ -99,7 +99,6 @@ impl Simulation {
             cfg.nodes.clone(),
             cfg.mobility.trajectories(&cfg.nodes),
         );
-        let nav_on_capture = cfg.radio.capture_rule == CaptureRule::Ns2;
         // Variable-length routing messages travel as bytes on this board
         // (`wire/board.rs`); the pcap writer reads them there too.
         let board = crate::wire::board::WireBoard::new();
@@ -123,22 +122,8 @@ impl Simulation {
                     &cfg.mac.phy,
                     RngStream::new(cfg.seed, id as u64, Purpose::Phy, 0),
                 ),
-                mac: match cfg.mac.kind {
-                    MacKind::Dcf => Mac::Dcf(crate::mac::rate::dcf_with_rate_control(
-                        Dcf::new(
-                            id,
-                            &cfg.mac,
-                            nav_on_capture,
-                            RngStream::new(cfg.seed, id as u64, Purpose::MacBackoff, 0),
-                        ),
-                        &cfg.mac,
-                        &cfg.radio,
-                        cfg.seed,
-                        id,
-                    )),
-                    MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
-                },
-                ifq: crate::queue::build(&cfg.queue),
+                mac: Mac::build(&cfg.mac, &MacEnv { node: id, nodes: n, radio: &cfg.radio, seed: cfg.seed }),
+                ifq: crate::queue::build(&cfg.queue, &QueueEnv { node: id, seed: cfg.seed }),
                 arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
                 endpoints: Vec::new(),

@@ -263,47 +263,6 @@ pub(super) fn mobility(
     }
 }
 
-/// The fair-queueing keys of `[queue]` (refused unless `kind = "fair"`).
-pub(super) fn queue_fair(
-    q: &super::super::file::QueueSection,
-    cfg: &mut crate::queue::QueueConfig,
-) -> Result<(), Diag> {
-    let given = [
-        ("key", q.key.as_ref().map(|s| s.span().start)),
-        ("quantum", q.quantum.as_ref().map(|s| s.span().start)),
-        ("class_limit", q.class_limit.as_ref().map(|s| s.span().start)),
-    ];
-    let QueueKind::Fair { key, quantum, class_limit } = &mut cfg.kind else {
-        return refuse_unused_keys("queue", "kind", "droptail", &[], given);
-    };
-    if let Some(k) = &q.key {
-        *key = choice(
-            k,
-            "queue.key",
-            &[
-                ("src", ClassKey::Src),
-                ("dst", ClassKey::Dst),
-                ("next-hop", ClassKey::NextHop),
-                ("prev-hop", ClassKey::PrevHop),
-                ("flow", ClassKey::FiveTuple),
-            ],
-        )?;
-    }
-    if let Some(v) = &q.quantum {
-        if *v.get_ref() == 0 {
-            return Err(err(ErrorKind::OutOfRange, v, "'queue.quantum' must be at least 1 byte"));
-        }
-        *quantum = Some(*v.get_ref());
-    }
-    if let Some(v) = &q.class_limit {
-        if *v.get_ref() == 0 {
-            return Err(err(ErrorKind::OutOfRange, v, "'queue.class_limit' must be at least 1 packet"));
-        }
-        *class_limit = *v.get_ref() as usize;
-    }
-    Ok(())
-}
-
 /// `[queue.backpressure]`.
 pub(super) fn backpressure(b: &super::super::file::BackpressureSection) -> Result<BackpressureConfig, Diag> {
     let mut c = BackpressureConfig::default();

@@ -316,7 +316,35 @@ pub(super) fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Resul
     Ok(())
 }
 
-pub(super) fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
+/// The `[mac]` keys every MAC shares; a MAC's own keys are read by its
+/// parser (`mac::MACS`).
+const MAC_COMMON: &[&str] = &[
+    "standard",
+    "data_rate",
+    "basic_rate",
+    "preamble",
+    "rts_threshold",
+    "short_retry_limit",
+    "long_retry_limit",
+    "cw_min",
+    "cw_max",
+    "edca",
+    "rate_control",
+];
+
+pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) -> Result<(), Diag> {
+    // `protocol` picks a registered MAC, whose parser reads its own keys.
+    let (entry, p) = select_model(
+        doc,
+        "mac",
+        "protocol",
+        MAC_COMMON,
+        crate::mac::MACS,
+        |e: &crate::mac::MacEntry| e.names,
+        |e: &crate::mac::MacEntry| e.keys,
+        n,
+    )?;
+    cfg.mac.kind = (entry.parse)(&p).map_err(diag)?;
     let m = &f.mac;
     let mac = &mut cfg.mac;
     let standard = match &m.standard {
@@ -418,22 +446,5 @@ pub(super) fn mac(f: &ScenarioFile, cfg: &mut SimConfig) -> Result<(), Diag> {
     if let Some(r) = &m.rate_control {
         mac.rate_control = choice(r, "mac.rate_control", &crate::mac::RateControlKind::ALL)?;
     }
-    let tdma = match &m.protocol {
-        Some(p) => choice(p, "mac.protocol", &[("dcf", false), ("802.11", false), ("tdma", true)])?,
-        None => false,
-    };
-    let given = [
-        ("tdma_guard", m.tdma_guard.as_ref().map(|s| s.span().start)),
-        ("tdma_max_packet", m.tdma_max_packet.as_ref().map(|s| s.span().start)),
-    ];
-    if !tdma {
-        return refuse_unused_keys("mac", "protocol", "dcf", &[], given);
-    }
-    let max_packet = m.tdma_max_packet.as_ref().map_or(1500, |s| *s.get_ref());
-    if let Some(s) = m.tdma_max_packet.as_ref().filter(|s| *s.get_ref() < 64) {
-        return Err(err(ErrorKind::OutOfRange, s, "'mac.tdma_max_packet' must be at least 64 bytes"));
-    }
-    let guard = m.tdma_guard.as_ref().map_or(Time::from_us(20), |s| s.get_ref().0);
-    mac.kind = crate::mac::MacKind::Tdma { max_packet, guard };
     Ok(())
 }

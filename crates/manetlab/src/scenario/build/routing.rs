@@ -96,6 +96,16 @@ impl Params for TomlParams<'_> {
     fn flag(&self, key: &str) -> Result<Option<Located<bool>>, ParamError> {
         Ok(self.get::<Spanned<bool>>(key)?.map(located))
     }
+    fn number(&self, key: &str) -> Result<Option<Located<f64>>, ParamError> {
+        match self.get::<Spanned<f64>>(key)?.map(located) {
+            Some(v) if !v.v.is_finite() => Err(ParamError::new(
+                ParamErrorKind::BadValue,
+                v.at,
+                format!("'{}.{key}' must be a finite number", self.section),
+            )),
+            v => Ok(v),
+        }
+    }
     fn text(&self, key: &str) -> Result<Option<Located<String>>, ParamError> {
         Ok(self.get::<Spanned<String>>(key)?.map(located))
     }
@@ -111,19 +121,24 @@ impl Params for TomlParams<'_> {
     }
 }
 
-/// Every key some registered protocol reads, `protocol` first.
-fn all_keys() -> Vec<&'static str> {
-    let mut keys = vec!["protocol"];
-    for k in PROTOCOLS.iter().flat_map(|p| p.keys) {
-        if !keys.contains(k) {
-            keys.push(k);
-        }
-    }
-    keys
-}
-
-pub(super) fn routing(root: &Table, n: u64) -> Result<RoutingConfig, Diag> {
-    let item = root.get("routing");
+/// A section read through a registry (routing protocols, queue
+/// disciplines, MACs): refuses keys that neither the section (`common`)
+/// nor any registered model reads, picks the model named by `selector`
+/// (`names` of each entry, canonical first; absent: the first entry) and
+/// refuses keys of other models. Returns the entry and the section as
+/// [`Params`] for its parser.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn select_model<'a, E>(
+    root: &'a Table,
+    section: &'static str,
+    selector: &'static str,
+    common: &'a [&'static str],
+    entries: &'a [E],
+    names: impl Fn(&'a E) -> &'a [&'static str],
+    keys: impl Fn(&'a E) -> &'a [&'static str],
+    n: u64,
+) -> Result<(&'a E, TomlParams<'a>), Diag> {
+    let item = root.get(section);
     let table = match item {
         None => None,
         Some(i) => match i.as_table_like() {
@@ -141,8 +156,14 @@ pub(super) fn routing(root: &Table, n: u64) -> Result<RoutingConfig, Diag> {
             }
         },
     };
-    let p = TomlParams { section: "routing", table, root, nodes: n };
-    let allowed = all_keys();
+    let p = TomlParams { section, table, root, nodes: n };
+    let mut allowed: Vec<&str> = common.to_vec();
+    allowed.push(selector);
+    for k in entries.iter().flat_map(&keys) {
+        if !allowed.contains(k) {
+            allowed.push(k);
+        }
+    }
     if let Some(t) = table {
         for (k, _) in t.iter() {
             if !allowed.contains(&k) {
@@ -156,17 +177,38 @@ pub(super) fn routing(root: &Table, n: u64) -> Result<RoutingConfig, Diag> {
             }
         }
     }
-    let names: Vec<(&str, &Protocol)> = PROTOCOLS.iter().map(|e| (e.name, e)).collect();
-    let protocol = match (&p as &dyn Params).choice("protocol", &names).map_err(diag)? {
+    let mut options: Vec<(&str, usize)> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        options.push((names(e)[0], i));
+    }
+    for (i, e) in entries.iter().enumerate() {
+        options.extend(names(e)[1..].iter().map(|&a| (a, i)));
+    }
+    let chosen = match (&p as &dyn Params).choice(selector, &options).map_err(diag)? {
         Some(e) => e.v,
-        None => names[0].1,
+        None => 0,
     };
+    let entry = &entries[chosen];
     let given: Vec<(&str, Option<usize>)> = table
         .into_iter()
         .flat_map(|t| t.iter())
-        .filter(|(k, _)| *k != "protocol")
+        .filter(|(k, _)| *k != selector && !common.contains(k))
         .map(|(k, i)| (k, i.as_value().and_then(|v| v.span()).map(|s| s.start)))
         .collect();
-    refuse_unused_keys("routing", "protocol", protocol.name, protocol.keys, given)?;
+    refuse_unused_keys(section, selector, names(entry)[0], keys(entry), given)?;
+    Ok((entry, p))
+}
+
+pub(super) fn routing(root: &Table, n: u64) -> Result<RoutingConfig, Diag> {
+    let (protocol, p) = select_model(
+        root,
+        "routing",
+        "protocol",
+        &[],
+        PROTOCOLS,
+        |e: &Protocol| std::slice::from_ref(&e.name),
+        |e: &Protocol| e.keys,
+        n,
+    )?;
     (protocol.parse)(&p).map_err(diag)
 }
