@@ -117,6 +117,8 @@ disciplines! {
     } => fq::FairQueue,
     /// Strict priority: control, voice (DSCP EF), rest (`priority.rs`).
     Priority => priority::Priority,
+    /// Random Early Detection (Floyd and Jacobson 1993, `queue/red.rs`).
+    Red(red::RedParams) => red::Red,
 }
 
 /// A queue discipline as the scenario file and the kernel see it,
