@@ -489,6 +489,7 @@ fn variant_label(v: TcpVariant) -> &'static str {
         TcpVariant::WestwoodPlus => "Westwood+",
         TcpVariant::Cubic => "CUBIC",
         TcpVariant::Compound => "Compound",
+        other => other.name(),
     }
 }
 

@@ -61,6 +61,7 @@ macro_rules! macs {
 
         /// The medium access protocol of every node.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+        #[non_exhaustive]
         pub enum MacKind {
             $( $(#[$doc])* $variant $({ $( $(#[$fdoc])* $field : $fty ),* })? $(( $tty ))?, )*
         }

@@ -73,6 +73,7 @@ macro_rules! disciplines {
         /// Which discipline the interface queue runs: one variant per
         /// registered discipline.
         #[derive(Copy, Clone, Debug, PartialEq)]
+        #[non_exhaustive]
         pub enum QueueKind {
             $( $(#[$doc])* $variant $({ $( $(#[$fdoc])* $field : $fty ),* })? $(( $tty ))?, )*
         }

@@ -29,6 +29,7 @@ macro_rules! controllers {
         /// Which congestion-control / loss-recovery variant a sender runs:
         /// one variant per registered controller.
         #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum TcpVariant {
             $( $(#[$doc])* $variant, )*
         }
