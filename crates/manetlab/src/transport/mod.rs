@@ -1,17 +1,44 @@
-//! Transport endpoints: UDP (and TCP, TFRC as they land).
+//! Transport endpoints: UDP, TCP, TFRC.
 //!
 //! An endpoint is one end of a flow bound to a port on a node. The node
 //! hands it packets addressed to its port and fires its timers; it answers
 //! with [`EndpointAction`]s. Each protocol is one module implementing
-//! [`Endpoint`].
+//! [`Endpoint`]. The traffic types above (`app/`, one file each) build a
+//! flow's two endpoints; a UDP sender asks its application, a
+//! [`TrafficSource`], when each packet leaves and how big it is.
 
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
-pub mod voip;
 
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet};
 use crate::sim::{FateTable, RngStream, Time};
+
+/// What an application offers a UDP sender (`udp::UdpSender`): when
+/// each packet leaves and how big it is.
+pub trait TrafficSource: Send {
+    /// The time of the next packet, given the current time; None = done.
+    fn next_departure(&mut self, now: Time, rng: &mut RngStream) -> Option<Time>;
+    /// Payload bytes of packet number `seq`.
+    fn payload_bytes(&self, seq: u64) -> u32;
+}
+
+/// What one end of a two-way call (`app/voip.rs`) recorded within its
+/// measurement window: packets sent and the one-way delays of the first
+/// receptions, ns. The delay vector is reserved for the first minutes of
+/// the call and grows with the packets that arrive.
+#[derive(Clone, Debug, Default)]
+pub struct VoipRecord {
+    pub sent: u64,
+    /// One-way delays of first receptions, ns.
+    pub delays: Vec<u64>,
+}
+
+impl VoipRecord {
+    pub fn with_capacity(n: usize) -> Self {
+        VoipRecord { sent: 0, delays: Vec::with_capacity(n) }
+    }
+}
 
 /// What an endpoint asks the node to do.
 #[derive(Copy, Clone, Debug)]
@@ -87,7 +114,7 @@ pub trait Endpoint: Send {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.
-    fn voip_record(&self) -> Option<&crate::app::quality::VoipRecord> {
+    fn voip_record(&self) -> Option<&VoipRecord> {
         None
     }
 }

@@ -1,7 +1,6 @@
 //! UDP: a sending endpoint driven by a traffic source, and a sink.
 
-use super::{Endpoint, EndpointCtx};
-use crate::app::TrafficSource;
+use super::{Endpoint, EndpointCtx, TrafficSource};
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 
