@@ -13,7 +13,7 @@ use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 use crate::sim::params::{ParamError, Params};
 use crate::sim::{RngStream, Time};
-use crate::transport::{Endpoint, EndpointCtx, VoipRecord};
+use crate::transport::{Endpoint, EndpointCtx, EndpointTimer, VoipRecord};
 
 /// RTP header bytes (RFC 3550, no CSRC, no extension).
 pub const RTP_HEADER_BYTES: u32 = 12;
@@ -125,7 +125,7 @@ impl VoipEndpoint {
     }
     fn arm(&mut self, ctx: &mut EndpointCtx) {
         if let Some(at) = self.source.next_departure(ctx.now, ctx.rng) {
-            ctx.timer(at, 0);
+            ctx.timer(at, EndpointTimer::of(0));
         }
     }
 }
@@ -137,7 +137,7 @@ impl Endpoint for VoipEndpoint {
     fn start(&mut self, ctx: &mut EndpointCtx) {
         self.arm(ctx);
     }
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, _token: u64) {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, _timer: EndpointTimer) {
         let payload = self.source.payload_bytes(self.seq);
         let body = Body::Udp { sport: self.port, dport: self.port, seq: self.seq };
         let mut pkt = ctx.new_packet(self.peer, UDP_HEADER_BYTES + payload, self.flow, body);

@@ -40,13 +40,34 @@ impl VoipRecord {
     }
 }
 
+/// An endpoint's timer, handed back as it was set: a kind the endpoint
+/// defines (its `T_*` constants) and a generation, each in its own field
+/// (nothing is packed into bits). An endpoint that re-arms a timer bumps
+/// its generation and ignores a due timer whose generation is not the
+/// latest: stale timers are not cancelled, they are recognised.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EndpointTimer {
+    pub kind: u8,
+    pub gen: u32,
+}
+
+impl EndpointTimer {
+    /// A timer of `kind` without a generation.
+    pub const fn of(kind: u8) -> EndpointTimer {
+        EndpointTimer { kind, gen: 0 }
+    }
+    pub const fn with(kind: u8, gen: u32) -> EndpointTimer {
+        EndpointTimer { kind, gen }
+    }
+}
+
 /// What an endpoint asks the node to do.
 #[derive(Copy, Clone, Debug)]
 pub enum EndpointAction {
     /// Hand this packet to the network layer.
     Send(Packet),
-    /// Call `on_timer(token)` at `at`.
-    Timer { at: Time, token: u64 },
+    /// Call `on_timer(timer)` at `at`.
+    Timer { at: Time, timer: EndpointTimer },
 }
 
 /// Where endpoints record their flow's statistics and their packets' fates.
@@ -81,8 +102,8 @@ impl EndpointCtx<'_> {
     pub fn send(&mut self, pkt: Packet) {
         self.out.push(EndpointAction::Send(pkt));
     }
-    pub fn timer(&mut self, at: Time, token: u64) {
-        self.out.push(EndpointAction::Timer { at, token });
+    pub fn timer(&mut self, at: Time, timer: EndpointTimer) {
+        self.out.push(EndpointAction::Timer { at, timer });
     }
 }
 
@@ -91,7 +112,8 @@ pub trait Endpoint: Send {
     fn port(&self) -> u16;
     /// Called once at time zero (schedule the start timer here).
     fn start(&mut self, ctx: &mut EndpointCtx);
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64);
+    /// A timer the endpoint set (`EndpointCtx::timer`) is due.
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer);
     /// A packet addressed to this node and port.
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
     /// One of this endpoint's packets was dropped somewhere in the network.
