@@ -10,39 +10,12 @@ use crate::net::wired::WiredConfig;
 use crate::phy::RadioConfig;
 use crate::queue::QueueConfig;
 use crate::sim::Time;
-use crate::transport::tcp::{DataSource, TcpConfig};
 
 pub use crate::sim::Position;
 
-/// What a flow's source sends.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Traffic {
-    /// UDP constant bit rate: `size` payload bytes every `interval`, each
-    /// gap optionally perturbed by up to ±`jitter` (uniform).
-    Cbr { size: u32, interval: Time, jitter: Time },
-    /// A one-way TCP connection carrying bulk (FTP) or finite data.
-    Tcp { tcp: TcpConfig, data: DataSource },
-    /// TFRC (RFC 5348) carrying an application that offers `rate_bps` of
-    /// payload (None = always has data) in packets of `tfrc.packet_size`.
-    Tfrc { tfrc: crate::transport::tfrc::TfrcConfig, rate_bps: Option<u64> },
-    /// A two-way voice call between `src` and `dst` (`app/voip.rs`).
-    Voip(crate::app::voip::VoipConfig),
-    /// UDP CBR sent in bursts: `burst` packets of `size` bytes back to back
-    /// every `burst * interval` (the same mean rate as `Cbr`).
-    BurstyCbr { size: u32, interval: Time, burst: u32 },
-}
-
-impl Traffic {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Traffic::Cbr { .. } => "cbr",
-            Traffic::Tcp { .. } => "tcp",
-            Traffic::Tfrc { .. } => "tfrc",
-            Traffic::Voip(_) => "voip",
-            Traffic::BurstyCbr { .. } => "cbr",
-        }
-    }
-}
+/// What a flow's source sends: one variant per registered traffic type
+/// (`app/mod.rs`).
+pub use crate::app::Traffic;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowConfig {

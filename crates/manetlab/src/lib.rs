@@ -12,8 +12,8 @@
 //! - [`mac`]: IEEE 802.11 DCF / EDCA, TDMA;
 //! - [`queue`]: interface queue disciplines, backpressure;
 //! - [`net`]: forwarding, routing protocols, ARP, wired links, the gateway;
-//! - [`app`]: traffic sources, call quality;
-//! - [`transport`]: UDP, TCP, TFRC, VoIP endpoints;
+//! - [`transport`]: UDP, TCP, TFRC endpoints;
+//! - [`app`]: the traffic types (registry: one file per type), call quality;
 //! - [`config`]: the typed description of one run;
 //! - [`metrics`]: reports, statistics, the observer and the trace writers;
 //! - [`node`], [`simulation`]: the kernel;
@@ -38,8 +38,8 @@ pub const LAYERS: &[&[&str]] = &[
     &["mac"],                // 802.11 DCF/EDCA, TDMA
     &["queue"],              // interface queues, backpressure
     &["net"],                // forwarding, routing, ARP, wires, gateway
-    &["app"],                // traffic generators, call quality
-    &["transport"],          // UDP, TCP, TFRC, VoIP endpoints
+    &["transport"],          // UDP, TCP, TFRC endpoints
+    &["app"],                // traffic types (registry), call quality
     &["config"],             // the typed description of one run
     &["metrics"],            // reports, traces, statistics, analytic models
     &["node", "simulation"], // the kernel: event loop, pipeline, builder

@@ -1,9 +1,12 @@
-//! Constant bit rate: fixed-size packets at a fixed interval between start
-//! and stop, each gap optionally perturbed uniformly by ±jitter (never
-//! below zero).
+//! Traffic type `cbr`: UDP constant bit rate, fixed-size packets at a fixed
+//! interval between start and stop, each gap optionally perturbed uniformly
+//! by ±jitter (never below zero); with `burst` > 1, bursty CBR
+//! (`burst.rs`).
 
-use super::TrafficSource;
+use super::{interval_or_rate, payload_size, Endpoints, FlowEnv, Traffic, TrafficModel, TrafficSource};
+use crate::sim::params::{ParamError, ParamErrorKind, Params};
 use crate::sim::{RngStream, Time};
+use crate::transport::udp::{UdpSender, UdpSink};
 
 #[derive(Clone, Debug)]
 pub struct Cbr {
@@ -45,43 +48,52 @@ impl TrafficSource for Cbr {
     }
 }
 
-/// CBR in bursts: `burst` packets leave back to back (at the same instant,
-/// so they reach the interface queue together) every `burst * interval`;
-/// the mean rate is that of `Cbr` with the same size and interval. The
-/// paper's table 1 (voip-tcp-coexistence.txt, fig. 3) varies `burst` at a
-/// fixed mean rate.
-#[derive(Clone, Debug)]
-pub struct BurstyCbr {
-    size: u32,
-    period: Time,
-    burst: u32,
-    stop: Time,
-    /// Start of the current burst and packets of it already sent.
-    at: Time,
-    sent_in_burst: u32,
-}
+impl TrafficModel for Cbr {
+    const NAME: &'static str = "cbr";
+    const TYPES: &'static [&'static str] = &["cbr"];
+    const KEYS: &'static [&'static str] = &["packet_size", "rate", "interval", "jitter", "burst"];
 
-impl BurstyCbr {
-    pub fn new(size: u32, interval: Time, burst: u32, start: Time, stop: Time) -> Self {
-        let burst = burst.max(1);
-        BurstyCbr { size, period: interval * burst as u64, burst, stop, at: start, sent_in_burst: 0 }
+    fn parse(p: &dyn Params) -> Result<Traffic, ParamError> {
+        let what = format!(
+            "the 802.11 MSDU limit of {}B less {}B of IP and UDP headers",
+            super::MAX_MSDU,
+            super::MAX_MSDU - super::MAX_UDP_PAYLOAD
+        );
+        let size = payload_size(p, super::MAX_UDP_PAYLOAD, &what)?
+            .ok_or_else(|| p.missing("packet_size", "a cbr flow needs its UDP payload size"))?;
+        let (interval, _) = interval_or_rate(p, size)?.ok_or_else(|| {
+            p.missing("rate", "a cbr flow needs a rate (e.g. \"2Mbps\") or an interval (e.g. \"10ms\")")
+        })?;
+        let jitter = p.duration("jitter")?;
+        if let Some(j) = &jitter {
+            if j.v >= interval {
+                let msg = format!("{{key}} ({}) must be smaller than the packet interval ({})", p.show(j.v), p.show(interval));
+                return Err(p.error(ParamErrorKind::Inconsistent, j.at, "jitter", &msg));
+            }
+        }
+        let jitter = jitter.map_or(Time::ZERO, |j| j.v);
+        match p.uint("burst")? {
+            Some(b) if b.v == 0 => {
+                Err(p.error(ParamErrorKind::OutOfRange, b.at, "burst", "{key} must be at least 1 packet"))
+            }
+            Some(b) if b.v > 1 => {
+                if jitter > Time::ZERO {
+                    let msg = format!("{{key}} and '{}.jitter' cannot be combined", p.section());
+                    return Err(p.error(ParamErrorKind::Inconsistent, b.at, "burst", &msg));
+                }
+                Ok(Traffic::BurstyCbr { size, interval, burst: b.v })
+            }
+            _ => Ok(Traffic::Cbr { size, interval, jitter }),
+        }
     }
-}
 
-impl TrafficSource for BurstyCbr {
-    fn next_departure(&mut self, _now: Time, _rng: &mut RngStream) -> Option<Time> {
-        if self.sent_in_burst == self.burst {
-            self.sent_in_burst = 0;
-            self.at += self.period;
+    fn endpoints(cfg: &Traffic, f: &FlowEnv) -> Endpoints {
+        let Traffic::Cbr { size, interval, jitter } = *cfg else { unreachable!("a cbr flow") };
+        let cbr = Cbr::new(size, interval, jitter, f.start, f.stop);
+        Endpoints {
+            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, Box::new(cbr))),
+            sink: Box::new(UdpSink::new(f.flow, f.port)),
         }
-        if self.at >= self.stop {
-            return None;
-        }
-        self.sent_in_burst += 1;
-        Some(self.at)
-    }
-    fn payload_bytes(&self, _seq: u64) -> u32 {
-        self.size
     }
 }
 
@@ -95,23 +107,6 @@ mod tests {
         let mut c = Cbr::new(100, Time::from_ms(10), Time::ZERO, Time::from_secs(1), Time::from_ms(1035));
         let v: Vec<Time> = std::iter::from_fn(|| c.next_departure(Time::ZERO, &mut rng)).collect();
         assert_eq!(v, vec![Time::from_ms(1000), Time::from_ms(1010), Time::from_ms(1020), Time::from_ms(1030)]);
-    }
-    #[test]
-    fn bursts_keep_the_mean_rate() {
-        let mut rng = RngStream::new(1, 0, Purpose::AppJitter, 0);
-        let mut c = BurstyCbr::new(1500, Time::from_ms(10), 3, Time::ZERO, Time::from_ms(95));
-        let v: Vec<Time> = std::iter::from_fn(|| c.next_departure(Time::ZERO, &mut rng)).collect();
-        let ms = |x: u64| Time::from_ms(x);
-        assert_eq!(
-            v,
-            vec![ms(0), ms(0), ms(0), ms(30), ms(30), ms(30), ms(60), ms(60), ms(60), ms(90), ms(90), ms(90)]
-        );
-        // Over a long run: as many packets as plain CBR at the same interval.
-        for k in 1..=5 {
-            let mut b = BurstyCbr::new(1500, Time::from_ms(10), k, Time::ZERO, Time::from_secs(60));
-            let n = std::iter::from_fn(|| b.next_departure(Time::ZERO, &mut rng)).count();
-            assert!((5995..=6005).contains(&n), "burst {k}: {n}");
-        }
     }
     #[test]
     fn jitter_stays_within_bounds() {

@@ -87,19 +87,6 @@ impl Default for VoiceQuality {
     }
 }
 
-/// What one end of a call records: the packets it sent, and the one-way
-/// delays of the packets it received, both for packets created inside the
-/// measurement window. The delay vector is reserved for the whole call up
-/// front: recording never reallocates.
-#[derive(Clone, Debug, Default)]
-pub struct VoipRecord {
-    pub sent: u64,
-    /// One-way delays of first receptions, ns.
-    pub delays: Vec<u64>,
-}
-
-impl VoipRecord {
-    pub fn with_capacity(n: usize) -> Self {
-        VoipRecord { sent: 0, delays: Vec::with_capacity(n) }
-    }
-}
+/// What one end of a call records (defined in `transport/`, whose
+/// `Endpoint::voip_record` hands it to the report).
+pub use crate::transport::VoipRecord;

@@ -9,10 +9,11 @@
 //!   an ELFN notice has one destination and the notice as an extension
 //!   (type 200, length 18: source and destination addresses, ports, the
 //!   32-bit TCP sequence number). RREP-ACK is never sent by the model.
-//! - DSDV (UDP 269) and OLSR (UDP 698): the bytes the protocol posted on
-//!   the run's board (`wire/board.rs`), i.e. exactly what the receivers
-//!   decoded: DSDV 12-byte (address, hop count, sequence number) entries,
-//!   OLSR the RFC 3626 packet.
+//! - Messages on the run's board (`Body::Routing`: DSDV on UDP 269, OLSR
+//!   on UDP 698, any protocol on its own port): the bytes the protocol
+//!   posted (`wire/board.rs`), i.e. exactly what the receivers decoded:
+//!   DSDV 12-byte (address, hop count, sequence number) entries, OLSR the
+//!   RFC 3626 packet.
 //!
 //! Addresses are the capture's (`10.0.0.0 + node + 1`).
 
@@ -21,32 +22,25 @@ use crate::wire::aodv::AodvMsg;
 use crate::wire::board::{ipv4, WireBoard};
 
 pub const AODV_PORT: u16 = 654;
-pub const DSDV_PORT: u16 = 269;
-pub const OLSR_PORT: u16 = 698;
 /// The extension type used for an ELFN notice on a RERR (RFC 3561 §5.x
 /// leaves extension types open; 200 is unassigned).
 pub const ELFN_EXTENSION_TYPE: u8 = 200;
 
 /// Appends the payload of a routing message to `out` and returns its UDP
-/// port; `None` for other bodies. A DSDV or OLSR message whose bytes are no
-/// longer on the board (or without a board) leaves `out` empty.
+/// port; `None` for other bodies. A board message (`Body::Routing`: DSDV,
+/// OLSR, any protocol) whose bytes are no longer on the board (or without a
+/// board) leaves `out` empty.
 pub fn routing_payload(body: &Body, board: Option<&WireBoard>, out: &mut Vec<u8>) -> Option<u16> {
     match body {
         Body::Aodv(m) => {
             aodv(m, out);
             Some(AODV_PORT)
         }
-        Body::Dsdv(r) => {
+        Body::Routing(m) => {
             if let Some(b) = board {
-                b.read(*r, |bytes| out.extend_from_slice(bytes));
+                b.read(m.wire, |bytes| out.extend_from_slice(bytes));
             }
-            Some(DSDV_PORT)
-        }
-        Body::Olsr(r) => {
-            if let Some(b) = board {
-                b.read(*r, |bytes| out.extend_from_slice(bytes));
-            }
-            Some(OLSR_PORT)
+            Some(m.port)
         }
         _ => None,
     }
@@ -138,5 +132,32 @@ mod tests {
         v.clear();
         routing_payload(&Body::Aodv(ex), None, &mut v);
         assert_eq!(v.len() as u32, ex.wire_bytes());
+    }
+
+    #[test]
+    fn any_protocols_board_message_is_traced_with_its_own_name_and_port() {
+        // A protocol the tracers have never heard of: its message needs no
+        // `Body` variant, its trace name and UDP port travel with it.
+        use crate::wire::board::{RoutingMsg, WireBoard};
+        let board = WireBoard::new();
+        let wire = board.post(3, 7, |v| v.extend_from_slice(b"hello, world"));
+        let mut uids = crate::sim::FateTable::default();
+        let mut out = Vec::new();
+        let mut rng = crate::sim::RngStream::new(1, 3, crate::sim::Purpose::Routing, 0);
+        let mut ctx = crate::net::routing::RouteCtx {
+            now: crate::sim::Time::ZERO,
+            node: 3,
+            out: &mut out,
+            rng: &mut rng,
+            uids: &mut uids,
+        };
+        let p = ctx.board_packet(crate::net::BROADCAST, "FOO", 4242, wire);
+        assert_eq!(p.body, Body::Routing(RoutingMsg { name: "FOO", port: 4242, wire }));
+        assert_eq!(p.type_name(), "FOO");
+        assert_eq!(p.size, 20 + 8 + 12, "IP + UDP + the posted bytes");
+        assert!(p.is_control() && p.ports().is_none());
+        let mut v = Vec::new();
+        assert_eq!(routing_payload(&p.body, Some(&board), &mut v), Some(4242));
+        assert_eq!(v, b"hello, world");
     }
 }

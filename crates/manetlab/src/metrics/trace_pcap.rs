@@ -364,8 +364,8 @@ fn encode_ip(
         Body::Udp { sport, dport, .. } if l4_len >= 8 => {
             (IPPROTO_UDP, udp_header(&mut l4, sport, dport, src, dst, l4_len))
         }
-        // AODV, DSDV and OLSR: their messages on their UDP ports.
-        Body::Aodv(_) | Body::Dsdv(_) | Body::Olsr(_) if l4_len >= 8 => {
+        // AODV and board messages (DSDV, OLSR, ...): on their UDP ports.
+        Body::Aodv(_) | Body::Routing(_) if l4_len >= 8 => {
             let port = super::trace_payload::routing_payload(&p.body, board, payload).expect("a routing body");
             payload.truncate(l4_len as usize - 8);
             l4[0..2].copy_from_slice(&port.to_be_bytes());

@@ -7,10 +7,9 @@ use super::error::{At, Diag, ErrorKind};
 use super::file::{FlowSection, ScenarioFile};
 use super::source::section_at;
 use super::units::{Distance, Duration};
-use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig, Traffic};
+use crate::config::{FlowConfig, NodeAction, NodeEvent, Position, SimConfig};
 use crate::metrics::trace::{Ns2Format, PcapMode, TraceOptions};
 use crate::metrics::viz::VizOptions;
-use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::routing::RoutingConfig;
 use crate::phy::{CaptureRule, PhyMode, PhyStandard, Preamble, Propagation, Reception};
 use crate::queue::{BackpressureConfig, ClassKey, Knowledge};
@@ -32,12 +31,6 @@ use routing::{diag, node_index, routing, select_model};
 
 /// Most nodes a topology may have.
 pub(crate) const MAX_NODES: u64 = 1_000_000;
-
-/// IEEE 802.11's largest MSDU, bytes.
-pub(crate) const MAX_MSDU: u32 = 2304;
-
-/// Largest UDP payload that fits one 802.11 frame (no fragmentation).
-pub(crate) const MAX_UDP_PAYLOAD: u32 = MAX_MSDU - IP_HEADER_BYTES - UDP_HEADER_BYTES;
 
 /// Node positions, fixed or drawn per replication.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,8 +238,16 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
 
     // [[flow]]
     let mut names: HashMap<String, usize> = HashMap::new();
+    let flow_item = doc.get("flow");
     for (i, fl) in f.flow.iter().enumerate() {
-        let flow = flow(i, fl, n, cfg.duration)?;
+        let table: Option<&dyn toml_edit::TableLike> = match flow_item {
+            Some(toml_edit::Item::ArrayOfTables(a)) => a.get(i).map(|t| t as &dyn toml_edit::TableLike),
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => {
+                a.get(i).and_then(|v| v.as_inline_table()).map(|t| t as &dyn toml_edit::TableLike)
+            }
+            _ => None,
+        };
+        let flow = flow(i, fl, table, doc, n, cfg.duration)?;
         if let Some(prev) = names.insert(flow.name.clone(), i) {
             let where_ = fl.name.as_ref().map_or(At::Offset(fl.src.span().start), at);
             return Err(Diag::new(

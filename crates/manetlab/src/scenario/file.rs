@@ -7,7 +7,7 @@
 //! kind = \"chain\"") instead of a generic serde one, and new kinds (AODV,
 //! TCP flows...) slot in by adding keys and a branch in `build`.
 
-use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Size, Speed};
+use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Speed};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -179,39 +179,18 @@ pub(crate) struct BackpressureSection {
     pub udp_only: Option<bool>,
 }
 
+/// The keys every `[[flow]]` has; its traffic type's own keys are read
+/// from the document by the type's parser (`app/`, `build/flow.rs`), which
+/// also refuses unknown keys.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct FlowSection {
     pub name: Option<Spanned<String>>,
     pub src: Spanned<u32>,
     pub dst: Spanned<u32>,
     #[serde(rename = "type")]
     pub kind: Spanned<String>,
-    pub packet_size: Option<Spanned<Size>>,
-    pub rate: Option<Spanned<DataRate>>,
-    pub interval: Option<Spanned<Duration>>,
-    pub jitter: Option<Spanned<Duration>>,
-    /// CBR: packets per burst (same mean rate).
-    pub burst: Option<Spanned<u32>>,
     pub start: Option<Spanned<Duration>>,
     pub stop: Option<Spanned<Duration>>,
-    // TCP flows.
-    pub variant: Option<Spanned<String>>,
-    pub mss: Option<Spanned<Size>>,
-    pub max_window: Option<Spanned<u32>>,
-    pub bytes: Option<Spanned<Size>>,
-    pub initial_rto: Option<Spanned<Duration>>,
-    pub min_rto: Option<Spanned<Duration>>,
-    pub max_rto: Option<Spanned<Duration>>,
-    pub delayed_ack: Option<Spanned<bool>>,
-    pub handshake: Option<Spanned<bool>>,
-    // ELFN (TCP flows).
-    pub elfn: Option<Spanned<bool>>,
-    pub elfn_probe: Option<Spanned<Duration>>,
-    pub elfn_restore: Option<Spanned<String>>,
-    pub elfn_probe_packet: Option<Spanned<String>>,
-    // TFRC flows.
-    pub history_discounting: Option<Spanned<bool>>,
 }
 
 /// A scripted node event.

@@ -61,7 +61,13 @@ pub trait Params {
     fn flag(&self, key: &str) -> Result<Option<Located<bool>>, ParamError>;
     /// A finite number (integer or float, no unit).
     fn number(&self, key: &str) -> Result<Option<Located<f64>>, ParamError>;
+    /// A whole number of bytes with its unit ("1460B", "1.5KB").
+    fn bytes(&self, key: &str) -> Result<Option<Located<u32>>, ParamError>;
+    /// A data rate in bit/s, greater than zero, with its unit ("2Mbps").
+    fn rate(&self, key: &str) -> Result<Option<Located<u64>>, ParamError>;
     fn text(&self, key: &str) -> Result<Option<Located<String>>, ParamError>;
+    /// How a duration is written in messages ("20ms", "1.5s").
+    fn show(&self, t: Time) -> String;
     /// A list of integer lists (e.g. static routing's node sequences).
     #[allow(clippy::type_complexity)]
     fn uint_lists(&self, key: &str) -> Result<Option<Located<Vec<Located<Vec<Located<u32>>>>>>, ParamError>;
@@ -117,6 +123,22 @@ impl dyn Params + '_ {
                 ))
             }
         }
+    }
+
+    /// A section-level error (no position: the scenario layer points at the
+    /// key that chose the model).
+    pub fn missing(&self, key: &str, why: &str) -> ParamError {
+        ParamError {
+            kind: ParamErrorKind::MissingKey,
+            at: None,
+            msg: format!("missing '{}.{key}': {why}", self.section()),
+        }
+    }
+
+    /// An error at `at` whose message names `'<section>.<key>'` where the
+    /// text says `{key}`.
+    pub fn error(&self, kind: ParamErrorKind, at: Loc, key: &str, msg: &str) -> ParamError {
+        ParamError::new(kind, at, msg.replace("{key}", &format!("'{}.{key}'", self.section())))
     }
 
     /// Sets `*dst` from the key if given.

@@ -14,10 +14,6 @@ use crate::phy::channel::Channel;
 use crate::phy::radio::Radio;
 use crate::queue::QueueEnv;
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
-use crate::transport::tcp::{TcpSink, TcpSource};
-use crate::transport::udp::{UdpSender, UdpSink};
-use crate::transport::voip::VoipEndpoint;
-use crate::transport::Endpoint;
 use std::collections::VecDeque;
 
 /// Why a configuration cannot be run.
@@ -137,35 +133,16 @@ impl Simulation {
             let port = (FLOW_PORT_BASE + i as u32) as u16;
             let flow_entity = (1u64 << 32) | i as u64;
             let stop = f.stop.unwrap_or(cfg.duration).min(cfg.duration);
-            let sender: Box<dyn Endpoint> = match &f.traffic {
-                Traffic::Cbr { size, interval, jitter } => {
-                    let cbr = crate::app::Cbr::new(*size, *interval, *jitter, f.start, stop);
-                    Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(cbr)))
-                }
-                Traffic::Tcp { tcp, data } => {
-                    Box::new(TcpSource::new(i as u32, port, f.dst, tcp.clone(), *data, f.start, stop))
-                }
-                Traffic::Tfrc { tfrc, rate_bps } => Box::new(crate::transport::tfrc::TfrcSender::new(
-                    i as u32,
-                    port,
-                    f.dst,
-                    tfrc.clone(),
-                    *rate_bps,
-                    f.start,
-                    stop,
-                )),
-                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.dst, v, f.start, stop, cfg.warmup)),
-                Traffic::BurstyCbr { size, interval, burst } => {
-                    let src = crate::app::cbr::BurstyCbr::new(*size, *interval, *burst, f.start, stop);
-                    Box::new(UdpSender::new(i as u32, port, f.dst, port, Box::new(src)))
-                }
+            let env = crate::app::FlowEnv {
+                flow: i as u32,
+                port,
+                src: f.src,
+                dst: f.dst,
+                start: f.start,
+                stop,
+                warmup: cfg.warmup,
             };
-            let sink: Box<dyn Endpoint> = match &f.traffic {
-                Traffic::Cbr { .. } | Traffic::BurstyCbr { .. } => Box::new(UdpSink::new(i as u32, port)),
-                Traffic::Tcp { tcp, .. } => Box::new(TcpSink::new(i as u32, port, tcp)),
-                Traffic::Tfrc { tfrc, .. } => Box::new(crate::transport::tfrc::TfrcReceiver::new(i as u32, port, tfrc)),
-                Traffic::Voip(v) => Box::new(VoipEndpoint::new(i as u32, port, f.src, v, f.start, stop, cfg.warmup)),
-            };
+            let crate::app::Endpoints { sender, sink } = f.traffic.endpoints(&env);
             nodes[f.src as usize].endpoints.push(sender);
             endpoint_rngs[f.src as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 0));
             nodes[f.dst as usize].endpoints.push(sink);

@@ -59,7 +59,7 @@ enum Event {
     Endpoint {
         node: NodeId,
         idx: u16,
-        token: u64,
+        timer: crate::transport::EndpointTimer,
     },
     Routing {
         node: NodeId,
@@ -236,8 +236,8 @@ impl Simulation {
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 node
             }
-            Event::Endpoint { node, idx, token } => {
-                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, token))
+            Event::Endpoint { node, idx, timer } => {
+                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
             }
             Event::Routing { node, timer } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer)),
             Event::Arp { node, timer } => return self.arp_timer(node, timer),
@@ -336,7 +336,7 @@ impl Simulation {
                 Work::Endpoint(node, idx, i) => {
                     let a = std::mem::replace(
                         &mut self.ep_out[i as usize],
-                        EndpointAction::Timer { at: Time::ZERO, token: 0 },
+                        EndpointAction::Timer { at: Time::ZERO, timer: crate::transport::EndpointTimer::of(0) },
                     );
                     self.do_endpoint(node, idx, a)
                 }

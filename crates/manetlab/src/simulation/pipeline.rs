@@ -172,7 +172,7 @@ impl Simulation {
                 self.nodes[node as usize].net.originated += 1;
                 self.route_out(node, pkt, Origin::Local, false);
             }
-            EndpointAction::Timer { at, token } => self.queue.schedule(at, Event::Endpoint { node, idx, token }),
+            EndpointAction::Timer { at, timer } => self.queue.schedule(at, Event::Endpoint { node, idx, timer }),
         }
     }
 

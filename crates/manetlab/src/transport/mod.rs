@@ -1,25 +1,73 @@
-//! Transport endpoints: UDP (and TCP, TFRC as they land).
+//! Transport endpoints: UDP, TCP, TFRC.
 //!
 //! An endpoint is one end of a flow bound to a port on a node. The node
 //! hands it packets addressed to its port and fires its timers; it answers
 //! with [`EndpointAction`]s. Each protocol is one module implementing
-//! [`Endpoint`].
+//! [`Endpoint`]. The traffic types above (`app/`, one file each) build a
+//! flow's two endpoints; a UDP sender asks its application, a
+//! [`TrafficSource`], when each packet leaves and how big it is.
 
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
-pub mod voip;
 
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet};
 use crate::sim::{FateTable, RngStream, Time};
+
+/// What an application offers a UDP sender (`udp::UdpSender`): when
+/// each packet leaves and how big it is.
+pub trait TrafficSource: Send {
+    /// The time of the next packet, given the current time; None = done.
+    fn next_departure(&mut self, now: Time, rng: &mut RngStream) -> Option<Time>;
+    /// Payload bytes of packet number `seq`.
+    fn payload_bytes(&self, seq: u64) -> u32;
+}
+
+/// What one end of a two-way call (`app/voip.rs`) recorded within its
+/// measurement window: packets sent and the one-way delays of the first
+/// receptions, ns. The delay vector is reserved for the first minutes of
+/// the call and grows with the packets that arrive.
+#[derive(Clone, Debug, Default)]
+pub struct VoipRecord {
+    pub sent: u64,
+    /// One-way delays of first receptions, ns.
+    pub delays: Vec<u64>,
+}
+
+impl VoipRecord {
+    pub fn with_capacity(n: usize) -> Self {
+        VoipRecord { sent: 0, delays: Vec::with_capacity(n) }
+    }
+}
+
+/// An endpoint's timer, handed back as it was set: a kind the endpoint
+/// defines (its `T_*` constants) and a generation, each in its own field
+/// (nothing is packed into bits). An endpoint that re-arms a timer bumps
+/// its generation and ignores a due timer whose generation is not the
+/// latest: stale timers are not cancelled, they are recognised.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EndpointTimer {
+    pub kind: u8,
+    pub gen: u32,
+}
+
+impl EndpointTimer {
+    /// A timer of `kind` without a generation.
+    pub const fn of(kind: u8) -> EndpointTimer {
+        EndpointTimer { kind, gen: 0 }
+    }
+    pub const fn with(kind: u8, gen: u32) -> EndpointTimer {
+        EndpointTimer { kind, gen }
+    }
+}
 
 /// What an endpoint asks the node to do.
 #[derive(Copy, Clone, Debug)]
 pub enum EndpointAction {
     /// Hand this packet to the network layer.
     Send(Packet),
-    /// Call `on_timer(token)` at `at`.
-    Timer { at: Time, token: u64 },
+    /// Call `on_timer(timer)` at `at`.
+    Timer { at: Time, timer: EndpointTimer },
 }
 
 /// Where endpoints record their flow's statistics and their packets' fates.
@@ -54,8 +102,8 @@ impl EndpointCtx<'_> {
     pub fn send(&mut self, pkt: Packet) {
         self.out.push(EndpointAction::Send(pkt));
     }
-    pub fn timer(&mut self, at: Time, token: u64) {
-        self.out.push(EndpointAction::Timer { at, token });
+    pub fn timer(&mut self, at: Time, timer: EndpointTimer) {
+        self.out.push(EndpointAction::Timer { at, timer });
     }
 }
 
@@ -64,7 +112,8 @@ pub trait Endpoint: Send {
     fn port(&self) -> u16;
     /// Called once at time zero (schedule the start timer here).
     fn start(&mut self, ctx: &mut EndpointCtx);
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64);
+    /// A timer the endpoint set (`EndpointCtx::timer`) is due.
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer);
     /// A packet addressed to this node and port.
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
     /// One of this endpoint's packets was dropped somewhere in the network.
@@ -87,7 +136,7 @@ pub trait Endpoint: Send {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.
-    fn voip_record(&self) -> Option<&crate::app::quality::VoipRecord> {
+    fn voip_record(&self) -> Option<&VoipRecord> {
         None
     }
 }

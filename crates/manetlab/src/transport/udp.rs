@@ -1,7 +1,6 @@
 //! UDP: a sending endpoint driven by a traffic source, and a sink.
 
-use super::{Endpoint, EndpointCtx};
-use crate::app::TrafficSource;
+use super::{Endpoint, EndpointCtx, EndpointTimer, TrafficSource};
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 
@@ -21,7 +20,7 @@ impl UdpSender {
     }
     fn arm(&mut self, ctx: &mut EndpointCtx) {
         if let Some(at) = self.source.next_departure(ctx.now, ctx.rng) {
-            ctx.timer(at, 0);
+            ctx.timer(at, EndpointTimer::of(0));
         }
     }
 }
@@ -33,7 +32,7 @@ impl Endpoint for UdpSender {
     fn start(&mut self, ctx: &mut EndpointCtx) {
         self.arm(ctx);
     }
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, _token: u64) {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, _timer: EndpointTimer) {
         let payload = self.source.payload_bytes(self.seq);
         let body = Body::Udp { sport: self.port, dport: self.dport, seq: self.seq };
         let pkt = ctx.new_packet(self.dst, UDP_HEADER_BYTES + payload, self.flow, body);
@@ -62,7 +61,7 @@ impl Endpoint for UdpSink {
         self.port
     }
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
-    fn on_timer(&mut self, _ctx: &mut EndpointCtx, _token: u64) {}
+    fn on_timer(&mut self, _ctx: &mut EndpointCtx, _timer: EndpointTimer) {}
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let payload = pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES);
         let first = ctx.metrics.fate().delivered(pkt.uid);

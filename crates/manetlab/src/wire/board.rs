@@ -37,6 +37,20 @@ pub struct WireRef {
     pub len: u16,
 }
 
+/// A routing protocol's control message whose bytes are on the board,
+/// carried in UDP: the body of any protocol's messages
+/// (`Body::Routing`), so a new protocol adds no `Body` variant. It names
+/// what traces need without knowing the protocol: its ns-2 packet type
+/// (`type_name`, e.g. "DSDV") and its UDP port (pcap).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RoutingMsg {
+    /// The packet type in traces (ns-2 `packet_t` name: "DSDV", "OLSR").
+    pub name: &'static str,
+    /// The UDP port the message is sent to and from.
+    pub port: u16,
+    pub wire: WireRef,
+}
+
 #[derive(Default)]
 struct Ring {
     slots: Vec<(u32, Vec<u8>)>,

@@ -65,10 +65,10 @@ pub enum Body {
     Dsr(super::dsr::DsrMsg),
     /// A TFRC data or feedback packet (RFC 5348), carried in UDP.
     Tfrc(super::tfrc::TfrcMsg),
-    /// A DSDV update (UDP 269), its bytes on the run's board (`wire/board.rs`).
-    Dsdv(super::board::WireRef),
-    /// An OLSR packet (RFC 3626, UDP 698), its bytes on the run's board.
-    Olsr(super::board::WireRef),
+    /// Any routing protocol's control message whose bytes are on the run's
+    /// board (`wire/board.rs`; DSDV updates, OLSR packets), with its trace
+    /// name and UDP port.
+    Routing(super::board::RoutingMsg),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -125,7 +125,7 @@ impl Packet {
             Body::Udp { sport, dport, .. } => Some((sport, dport)),
             Body::Tcp(s) => Some((s.sport, s.dport)),
             Body::Tfrc(m) => Some((m.sport, m.dport)),
-            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) | Body::Dsdv(_) | Body::Olsr(_) => None,
+            Body::Arp { .. } | Body::Aodv(_) | Body::Dsr(_) | Body::Routing(_) => None,
         }
     }
     /// The destination port (see [`Packet::ports`]).
@@ -149,8 +149,7 @@ impl Packet {
             Body::Arp { .. } => "ARP",
             Body::Aodv(_) => "AODV",
             Body::Dsr(_) => "DSR",
-            Body::Dsdv(_) => "DSDV",
-            Body::Olsr(_) => "OLSR",
+            Body::Routing(m) => m.name,
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::net::{Body, NodeId, Packet, FLOW_NONE};
 use crate::sim::params::{ParamError, Params};
 use crate::sim::{DropReason, FateTable, Position};
 use crate::sim::{RngStream, Time};
+use crate::wire::board::{RoutingMsg, WireRef};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -206,6 +207,13 @@ impl RouteCtx<'_> {
     /// `l4_bytes` is the message size above IP.
     pub fn new_packet(&mut self, dst: NodeId, l4_bytes: u32, body: Body) -> Packet {
         Packet::new(self.uids.create_untracked(), self.node, dst, l4_bytes, FLOW_NONE, body, self.now)
+    }
+    /// A new control packet carrying a message posted on the run's board
+    /// (`NetEnv::board`), in UDP to and from `port`; `name` is its packet
+    /// type in traces. No `Body` variant is needed for it.
+    pub fn board_packet(&mut self, dst: NodeId, name: &'static str, port: u16, wire: WireRef) -> Packet {
+        let msg = RoutingMsg { name, port, wire };
+        self.new_packet(dst, crate::net::UDP_HEADER_BYTES + wire.len as u32, Body::Routing(msg))
     }
     pub fn transmit(&mut self, pkt: Packet) {
         self.out.push(NetAction::Transmit(pkt));

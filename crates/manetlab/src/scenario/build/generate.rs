@@ -435,11 +435,11 @@ fn generator(g: usize, t: &Table, head: usize, n: u64, first: usize, dur: Time) 
     let at_gen = text.len();
     text.push_str("src = 0\ndst = 1\n");
     map.lines.push((at_gen..text.len(), at_key("pairs")));
-    let parsed: FlowSection = toml::from_str(&text).map_err(|e| {
-        let gdoc = toml_edit::ImDocument::parse(text.as_str()).expect("generated text is TOML");
-        map.back(super::super::source::describe_de_error(gdoc.as_table(), &e), g, first)
-    })?;
-    let template = flow(first, &parsed, n.max(2), dur).map_err(|d| map.back(d, g, first))?;
+    let gdoc = toml_edit::ImDocument::parse(text.as_str()).expect("generated text is TOML");
+    let parsed: FlowSection = toml::from_str(&text)
+        .map_err(|e| map.back(super::super::source::describe_de_error(gdoc.as_table(), &e), g, first))?;
+    let template = flow(first, &parsed, Some(gdoc.as_table()), gdoc.as_table(), n.max(2), dur)
+        .map_err(|d| map.back(d, g, first))?;
     if let Some(stop) = template.stop {
         if stop <= last_start {
             return Err(Diag::at(

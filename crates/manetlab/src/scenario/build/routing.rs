@@ -4,6 +4,7 @@
 //! over the TOML document (units, spans, messages) and refuses keys the
 //! chosen protocol does not use.
 
+use super::super::units::{DataRate, Size};
 use super::*;
 use crate::net::routing::{Protocol, PROTOCOLS};
 use crate::sim::params::{Loc, Located, ParamError, ParamErrorKind, Params};
@@ -21,7 +22,7 @@ pub(super) fn node_index(s: &Spanned<u32>, key: &str, n: u64) -> Result<u32, Dia
 
 /// A model's section of the document, read through [`Params`].
 pub(super) struct TomlParams<'a> {
-    pub section: &'static str,
+    pub section: &'a str,
     pub table: Option<&'a dyn TableLike>,
     pub root: &'a Table,
     pub nodes: u64,
@@ -51,7 +52,7 @@ pub(super) fn diag(e: ParamError) -> Diag {
     Diag::new(kind, e.at.map_or(At::Nowhere, |l| At::Offset(l.0)), e.msg)
 }
 
-fn loc<T>(s: &Spanned<T>) -> Loc {
+pub(super) fn loc<T>(s: &Spanned<T>) -> Loc {
     Loc(s.span().start)
 }
 
@@ -105,6 +106,15 @@ impl Params for TomlParams<'_> {
             )),
             v => Ok(v),
         }
+    }
+    fn show(&self, t: Time) -> String {
+        Duration(t).to_string()
+    }
+    fn bytes(&self, key: &str) -> Result<Option<Located<u32>>, ParamError> {
+        Ok(self.get::<Spanned<Size>>(key)?.map(|s| Located { v: s.get_ref().0, at: loc(&s) }))
+    }
+    fn rate(&self, key: &str) -> Result<Option<Located<u64>>, ParamError> {
+        Ok(self.get::<Spanned<DataRate>>(key)?.map(|s| Located { v: s.get_ref().0, at: loc(&s) }))
     }
     fn text(&self, key: &str) -> Result<Option<Located<String>>, ParamError> {
         Ok(self.get::<Spanned<String>>(key)?.map(located))

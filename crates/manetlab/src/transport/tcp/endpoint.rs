@@ -5,12 +5,15 @@ use super::{DataSource, TcpConfig, TcpReceiver, TcpSender};
 use crate::net::packet::TCP_HEADER_BYTES;
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, TcpSeg};
 use crate::sim::Time;
-use crate::transport::{Endpoint, EndpointCtx};
+use crate::transport::{Endpoint, EndpointCtx, EndpointTimer};
 
-/// Token of the start timer; wake-ups use their generation (>= 1).
-const START: u64 = 0;
-/// Token of a paced application's writes.
-const APP: u64 = u64::MAX;
+/// The start timer.
+const T_START: u8 = 0;
+/// A paced application's writes.
+const T_APP: u8 = 1;
+/// The state machine's next deadline (retransmission, delayed ACK,
+/// pacing), with the generation of the latest arming.
+const T_WAKE: u8 = 2;
 
 /// Summary of a TCP connection for reports.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -41,7 +44,7 @@ pub struct TcpSource {
     tx: TcpSender,
     started: bool,
     /// Generation of the pending wake-up and its time.
-    wake_gen: u64,
+    wake_gen: u32,
     wake_at: Option<Time>,
     /// A paced application: bytes per write, and the interval.
     app: Option<(u32, Time)>,
@@ -84,9 +87,9 @@ impl TcpSource {
         let next = self.tx.poll_at();
         if next != self.wake_at {
             self.wake_at = next;
-            self.wake_gen += 1;
+            self.wake_gen = self.wake_gen.wrapping_add(1);
             if let Some(at) = next {
-                ctx.timer(at.max(ctx.now), self.wake_gen);
+                ctx.timer(at.max(ctx.now), EndpointTimer::with(T_WAKE, self.wake_gen));
             }
         }
     }
@@ -97,22 +100,22 @@ impl Endpoint for TcpSource {
         self.port
     }
     fn start(&mut self, ctx: &mut EndpointCtx) {
-        ctx.timer(self.start, START);
+        ctx.timer(self.start, EndpointTimer::of(T_START));
     }
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64) {
-        if token == START {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
+        if timer.kind == T_START {
             self.started = true;
             if self.app.is_some() {
-                return self.on_timer(ctx, APP);
+                return self.on_timer(ctx, EndpointTimer::of(T_APP));
             }
-        } else if token == APP {
+        } else if timer.kind == T_APP {
             let Some((bytes, interval)) = self.app else { return };
             if ctx.now >= self.stop {
                 return;
             }
             self.tx.write(bytes as u64);
-            ctx.timer(ctx.now + interval, APP);
-        } else if token == self.wake_gen {
+            ctx.timer(ctx.now + interval, EndpointTimer::of(T_APP));
+        } else if timer == EndpointTimer::with(T_WAKE, self.wake_gen) {
             self.wake_at = None;
             self.tx.on_timer(ctx.now);
         } else {
@@ -170,7 +173,7 @@ pub struct TcpSink {
     port: u16,
     rx: TcpReceiver,
     peer: Option<(NodeId, u16)>,
-    wake_gen: u64,
+    wake_gen: u32,
     wake_at: Option<Time>,
     /// Out-of-order segments not yet delivered: (start, end, created).
     waiting: Vec<(u64, u64, Time)>,
@@ -232,9 +235,9 @@ impl TcpSink {
         let next = self.rx.poll_at();
         if next != self.wake_at {
             self.wake_at = next;
-            self.wake_gen += 1;
+            self.wake_gen = self.wake_gen.wrapping_add(1);
             if let Some(at) = next {
-                ctx.timer(at.max(ctx.now), self.wake_gen);
+                ctx.timer(at.max(ctx.now), EndpointTimer::with(T_WAKE, self.wake_gen));
             }
         }
     }
@@ -245,8 +248,8 @@ impl Endpoint for TcpSink {
         self.port
     }
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64) {
-        if token != self.wake_gen {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
+        if timer != EndpointTimer::with(T_WAKE, self.wake_gen) {
             return;
         }
         self.wake_at = None;

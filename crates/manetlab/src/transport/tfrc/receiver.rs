@@ -8,7 +8,10 @@ use super::{TfrcConfig, TfrcKind, TfrcMsg, FEEDBACK_BYTES};
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 use crate::sim::Time;
-use crate::transport::{Endpoint, EndpointCtx};
+use crate::transport::{Endpoint, EndpointCtx, EndpointTimer};
+
+/// The feedback timer (once per RTT, RFC 5348 §6.2), with its generation.
+const T_FEEDBACK: u8 = 0;
 
 /// Packets after a hole that declare it lost (RFC 5348 §5.1).
 pub const NDUPACK: u64 = 3;
@@ -36,7 +39,7 @@ pub struct TfrcReceiver {
     bytes_since_feedback: u64,
     data_since_feedback: bool,
     timer_at: Option<Time>,
-    gen: u64,
+    gen: u32,
     pub lost_packets: u64,
     pub loss_events: u64,
     pub feedback_sent: u64,
@@ -193,9 +196,9 @@ impl TfrcReceiver {
     }
 
     fn arm(&mut self, ctx: &mut EndpointCtx, at: Time) {
-        self.gen += 1;
+        self.gen = self.gen.wrapping_add(1);
         self.timer_at = Some(at);
-        ctx.timer(at, self.gen);
+        ctx.timer(at, EndpointTimer::with(T_FEEDBACK, self.gen));
     }
 }
 
@@ -204,8 +207,8 @@ impl Endpoint for TfrcReceiver {
         self.port
     }
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64) {
-        if token != self.gen {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
+        if timer != EndpointTimer::with(T_FEEDBACK, self.gen) {
             return;
         }
         self.timer_at = None;

@@ -5,12 +5,14 @@ use super::{TfrcConfig, TfrcKind, TfrcMsg, DATA_HEADER_BYTES};
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 use crate::sim::Time;
-use crate::transport::{Endpoint, EndpointCtx};
+use crate::transport::{Endpoint, EndpointCtx, EndpointTimer};
 
-const T_APP: u64 = 0;
-const T_SEND: u64 = 1 << 40;
-const T_NOFB: u64 = 2 << 40;
-const KIND: u64 = !((1 << 40) - 1);
+/// The application offers its next packet (paced applications).
+const T_APP: u8 = 0;
+/// The next paced transmission (generation `gen`).
+const T_SEND: u8 = 1;
+/// The no-feedback timer (RFC 5348 §4.4; generation `nofb_gen`).
+const T_NOFB: u8 = 2;
 
 /// Counters of one TFRC sender.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -57,8 +59,8 @@ pub struct TfrcSender {
     /// A send timer is armed for `next_send`.
     send_armed: bool,
     next_send: Time,
-    gen: u64,
-    nofb_gen: u64,
+    gen: u32,
+    nofb_gen: u32,
     summary: TfrcSummary,
     rates: Vec<(Time, f64)>,
 }
@@ -169,10 +171,10 @@ impl TfrcSender {
             self.send_armed = false;
             return;
         }
-        self.gen += 1;
+        self.gen = self.gen.wrapping_add(1);
         self.send_armed = true;
         self.next_send = at;
-        ctx.timer(at, T_SEND | self.gen);
+        ctx.timer(at, EndpointTimer::with(T_SEND, self.gen));
     }
 
     fn send(&mut self, ctx: &mut EndpointCtx) {
@@ -200,8 +202,8 @@ impl TfrcSender {
     }
 
     fn arm_nofb(&mut self, ctx: &mut EndpointCtx, at: Time) {
-        self.nofb_gen += 1;
-        ctx.timer(at, T_NOFB | self.nofb_gen);
+        self.nofb_gen = self.nofb_gen.wrapping_add(1);
+        ctx.timer(at, EndpointTimer::with(T_NOFB, self.nofb_gen));
     }
 
     fn nofb_interval(&self) -> Time {
@@ -273,10 +275,10 @@ impl Endpoint for TfrcSender {
         self.port
     }
     fn start(&mut self, ctx: &mut EndpointCtx) {
-        ctx.timer(self.start, T_APP);
+        ctx.timer(self.start, EndpointTimer::of(T_APP));
     }
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, token: u64) {
-        match token & KIND {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
+        match timer.kind {
             T_APP => {
                 if ctx.now >= self.stop {
                     return;
@@ -287,15 +289,15 @@ impl Endpoint for TfrcSender {
                     } else {
                         self.summary.app_discarded += 1;
                     }
-                    ctx.timer(ctx.now + iv, T_APP);
+                    ctx.timer(ctx.now + iv, EndpointTimer::of(T_APP));
                 }
                 self.pump(ctx);
             }
-            T_SEND if token == T_SEND | self.gen => {
+            T_SEND if timer.gen == self.gen => {
                 self.send_armed = false;
                 self.pump(ctx);
             }
-            T_NOFB if token == T_NOFB | self.nofb_gen && ctx.now < self.stop => self.on_nofeedback(ctx),
+            T_NOFB if timer.gen == self.nofb_gen && ctx.now < self.stop => self.on_nofeedback(ctx),
             _ => {}
         }
     }

@@ -37,7 +37,7 @@ use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::sim::DropReason;
 use crate::sim::Time;
-use crate::wire::board::{self as wire, WireBoard, WireRef};
+use crate::wire::board::{self as wire, RoutingMsg, WireBoard, WireRef};
 
 /// ns-3's DSDV port.
 pub const DSDV_PORT: u16 = 269;
@@ -181,7 +181,7 @@ impl Dsdv {
                     v.extend_from_slice(&seq.to_be_bytes());
                 }
             });
-            let mut p = ctx.new_packet(BROADCAST, UDP_HEADER_BYTES + r.len as u32, Body::Dsdv(r));
+            let mut p = ctx.board_packet(BROADCAST, "DSDV", DSDV_PORT, r);
             p.next_hop = BROADCAST;
             p.ttl = 1;
             self.stats.count_sent(kind_name(kind), p.size);
@@ -434,7 +434,7 @@ impl Routing for Dsdv {
     }
 
     fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        let Body::Dsdv(r) = pkt.body else { return };
+        let Body::Routing(RoutingMsg { wire: r, .. }) = pkt.body else { return };
         let from = pkt.prev_hop;
         self.heard(ctx.now, from);
         self.stats.count_received(kind_name(r.kind), pkt.size);

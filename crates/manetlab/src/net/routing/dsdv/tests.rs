@@ -10,7 +10,7 @@ fn chain(n: usize, cfg: DsdvConfig) -> (Net<Dsdv>, WireBoard) {
 
 /// The entries of a DSDV packet, decoded from the board.
 fn entries(board: &WireBoard, p: &Packet) -> Vec<(NodeId, u32, u32)> {
-    let Body::Dsdv(r) = p.body else { panic!("not DSDV") };
+    let Body::Routing(RoutingMsg { wire: r, name: "DSDV", .. }) = p.body else { panic!("not DSDV") };
     board
         .read(r, |b| {
             b.chunks_exact(12).map(|e| (wire::addr_at(e, 0), wire::be_u32(e, 4), wire::be_u32(e, 8))).collect()
@@ -91,7 +91,7 @@ fn broken_link_is_advertised_with_odd_seq_and_infinite_metric() {
     net.run_until(t0 + Time::from_ms(50));
     let upd = net.sent[mark..]
         .iter()
-        .find(|(_, from, p)| *from == 2 && matches!(p.body, Body::Dsdv(r) if r.kind == KIND_INCREMENTAL))
+        .find(|(_, from, p)| *from == 2 && matches!(p.body, Body::Routing(m) if m.wire.kind == KIND_INCREMENTAL))
         .map(|(t, _, p)| (*t, entries(&board, p)))
         .expect("node 2 sends an incremental update at once");
     println!("node 2 at {:.3} s advertises {:?}", upd.0.as_secs_f64(), upd.1);
@@ -164,7 +164,7 @@ fn full_dump_wire_format() {
         .sent
         .iter()
         .rev()
-        .find(|(_, f, p)| *f == 1 && matches!(p.body, Body::Dsdv(r) if r.kind == KIND_FULL))
+        .find(|(_, f, p)| *f == 1 && matches!(p.body, Body::Routing(m) if m.wire.kind == KIND_FULL))
         .unwrap();
     let e = entries(&board, p);
     assert_eq!(p.size, 20 + 8 + 12 * 3, "IP + UDP + 3 entries");

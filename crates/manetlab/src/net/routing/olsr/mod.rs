@@ -39,10 +39,10 @@ pub use config::OlsrConfig;
 
 use super::delayed::Parked;
 use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
-use crate::net::{Body, NodeId, Packet, BROADCAST, UDP_HEADER_BYTES};
+use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
-use crate::wire::board::{WireBoard, WireRef};
+use crate::wire::board::{RoutingMsg, WireBoard, WireRef};
 use config::WILL_NEVER;
 use msg::{Header, HELLO, HNA, TC};
 use std::collections::BTreeMap;
@@ -272,14 +272,14 @@ impl Olsr {
         self.pkt_seq = self.pkt_seq.wrapping_add(1);
         let pkt_seq = self.pkt_seq;
         let r: WireRef = self.board.post(self.me, h.kind, |v| msg::write_packet(v, pkt_seq, h, body));
-        let mut p = ctx.new_packet(BROADCAST, UDP_HEADER_BYTES + r.len as u32, Body::Olsr(r));
+        let mut p = ctx.board_packet(BROADCAST, "OLSR", msg::OLSR_PORT, r);
         p.next_hop = BROADCAST;
         p.ttl = 1;
         p
     }
 
     fn emit(&mut self, ctx: &mut RouteCtx, p: Packet) {
-        if let Body::Olsr(r) = p.body {
+        if let Body::Routing(RoutingMsg { wire: r, .. }) = p.body {
             self.stats.count_sent(msg::kind_name(r.kind), p.size);
         }
         ctx.transmit(p);
@@ -505,7 +505,7 @@ impl Routing for Olsr {
     }
 
     fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        let Body::Olsr(r) = pkt.body else { return };
+        let Body::Routing(RoutingMsg { wire: r, .. }) = pkt.body else { return };
         let now = ctx.now;
         let from = pkt.prev_hop;
         self.stats.count_received(msg::kind_name(r.kind), pkt.size);
