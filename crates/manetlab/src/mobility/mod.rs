@@ -2,11 +2,16 @@
 //!
 //! Every model (static, scripted waypoints, random waypoint, ns-2 movement
 //! files) is turned into one [`Trajectory`] per node before the run starts:
-//! a list of legs, each a straight segment at constant velocity (a pause is a
-//! leg of zero velocity). Positions are evaluated lazily at the instant they
-//! are needed (the channel asks at each transmission). Trajectories are pure
-//! data, so the same pattern can be replayed at another speed by scaling its
-//! time axis (the ELFN paper's scheme, see [`Trajectory::scaled`]).
+//! a sequence of legs, each a straight segment at constant velocity (a pause
+//! is a leg of zero velocity). Scripts and movement files hold their legs;
+//! random models are generators ([`LegSource`]) that produce the legs on
+//! demand from the node's own random stream, so a run's memory does not
+//! grow with its duration (issue 15, D4): the channel asks a [`Mover`] per
+//! node, which keeps a small window of legs around the current time.
+//! Positions are evaluated at the instant they are needed (the channel asks
+//! at each transmission). Trajectories are values, so the same pattern can
+//! be replayed at another speed by scaling its time axis (the ELFN paper's
+//! scheme, see [`Trajectory::scaled`]).
 
 pub mod direction;
 pub mod gauss_markov;
