@@ -175,7 +175,8 @@ fn input_files_are_regular_bounded_and_never_quoted() {
     std::fs::write(&big, text).unwrap();
     let o = exec(&t, &["check", "big.toml"], 10.0);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(o.stderr.contains("at most 4194304"), "{}", o.stderr);
+    assert!(o.stderr.contains("at most 4194304 bytes (4 MiB)"), "{}", o.stderr);
+    assert!(o.stderr.contains("big.toml: ") && o.stderr.contains("no line applies"), "{}", o.stderr);
     assert!(o.secs < 5.0, "{:.1} s", o.secs);
 }
 

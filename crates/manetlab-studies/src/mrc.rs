@@ -174,7 +174,7 @@ pub struct Outcome {
 /// connected, in the unit-disk graph of `range`, sampled every second in
 /// [from, to).
 pub fn topology(cfg: &SimConfig, range: f64, from: u64, to: u64) -> (f64, f64) {
-    let traj = cfg.mobility.trajectories(&cfg.nodes);
+    let traj: Vec<_> = cfg.mobility.trajectories(&cfg.nodes).iter().map(|t| t.materialized()).collect();
     let n = traj.len();
     let (mut degree, mut samples, mut conn, mut pairs) = (0usize, 0usize, 0usize, 0usize);
     let mut adj = vec![Vec::new(); n];

@@ -218,7 +218,7 @@ fn trajectories_are_the_simulators_legs() {
     for (k, tr) in trajs.iter().enumerate() {
         let legs = &rec.nodes[k].legs;
         assert_eq!(legs.len(), tr.legs().iter().filter(|l| l.start <= cfg.duration).count());
-        for (l, m) in legs.iter().zip(tr.legs()) {
+        for (l, m) in legs.iter().zip(tr.legs().iter()) {
             assert_eq!((l.0, l.1, l.2, l.3, l.4), (m.start.as_ns(), m.from.x, m.from.y, m.vx, m.vy));
         }
     }

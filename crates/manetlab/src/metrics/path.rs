@@ -25,7 +25,7 @@ pub struct Span {
 }
 
 pub(super) fn leg_breaks(t: &Trajectory, until: f64) -> impl Iterator<Item = f64> + '_ {
-    t.legs().iter().map(|l| l.start.as_secs_f64()).filter(move |&s| s < until)
+    t.leg_iter().map(|l| l.start.as_secs_f64()).take_while(move |&s| s < until)
 }
 
 /// Every instant in (0, until) at which some pair of nodes crosses `range`.

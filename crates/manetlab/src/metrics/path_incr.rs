@@ -39,7 +39,7 @@ const SLACK_S: f64 = 1e-6;
 /// Whether the incremental computation applies (all nodes at one height).
 pub(super) fn applies(trajs: &[Trajectory]) -> bool {
     let mut z = None;
-    trajs.iter().flat_map(|t| t.legs()).all(|l| *z.get_or_insert(l.from.z) == l.from.z)
+    trajs.iter().flat_map(|t| t.leg_iter()).all(|l| *z.get_or_insert(l.from.z) == l.from.z)
 }
 
 pub(super) fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], range: f64, until: Time) -> Vec<Vec<Span>> {

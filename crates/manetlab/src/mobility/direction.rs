@@ -9,7 +9,7 @@
 //! tested below). Scope: a rectangle, speeds uniform in [min, max], a fixed
 //! pause at the edge.
 
-use super::{MobilityModel, Trajectory};
+use super::{Leg, LegSource, MobilityModel, Through, Trajectory};
 use crate::sim::{Position, Purpose, RngStream, Time};
 use std::f64::consts::PI;
 
@@ -24,7 +24,7 @@ pub struct RandomDirection {
 }
 
 /// Distance along (cos a, sin a) from `p` to the edge of [0, w] x [0, h].
-fn to_edge(p: Position, a: f64, w: f64, h: f64) -> f64 {
+pub(super) fn to_edge(p: Position, a: f64, w: f64, h: f64) -> f64 {
     let (dx, dy) = (a.cos(), a.sin());
     let tx = if dx > 1e-12 {
         (w - p.x) / dx
@@ -43,55 +43,123 @@ fn to_edge(p: Position, a: f64, w: f64, h: f64) -> f64 {
     tx.min(ty).max(0.0)
 }
 
-impl RandomDirection {
-    fn trajectory(&self, rng: &mut RngStream, until: f64) -> Trajectory {
-        let (w, h) = (self.width, self.height);
-        let mut here = Position::new(rng.range_f64(0.0, w), rng.range_f64(0.0, h));
-        let mut angle = rng.range_f64(0.0, 2.0 * PI);
-        let mut t = 0.0;
-        let mut pts = vec![(0.0, here)];
-        while t <= until {
-            let v = rng.range_f64(self.speed_min, self.speed_max).max(1e-6);
-            let d = to_edge(here, angle, w, h);
-            let to = Position::new((here.x + d * angle.cos()).clamp(0.0, w), (here.y + d * angle.sin()).clamp(0.0, h));
-            t += d / v;
-            pts.push((t, to));
-            t += self.pause.as_secs_f64();
-            if self.pause > Time::ZERO {
-                pts.push((t, to));
-            }
-            here = to;
-            // A new direction into the area, at angle θ from the inward
-            // normal with density cos θ / 2 (sin θ uniform in [-1, 1]):
-            // the flux of a uniform, isotropic population through the
-            // edge, which keeps the node density uniform (Nain, Towsley,
-            // Liu, Liu, INFOCOM 2005). A uniform θ would favour grazing
-            // paths and crowd nodes along the edges.
-            let n = inward_normal(here, w, h, rng);
-            angle = n + rng.range_f64(-1.0, 1.0).asin();
+/// One node's turning points ((seconds, position)), drawn one edge at a
+/// time from its stream until `until`.
+#[derive(Clone, Debug)]
+struct DirectionPoints {
+    m: RandomDirection,
+    rng: RngStream,
+    until: f64,
+    t: f64,
+    here: Position,
+    angle: f64,
+    started: bool,
+    pending: std::collections::VecDeque<(f64, Position)>,
+}
+
+impl DirectionPoints {
+    fn new(m: &RandomDirection, rng: RngStream, until: f64) -> Self {
+        DirectionPoints {
+            m: m.clone(),
+            rng,
+            until,
+            t: 0.0,
+            here: Position::default(),
+            angle: 0.0,
+            started: false,
+            pending: std::collections::VecDeque::with_capacity(3),
         }
-        Trajectory::through(&pts)
+    }
+
+    /// Draws the next edge's points into `pending` (false: none left).
+    fn advance(&mut self) -> bool {
+        let (w, h) = (self.m.width, self.m.height);
+        let rng = &mut self.rng;
+        if !self.started {
+            self.started = true;
+            self.here = Position::new(rng.range_f64(0.0, w), rng.range_f64(0.0, h));
+            self.angle = rng.range_f64(0.0, 2.0 * PI);
+            self.pending.push_back((0.0, self.here));
+            return true;
+        }
+        if self.t > self.until {
+            return false;
+        }
+        let (here, angle) = (self.here, self.angle);
+        let v = rng.range_f64(self.m.speed_min, self.m.speed_max).max(1e-6);
+        let d = to_edge(here, angle, w, h);
+        let to = Position::new((here.x + d * angle.cos()).clamp(0.0, w), (here.y + d * angle.sin()).clamp(0.0, h));
+        self.t += d / v;
+        self.pending.push_back((self.t, to));
+        self.t += self.m.pause.as_secs_f64();
+        if self.m.pause > Time::ZERO {
+            self.pending.push_back((self.t, to));
+        }
+        self.here = to;
+        // A new direction into the area, at angle θ from the inward
+        // normal with density cos θ / 2 (sin θ uniform in [-1, 1]):
+        // the flux of a uniform, isotropic population through the
+        // edge, which keeps the node density uniform (Nain, Towsley,
+        // Liu, Liu, INFOCOM 2005). A uniform θ would favour grazing
+        // paths and crowd nodes along the edges.
+        let n = inward_normal(to, w, h, rng);
+        self.angle = n + rng.range_f64(-1.0, 1.0).asin();
+        true
+    }
+}
+
+impl Iterator for DirectionPoints {
+    type Item = (f64, Position);
+    fn next(&mut self) -> Option<(f64, Position)> {
+        loop {
+            if let Some(p) = self.pending.pop_front() {
+                return Some(p);
+            }
+            if !self.advance() {
+                return None;
+            }
+        }
+    }
+}
+
+/// One node's path, generated on demand.
+#[derive(Debug)]
+struct DirectionSource {
+    m: RandomDirection,
+    seed: u64,
+    node: u64,
+    until: f64,
+}
+
+impl LegSource for DirectionSource {
+    fn legs(&self) -> Box<dyn Iterator<Item = Leg> + Send> {
+        let rng = RngStream::new(self.seed, self.node, Purpose::Mobility, 0);
+        Box::new(Through::new(DirectionPoints::new(&self.m, rng, self.until)))
     }
 }
 
 /// The inward normal of the edge `p` lies on (a corner: one of its two
 /// edges, at random).
-fn inward_normal(p: Position, w: f64, h: f64, rng: &mut RngStream) -> f64 {
+pub(super) fn inward_normal(p: Position, w: f64, h: f64, rng: &mut RngStream) -> f64 {
     let eps = 1e-6 * w.max(h);
-    let mut normals = Vec::with_capacity(2);
+    let (mut normals, mut k) = ([0.0; 4], 0);
+    let mut add = |a: f64| {
+        normals[k] = a;
+        k += 1;
+    };
     if p.x <= eps {
-        normals.push(0.0);
+        add(0.0);
     }
     if p.x >= w - eps {
-        normals.push(PI);
+        add(PI);
     }
     if p.y <= eps {
-        normals.push(PI / 2.0);
+        add(PI / 2.0);
     }
     if p.y >= h - eps {
-        normals.push(-PI / 2.0);
+        add(-PI / 2.0);
     }
-    match normals.len() {
+    match k {
         0 => rng.range_f64(0.0, 2.0 * PI),
         1 => normals[0],
         k => normals[(rng.unit() * k as f64) as usize % k],
@@ -104,7 +172,14 @@ impl MobilityModel for RandomDirection {
     }
     fn trajectories(&self, n: usize, seed: u64, until: Time) -> Vec<Trajectory> {
         (0..n)
-            .map(|i| self.trajectory(&mut RngStream::new(seed, i as u64, Purpose::Mobility, 0), until.as_secs_f64()))
+            .map(|i| {
+                Trajectory::generated(std::sync::Arc::new(DirectionSource {
+                    m: self.clone(),
+                    seed,
+                    node: i as u64,
+                    until: until.as_secs_f64(),
+                }))
+            })
             .collect()
     }
 }

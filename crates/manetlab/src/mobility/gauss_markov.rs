@@ -13,7 +13,7 @@
 //! autocorrelation of the speed equal to α, is tested below. Speeds below
 //! zero are clipped to zero.
 
-use super::{MobilityModel, Trajectory};
+use super::{Leg, LegSource, MobilityModel, Through, Trajectory};
 use crate::sim::{Position, Purpose, RngStream, Time};
 use std::f64::consts::PI;
 
@@ -32,46 +32,94 @@ pub struct GaussMarkov {
 }
 
 /// A standard normal draw (Box-Muller).
-fn normal(rng: &mut RngStream) -> f64 {
+pub(super) fn normal(rng: &mut RngStream) -> f64 {
     let u = 1.0 - rng.unit();
     let v = rng.unit();
     (-2.0 * u.ln()).sqrt() * (2.0 * PI * v).cos()
 }
 
+/// One node's walk, one step at a time: (speed of the step, position at
+/// its end), after the initial position.
+#[derive(Clone, Debug)]
+struct Walk {
+    m: GaussMarkov,
+    rng: RngStream,
+    k: f64,
+    p: Position,
+    mean_dir: f64,
+    s: f64,
+    d: f64,
+}
+
+impl Walk {
+    fn new(m: &GaussMarkov, mut rng: RngStream) -> Self {
+        let (w, h, a) = (m.width, m.height, m.alpha);
+        let k = (1.0 - a * a).max(0.0).sqrt();
+        let p = Position::new(rng.range_f64(0.0, w), rng.range_f64(0.0, h));
+        let mean_dir = rng.range_f64(0.0, 2.0 * PI);
+        Walk { m: m.clone(), rng, k, p, mean_dir, s: m.mean_speed, d: mean_dir }
+    }
+
+    fn step(&mut self) -> (f64, Position) {
+        let (w, h, a, k) = (self.m.width, self.m.height, self.m.alpha, self.k);
+        let (p, rng) = (self.p, &mut self.rng);
+        let dt = self.m.step.as_secs_f64();
+        let near = p.x < 0.1 * w || p.x > 0.9 * w || p.y < 0.1 * h || p.y > 0.9 * h;
+        let target = if near { (h / 2.0 - p.y).atan2(w / 2.0 - p.x) } else { self.mean_dir };
+        // Turn the shorter way towards the target direction.
+        let d = self.d;
+        let tgt = d + ((target - d + PI).rem_euclid(2.0 * PI) - PI);
+        self.s = a * self.s + (1.0 - a) * self.m.mean_speed + self.m.speed_sd * k * normal(rng);
+        let mut d = a * d + (1.0 - a) * tgt + self.m.direction_sd * k * normal(rng);
+        let v = self.s.max(0.0);
+        let (mut x, mut y) = (p.x + v * d.cos() * dt, p.y + v * d.sin() * dt);
+        if !(0.0..=w).contains(&x) {
+            x = if x < 0.0 { -x } else { 2.0 * w - x }.clamp(0.0, w);
+            d = PI - d;
+        }
+        if !(0.0..=h).contains(&y) {
+            y = if y < 0.0 { -y } else { 2.0 * h - y }.clamp(0.0, h);
+            d = -d;
+        }
+        self.d = d;
+        self.p = Position::new(x, y);
+        (v, self.p)
+    }
+}
+
 impl GaussMarkov {
     /// The speeds and positions of one node, one per step.
+    #[cfg(test)]
     fn walk(&self, rng: &mut RngStream, steps: usize) -> (Vec<f64>, Vec<Position>) {
-        let (w, h, a) = (self.width, self.height, self.alpha);
-        let k = (1.0 - a * a).max(0.0).sqrt();
-        let mut p = Position::new(rng.range_f64(0.0, w), rng.range_f64(0.0, h));
-        let mean_dir = rng.range_f64(0.0, 2.0 * PI);
-        let mut s = self.mean_speed;
-        let mut d = mean_dir;
-        let dt = self.step.as_secs_f64();
+        let mut walk = Walk::new(self, rng.clone());
         let (mut speeds, mut pts) = (Vec::with_capacity(steps), Vec::with_capacity(steps + 1));
-        pts.push(p);
+        pts.push(walk.p);
         for _ in 0..steps {
-            let near = p.x < 0.1 * w || p.x > 0.9 * w || p.y < 0.1 * h || p.y > 0.9 * h;
-            let target = if near { (h / 2.0 - p.y).atan2(w / 2.0 - p.x) } else { mean_dir };
-            // Turn the shorter way towards the target direction.
-            let tgt = d + ((target - d + PI).rem_euclid(2.0 * PI) - PI);
-            s = a * s + (1.0 - a) * self.mean_speed + self.speed_sd * k * normal(rng);
-            d = a * d + (1.0 - a) * tgt + self.direction_sd * k * normal(rng);
-            let v = s.max(0.0);
+            let (v, p) = walk.step();
             speeds.push(v);
-            let (mut x, mut y) = (p.x + v * d.cos() * dt, p.y + v * d.sin() * dt);
-            if !(0.0..=w).contains(&x) {
-                x = if x < 0.0 { -x } else { 2.0 * w - x }.clamp(0.0, w);
-                d = PI - d;
-            }
-            if !(0.0..=h).contains(&y) {
-                y = if y < 0.0 { -y } else { 2.0 * h - y }.clamp(0.0, h);
-                d = -d;
-            }
-            p = Position::new(x, y);
             pts.push(p);
         }
         (speeds, pts)
+    }
+}
+
+/// One node's path: the walk's positions, `steps` + 1 of them, `step`
+/// apart, generated on demand.
+#[derive(Debug)]
+struct GaussMarkovSource {
+    m: GaussMarkov,
+    seed: u64,
+    node: u64,
+    steps: usize,
+}
+
+impl LegSource for GaussMarkovSource {
+    fn legs(&self) -> Box<dyn Iterator<Item = Leg> + Send> {
+        let mut walk = Walk::new(&self.m, RngStream::new(self.seed, self.node, Purpose::Mobility, 0));
+        let dt = self.m.step.as_secs_f64();
+        let first = walk.p;
+        let points = std::iter::once((0.0, first)).chain((1..=self.steps).map(move |k| (k as f64 * dt, walk.step().1)));
+        Box::new(Through::new(points))
     }
 }
 
@@ -84,10 +132,12 @@ impl MobilityModel for GaussMarkov {
         let steps = (until.as_secs_f64() / dt).ceil() as usize + 1;
         (0..n)
             .map(|i| {
-                let (_, pts) = self.walk(&mut RngStream::new(seed, i as u64, Purpose::Mobility, 0), steps);
-                let timed: Vec<(f64, Position)> =
-                    pts.into_iter().enumerate().map(|(k, p)| (k as f64 * dt, p)).collect();
-                Trajectory::through(&timed)
+                Trajectory::generated(std::sync::Arc::new(GaussMarkovSource {
+                    m: self.clone(),
+                    seed,
+                    node: i as u64,
+                    steps,
+                }))
             })
             .collect()
     }

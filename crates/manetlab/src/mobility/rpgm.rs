@@ -13,8 +13,9 @@
 //! turns, member and reference both move linearly).
 
 use super::waypoint::{self, RandomWaypoint};
-use super::{MobilityModel, Trajectory};
+use super::{Leg, LegSource, MobilityModel, Mover, Through, Trajectory};
 use crate::sim::{Position, Purpose, RngStream, Time};
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rpgm {
@@ -28,32 +29,150 @@ pub struct Rpgm {
 }
 
 impl Rpgm {
-    /// The reference point paths, one per group.
-    pub fn references(&self, seed: u64, until: Time) -> Vec<Trajectory> {
+    /// The reference points' random waypoint, in the area shrunk by the radius.
+    fn shrunk(&self) -> RandomWaypoint {
         let r = self.radius;
-        let shrunk = RandomWaypoint {
+        RandomWaypoint {
             width: self.reference.width - 2.0 * r,
             height: self.reference.height - 2.0 * r,
             ..self.reference.clone()
+        }
+    }
+
+    /// The reference point paths, one per group (generated on demand).
+    pub fn references(&self, seed: u64, until: Time) -> Vec<Trajectory> {
+        (0..self.groups).map(|g| self.reference_path(seed, g as u64, until)).collect()
+    }
+
+    fn reference_path(&self, seed: u64, g: u64, until: Time) -> Trajectory {
+        Trajectory::generated(Arc::new(ReferenceSource { m: self.shrunk(), r: self.radius, seed, g, until }))
+    }
+}
+
+/// A group's reference point: random waypoint in the shrunk area (stream
+/// (seed, group, `Purpose::Mobility`, 1)), moved by (radius, radius).
+#[derive(Debug)]
+struct ReferenceSource {
+    m: RandomWaypoint,
+    r: f64,
+    seed: u64,
+    g: u64,
+    until: Time,
+}
+
+impl LegSource for ReferenceSource {
+    fn legs(&self) -> Box<dyn Iterator<Item = Leg> + Send> {
+        let r = self.r;
+        let rng = RngStream::new(self.seed, self.g, Purpose::Mobility, 1);
+        Box::new(
+            waypoint::WaypointLegs::new(&self.m, rng, self.until)
+                .map(move |l| Leg { from: Position::new(l.from.x + r, l.from.y + r), ..l }),
+        )
+    }
+}
+
+/// One member's path: the union of the offset steps and the reference's
+/// turns, each at the reference position plus the interpolated offset.
+#[derive(Debug)]
+struct MemberSource {
+    m: Rpgm,
+    seed: u64,
+    node: u64,
+    until: Time,
+}
+
+/// The member's points, generated in time order.
+struct MemberPoints {
+    radius: f64,
+    rng: RngStream,
+    dt: f64,
+    end: f64,
+    steps: usize,
+    /// The reference's turns (leg starts), in order.
+    turns: std::iter::Peekable<Box<dyn Iterator<Item = Leg> + Send>>,
+    reference: Mover,
+    /// The next offset step k (k * dt) not yet emitted.
+    next_step: usize,
+    last: Option<f64>,
+    /// Offsets k0 and k0 + 1 (drawn in order from the member's stream).
+    k0: usize,
+    offs: [(f64, f64); 2],
+}
+
+impl MemberPoints {
+    fn offset(&mut self) -> (f64, f64) {
+        let a = self.rng.range_f64(0.0, std::f64::consts::TAU);
+        let d = self.radius * self.rng.unit().sqrt();
+        (d * a.cos(), d * a.sin())
+    }
+
+    /// The next time of the merged, de-duplicated sequence.
+    fn next_time(&mut self) -> Option<f64> {
+        loop {
+            let turn = self.turns.peek().map(|l| l.start.as_secs_f64()).filter(|&t| t <= self.end);
+            let step = (self.next_step <= self.steps).then(|| self.next_step as f64 * self.dt);
+            let t = match (turn, step) {
+                (None, None) => return None,
+                (Some(a), Some(b)) if b.total_cmp(&a).is_lt() => {
+                    self.next_step += 1;
+                    b
+                }
+                (Some(a), _) => {
+                    self.turns.next();
+                    a
+                }
+                (None, Some(b)) => {
+                    self.next_step += 1;
+                    b
+                }
+            };
+            if self.last != Some(t) {
+                self.last = Some(t);
+                return Some(t);
+            }
+        }
+    }
+}
+
+impl Iterator for MemberPoints {
+    type Item = (f64, Position);
+    fn next(&mut self) -> Option<(f64, Position)> {
+        let t = self.next_time()?;
+        let k = ((t / self.dt).floor() as usize).min(self.steps);
+        while self.k0 < k {
+            self.offs[0] = self.offs[1];
+            self.offs[1] = self.offset();
+            self.k0 += 1;
+        }
+        let f = t / self.dt - k as f64;
+        let (a, b) = (self.offs[0], self.offs[1]);
+        let (ox, oy) = (a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1));
+        let c = self.reference.position(Time::from_secs_f64(t));
+        Some((t, Position::new(c.x + ox, c.y + oy)))
+    }
+}
+
+impl LegSource for MemberSource {
+    fn legs(&self) -> Box<dyn Iterator<Item = Leg> + Send> {
+        let g = self.node % self.m.groups as u64;
+        let reference = self.m.reference_path(self.seed, g, self.until);
+        let end = self.until.as_secs_f64();
+        let dt = self.m.step.as_secs_f64();
+        let mut pts = MemberPoints {
+            radius: self.m.radius,
+            rng: RngStream::new(self.seed, self.node, Purpose::Mobility, 0),
+            dt,
+            end,
+            steps: (end / dt).ceil() as usize,
+            turns: reference.leg_iter_owned().peekable(),
+            reference: Mover::new(reference),
+            next_step: 0,
+            last: None,
+            k0: 0,
+            offs: [(0.0, 0.0); 2],
         };
-        (0..self.groups)
-            .map(|g| {
-                let t = waypoint::trajectory(&shrunk, &mut RngStream::new(seed, g as u64, Purpose::Mobility, 1), until);
-                let pts: Vec<(f64, Position)> = t
-                    .legs()
-                    .iter()
-                    .map(|l| (l.start.as_secs_f64(), Position::new(l.from.x + r, l.from.y + r)))
-                    .collect();
-                // Rebuild with the same legs, moved by (r, r).
-                Trajectory::from_legs(
-                    t.legs()
-                        .iter()
-                        .zip(pts)
-                        .map(|(l, (_, p))| super::Leg { start: l.start, from: p, vx: l.vx, vy: l.vy })
-                        .collect(),
-                )
-            })
-            .collect()
+        pts.offs = [pts.offset(), pts.offset()];
+        Box::new(Through::new(pts))
     }
 }
 
@@ -62,38 +181,8 @@ impl MobilityModel for Rpgm {
         "rpgm"
     }
     fn trajectories(&self, n: usize, seed: u64, until: Time) -> Vec<Trajectory> {
-        let refs = self.references(seed, until);
-        let end = until.as_secs_f64();
-        let dt = self.step.as_secs_f64();
         (0..n)
-            .map(|i| {
-                let rp = &refs[i % self.groups as usize];
-                let mut rng = RngStream::new(seed, i as u64, Purpose::Mobility, 0);
-                let mut offset = || {
-                    let a = rng.range_f64(0.0, std::f64::consts::TAU);
-                    let d = self.radius * rng.unit().sqrt();
-                    (d * a.cos(), d * a.sin())
-                };
-                let mut times: Vec<f64> =
-                    rp.legs().iter().map(|l| l.start.as_secs_f64()).filter(|&t| t <= end).collect();
-                let steps = (end / dt).ceil() as usize;
-                let offs: Vec<(f64, f64)> = (0..=steps + 1).map(|_| offset()).collect();
-                times.extend((0..=steps).map(|k| k as f64 * dt));
-                times.sort_by(f64::total_cmp);
-                times.dedup();
-                let pts: Vec<(f64, Position)> = times
-                    .into_iter()
-                    .map(|t| {
-                        let k = ((t / dt).floor() as usize).min(steps);
-                        let f = t / dt - k as f64;
-                        let (a, b) = (offs[k], offs[k + 1]);
-                        let (ox, oy) = (a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1));
-                        let c = rp.position(Time::from_secs_f64(t));
-                        (t, Position::new(c.x + ox, c.y + oy))
-                    })
-                    .collect();
-                Trajectory::through(&pts)
-            })
+            .map(|i| Trajectory::generated(Arc::new(MemberSource { m: self.clone(), seed, node: i as u64, until })))
             .collect()
     }
 }

@@ -62,7 +62,7 @@ fn mean_inverse_speed(a: f64, b: f64) -> f64 {
 /// density proportional to their distance, at a uniform point of it, at a
 /// speed with density proportional to 1/v. Returns (position, the leg's
 /// end if moving, speed, pause left in s).
-fn steady_start(m: &RandomWaypoint, rng: &mut RngStream) -> (Position, Option<Position>, f64, f64) {
+pub(super) fn steady_start(m: &RandomWaypoint, rng: &mut RngStream) -> (Position, Option<Position>, f64, f64) {
     let pick = |rng: &mut RngStream| Position::new(rng.range_f64(0.0, m.width), rng.range_f64(0.0, m.height));
     let p = m.pause.as_secs_f64();
     let moving = mean_leg_length(m.width, m.height) * mean_inverse_speed(m.speed_min, m.speed_max);
@@ -84,77 +84,166 @@ fn steady_start(m: &RandomWaypoint, rng: &mut RngStream) -> (Position, Option<Po
     (here, Some(b), v, p)
 }
 
-/// Draws one node's path until `until`.
-pub fn trajectory(m: &RandomWaypoint, rng: &mut RngStream, until: Time) -> Trajectory {
-    let pick = |rng: &mut RngStream| Position::new(rng.range_f64(0.0, m.width), rng.range_f64(0.0, m.height));
-    let mut t = 0.0f64;
-    let end = until.as_secs_f64();
-    let mut legs = Vec::new();
-    let mut here = if m.steady_state {
-        let (at, to, v, pause) = steady_start(m, rng);
-        match to {
-            Some(to) => {
-                let d = at.distance(&to);
-                if d > 0.0 {
-                    legs.push(Leg {
-                        start: Time::ZERO,
-                        from: at,
-                        vx: (to.x - at.x) / d * v,
-                        vy: (to.y - at.y) / d * v,
-                    });
-                    t = d / v;
-                }
-                legs.push(Leg { start: Time::from_secs_f64(t), from: to, vx: 0.0, vy: 0.0 });
-                t += pause;
-                to
-            }
-            None => {
-                legs.push(Leg { start: Time::ZERO, from: at, vx: 0.0, vy: 0.0 });
-                t = pause;
-                at
-            }
+/// One node's random waypoint legs until `until`, generated one waypoint
+/// at a time from the node's stream (the legs of a precomputed path,
+/// streamed: same draws in the same order).
+#[derive(Clone, Debug)]
+pub struct WaypointLegs {
+    m: RandomWaypoint,
+    rng: RngStream,
+    end: f64,
+    t: f64,
+    here: Position,
+    started: bool,
+    finished: bool,
+    /// Raw legs of the current waypoint, before the collapse rule.
+    pending: std::collections::VecDeque<Leg>,
+    /// The last leg, held until the next one shows it is not replaced.
+    held: Option<Leg>,
+}
+
+impl WaypointLegs {
+    pub fn new(m: &RandomWaypoint, rng: RngStream, until: Time) -> Self {
+        WaypointLegs {
+            m: m.clone(),
+            rng,
+            end: until.as_secs_f64(),
+            t: 0.0,
+            here: Position::default(),
+            started: false,
+            finished: false,
+            pending: std::collections::VecDeque::with_capacity(4),
+            held: None,
         }
-    } else {
-        pick(rng)
-    };
-    while t <= end {
-        let to = pick(rng);
-        let speed = rng.range_f64(m.speed_min, m.speed_max).max(1e-6);
+    }
+
+    fn pick(&mut self) -> Position {
+        let x = self.rng.range_f64(0.0, self.m.width);
+        let y = self.rng.range_f64(0.0, self.m.height);
+        Position::new(x, y)
+    }
+
+    /// Draws the next waypoint's legs into `pending` (false: none left).
+    fn advance(&mut self) -> bool {
+        if !self.started {
+            self.started = true;
+            if self.m.steady_state {
+                let (at, to, v, pause) = steady_start(&self.m, &mut self.rng);
+                match to {
+                    Some(to) => {
+                        let d = at.distance(&to);
+                        if d > 0.0 {
+                            self.pending.push_back(Leg {
+                                start: Time::ZERO,
+                                from: at,
+                                vx: (to.x - at.x) / d * v,
+                                vy: (to.y - at.y) / d * v,
+                            });
+                            self.t = d / v;
+                        }
+                        self.pending.push_back(Leg { start: Time::from_secs_f64(self.t), from: to, vx: 0.0, vy: 0.0 });
+                        self.t += pause;
+                        self.here = to;
+                    }
+                    None => {
+                        self.pending.push_back(Leg { start: Time::ZERO, from: at, vx: 0.0, vy: 0.0 });
+                        self.t = pause;
+                        self.here = at;
+                    }
+                }
+            } else {
+                self.here = self.pick();
+            }
+            return true;
+        }
+        if self.t > self.end {
+            return false;
+        }
+        let here = self.here;
+        let to = self.pick();
+        let speed = self.rng.range_f64(self.m.speed_min, self.m.speed_max).max(1e-6);
         let d = here.distance(&to);
         let dur = d / speed;
         if d > 0.0 {
-            legs.push(Leg {
-                start: Time::from_secs_f64(t),
+            self.pending.push_back(Leg {
+                start: Time::from_secs_f64(self.t),
                 from: here,
                 vx: (to.x - here.x) / dur,
                 vy: (to.y - here.y) / dur,
             });
         }
-        t += dur;
+        self.t += dur;
         // Arrival (and pause): a stationary leg.
-        legs.push(Leg { start: Time::from_secs_f64(t), from: to, vx: 0.0, vy: 0.0 });
-        t += m.pause.as_secs_f64();
-        here = to;
+        self.pending.push_back(Leg { start: Time::from_secs_f64(self.t), from: to, vx: 0.0, vy: 0.0 });
+        self.t += self.m.pause.as_secs_f64();
+        self.here = to;
+        true
     }
-    if legs.is_empty() || legs[0].start != Time::ZERO {
-        legs.insert(0, Leg { start: Time::ZERO, from: here, vx: 0.0, vy: 0.0 });
-    }
-    // Legs shorter than a nanosecond can collapse onto the same start time;
-    // keep the later one.
-    legs.dedup_by(|b, a| {
-        if a.start == b.start {
-            *a = *b;
-            true
-        } else {
-            false
+}
+
+impl Iterator for WaypointLegs {
+    type Item = Leg;
+    fn next(&mut self) -> Option<Leg> {
+        loop {
+            if let Some(l) = self.pending.pop_front() {
+                // Legs shorter than a nanosecond can collapse onto the same
+                // start time; keep the later one.
+                match &mut self.held {
+                    Some(h) if h.start == l.start => *h = l,
+                    held => {
+                        let out = held.replace(l);
+                        if out.is_some() {
+                            return out;
+                        }
+                    }
+                }
+                continue;
+            }
+            if self.finished || !self.advance() {
+                // Every path's first leg starts at 0 (the first waypoint
+                // leaves at 0, or a steady-state start is at 0).
+                self.finished = true;
+                return self.held.take();
+            }
         }
-    });
+    }
+}
+
+/// A random waypoint node's path as a leg generator.
+#[derive(Debug)]
+struct WaypointSource {
+    m: RandomWaypoint,
+    seed: u64,
+    node: u64,
+    purpose: u64,
+    until: Time,
+}
+
+impl super::LegSource for WaypointSource {
+    fn legs(&self) -> Box<dyn Iterator<Item = Leg> + Send> {
+        Box::new(WaypointLegs::new(
+            &self.m,
+            RngStream::new(self.seed, self.node, Purpose::Mobility, self.purpose),
+            self.until,
+        ))
+    }
+}
+
+/// One node's path until `until`, drawn from (seed, `node`, `Purpose::Mobility`,
+/// `sub`) and generated on demand.
+pub fn generated(m: &RandomWaypoint, seed: u64, node: u64, sub: u64, until: Time) -> Trajectory {
+    Trajectory::generated(std::sync::Arc::new(WaypointSource { m: m.clone(), seed, node, purpose: sub, until }))
+}
+
+/// Draws one node's path until `until` (held in memory).
+pub fn trajectory(m: &RandomWaypoint, rng: &mut RngStream, until: Time) -> Trajectory {
+    let legs: Vec<Leg> = WaypointLegs::new(m, rng.clone(), until).collect();
     Trajectory::from_legs(legs)
 }
 
-/// Random waypoint paths for `n` nodes over `until`.
+/// Random waypoint paths for `n` nodes over `until` (generated on demand).
 pub fn trajectories(m: &RandomWaypoint, n: usize, seed: u64, until: Time) -> Vec<Trajectory> {
-    (0..n).map(|i| trajectory(m, &mut RngStream::new(seed, i as u64, Purpose::Mobility, 0), until)).collect()
+    (0..n).map(|i| generated(m, seed, i as u64, 0, until)).collect()
 }
 
 /// The ELFN pattern: speeds uniform in [0.9 v, 1.1 v], pause `pause`,

@@ -28,11 +28,12 @@
 
 use super::fading::Fading;
 use super::{PhyMode, RadioConfig, SHADOWING_CULL_SIGMAS, SPEED_OF_LIGHT};
-use crate::mobility::Trajectory;
+use crate::mobility::{Mover, Trajectory};
 use crate::sim::NodeId;
 use crate::sim::Position;
 use crate::sim::Time;
 use crate::wire::Frame;
+use std::cell::RefCell;
 
 /// Index of a transmission in flight.
 pub type TxId = u32;
@@ -126,7 +127,9 @@ pub struct Channel {
 }
 
 struct Mobility {
-    trajectories: Vec<Trajectory>,
+    /// One per node: generated trajectories keep a small window of legs
+    /// (memory independent of the run's length, issue 15 D4).
+    movers: Vec<RefCell<Mover>>,
     /// Positions when the grid was last built.
     at: Time,
     every: Time,
@@ -170,7 +173,8 @@ impl Channel {
         let mobility = (vmax > 0.0).then(|| {
             // Rebuild when nodes may have moved a quarter of the reach.
             let every = Time::from_secs_f64((0.25 * reach / vmax).max(0.01));
-            Mobility { trajectories, at: Time::ZERO, every, cell: reach + 2.0 * vmax * every.as_secs_f64() }
+            let movers = trajectories.into_iter().map(|t| RefCell::new(Mover::new(t))).collect();
+            Mobility { movers, at: Time::ZERO, every, cell: reach + 2.0 * vmax * every.as_secs_f64() }
         });
         let cell = mobility.as_ref().map_or(reach, |m| m.cell);
         let grid = Grid::new(&positions, cell);
@@ -203,7 +207,7 @@ impl Channel {
     pub fn position(&self, node: NodeId, t: Time) -> Position {
         match &self.mobility {
             None => self.positions[node as usize],
-            Some(m) => m.trajectories[node as usize].position(t),
+            Some(m) => m.movers[node as usize].borrow_mut().position(t),
         }
     }
 
@@ -214,7 +218,7 @@ impl Channel {
             return;
         }
         m.at = now;
-        let pos: Vec<Position> = m.trajectories.iter().map(|t| t.position(now)).collect();
+        let pos: Vec<Position> = m.movers.iter().map(|t| t.borrow_mut().position(now)).collect();
         self.grid = Grid::new(&pos, m.cell);
     }
 
@@ -244,7 +248,7 @@ impl Channel {
             let (positions, mobility) = (&self.positions, &self.mobility);
             let pos = |n: NodeId| match mobility {
                 None => positions[n as usize],
-                Some(m) => m.trajectories[n as usize].position(now),
+                Some(m) => m.movers[n as usize].borrow_mut().position(now),
             };
             self.fading.apply(sender, now, pos, out, self.shadow_cull);
         }

@@ -22,9 +22,6 @@ pub const MAX_NODES: u64 = 20_000;
 /// Most nodes with static routes: every node holds a next hop per
 /// destination (n x n entries; 8,192 nodes: 256 MB).
 pub const MAX_STATIC_NODES: u64 = 8_192;
-/// Most trajectory legs random waypoint / pattern mobility may precompute
-/// (48 B each: 480 MB); estimated from nodes, duration, speed, area, pause.
-pub const MAX_MOBILITY_LEGS: f64 = 1e7;
 
 /// What a bounded key may hold.
 #[derive(Copy, Clone, Debug)]
@@ -195,12 +192,9 @@ fn int(doc: &Table, section: &str, key: &str) -> Option<i64> {
     get(doc, section, key)?.as_integer()
 }
 
-fn parsed<T: std::str::FromStr>(doc: &Table, section: &str, key: &str) -> Option<T> {
-    get(doc, section, key)?.as_str()?.parse().ok()
-}
-
-/// Node count (grids multiply), static-route table size, and the legs
-/// generated mobility precomputes.
+/// Node count (grids multiply) and static-route table size. (Generated
+/// mobility needs no bound: its legs are generated as the run goes, a few
+/// dozen per node in memory at any time.)
 fn nodes_and_mobility(doc: &Table) -> Result<(), Diag> {
     let topo_at = || {
         doc.get("topology")
@@ -235,42 +229,6 @@ fn nodes_and_mobility(doc: &Table) -> Result<(), Diag> {
                  allowed with routing.protocol = \"static\" (use a routing protocol for larger networks)"
             ),
         ));
-    }
-    // Generated mobility: each node alternates a leg of ~0.5 x the area's
-    // smaller side at the highest speed and a pause (random waypoint's
-    // mean leg is 0.52 x side; the pattern scheme's is similar).
-    let model = get(doc, "mobility", "model").and_then(|m| m.as_str()).map(str::trim).unwrap_or("static");
-    let vmax = match model {
-        "random-waypoint" => get(doc, "mobility", "speed")
-            .and_then(|s| s.as_array())
-            .and_then(|a| a.get(1))
-            .and_then(|v| v.as_str())
-            .and_then(|s| s.parse::<Speed>().ok())
-            .map(|s| s.0),
-        "pattern" => parsed::<Speed>(doc, "mobility", "mean_speed").map(|s| 2.0 * s.0),
-        _ => None,
-    };
-    let area: Vec<f64> = get(doc, "topology", "area")
-        .and_then(|a| a.as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str()?.parse::<super::units::Distance>().ok()).map(|d| d.0).collect())
-        .unwrap_or_default();
-    let duration = parsed::<Duration>(doc, "run", "duration").map_or(0.0, |d| d.0.as_secs_f64());
-    if let (Some(v), [w, h]) = (vmax, area.as_slice()) {
-        let pause = parsed::<Duration>(doc, "mobility", "pause").map_or(0.0, |d| d.0.as_secs_f64());
-        let leg = 0.5 * w.min(*h).max(1e-3) / v.max(1e-9) + pause;
-        let legs = n as f64 * 2.0 * (duration / leg + 1.0);
-        if legs > MAX_MOBILITY_LEGS {
-            let m = get(doc, "mobility", "model").map_or(At::Nowhere, at);
-            return Err(Diag::new(
-                ErrorKind::OutOfRange,
-                m,
-                format!(
-                    "this mobility needs about {legs:.3e} trajectory legs ({n} nodes x {duration} s at up to {v} m/s \
-                     in a {w} m x {h} m area); at most {MAX_MOBILITY_LEGS:.0e} are allowed (each takes memory for \
-                     the whole run): shorten the run, slow the nodes, or enlarge the area"
-                ),
-            ));
-        }
     }
     Ok(())
 }

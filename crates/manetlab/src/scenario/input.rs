@@ -33,10 +33,21 @@ fn paths_allowed() -> bool {
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(format!(
+            "{} is not a regular file (a device, FIFO or folder); refused before reading, so no line applies",
+            path.display()
+        ));
     }
     if meta.len() > limit {
-        return Err(format!("{} is {} bytes; at most {limit} are read", path.display(), meta.len()));
+        // Refused on its size alone, like any other input error (exit 2),
+        // but with no line: nothing was read to point into.
+        return Err(format!(
+            "{} is {} bytes; at most {limit} bytes ({} MiB) are read; refused by size before reading, so no line \
+             applies",
+            path.display(),
+            meta.len(),
+            limit >> 20
+        ));
     }
     let f = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);

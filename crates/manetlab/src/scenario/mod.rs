@@ -29,7 +29,7 @@ mod source;
 pub mod sweep;
 pub mod units;
 
-pub use bounds::{Bound, BOUNDS, MAX_MOBILITY_LEGS, MAX_NODES, MAX_STATIC_NODES};
+pub use bounds::{Bound, BOUNDS, MAX_NODES, MAX_STATIC_NODES};
 pub use error::{ErrorKind, ScenarioError};
 pub use profile::{Profile, Selection};
 

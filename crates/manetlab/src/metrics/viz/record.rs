@@ -298,7 +298,8 @@ impl Recording {
     pub(super) fn header(cfg: &SimConfig, scenario: &str, opts: &VizOptions) -> Recording {
         let to = opts.to.unwrap_or(cfg.duration).min(cfg.duration);
         let from = opts.from.min(to);
-        let trajs = cfg.mobility.trajectories(&cfg.nodes);
+        // The viewer writes every leg in its window: hold them (opt-in).
+        let trajs: Vec<_> = cfg.mobility.trajectories(&cfg.nodes).iter().map(|t| t.materialized()).collect();
         let mut area = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
         let mut grow = |x: f64, y: f64| {
             area = [area[0].min(x), area[1].min(y), area[2].max(x), area[3].max(y)];
