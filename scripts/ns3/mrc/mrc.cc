@@ -26,6 +26,20 @@
 // nodes within --range m, sampled every second in [100, 200) s; connected:
 // fraction of (flow, sample) pairs whose sink is reachable from its source
 // in that unit-disk graph.
+//
+// With --counters=FILE the run also appends one line of counters to FILE
+// (header: COUNTERS_HEADER below, written by run.sh): AODV control packets
+// by type, OLSR messages by type, data packets dropped by IPv4 (by reason),
+// ARP, the MAC (retry limit, queue lifetime, full queue) and DSR, and PHY
+// reception failures. They are the counters docs/mrc-report.md explains the
+// differences with; connecting them does not change the run (no random
+// draws), so a run's main line is the same with and without them.
+//
+// COUNTERS_HEADER: protocol,max_speed,pause,run,offered,refused,received,
+//   rreq_orig,rreq_fwd,rrep,hello,rerr,olsr_packets,olsr_hello,olsr_tc,
+//   olsr_other,ip_ttl,ip_noroute,ip_route_error,ip_other,arp_drop (data),
+//   mac_retry_data,mac_retry_ctl,mac_lifetime_data,mac_enqueue_data,
+//   mac_txdrop,dsr_drop,phy_rx_drop
 
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -73,6 +87,204 @@ double g_range = 0.0;
 // application still meant to send it. PDR = received / offered.
 uint64_t g_offered = 0;
 NodeContainer g_nodes;
+
+// Counters that explain the differences (written with --counters=FILE, one
+// CSV line per run; see the header in WriteCounters). Control packets are
+// counted where OnMacTx counts them (handed to a MAC, each hop); data
+// drops are counted for data packets only (UDP to port 9).
+struct Counters
+{
+    uint64_t rreqOrig = 0;  // AODV RREQs handed to a MAC by their originator
+    uint64_t rreqFwd = 0;   // ... rebroadcast by other nodes
+    uint64_t rrep = 0;      // AODV RREPs (unicast, not HELLOs)
+    uint64_t hello = 0;     // AODV HELLOs (RREPs to a broadcast address)
+    uint64_t rerr = 0;      // AODV RERRs
+    uint64_t olsrPackets = 0;  // OLSR packets sent by the OLSR agent
+    uint64_t olsrHello = 0;    // OLSR HELLO messages in them
+    uint64_t olsrTc = 0;       // OLSR TC messages in them (originated + forwarded)
+    uint64_t olsrOther = 0;    // MID/HNA messages
+    uint64_t ipTtl = 0;        // data packets dropped by IPv4: TTL expired
+    uint64_t ipNoRoute = 0;    // ... no route (at a forwarder)
+    uint64_t ipRouteError = 0; // ... route error (AODV/DSDV queue: discovery failed, timeout, full; RERR)
+    uint64_t ipOther = 0;      // ... other IPv4 drop reasons
+    uint64_t arpDrop = 0;      // data packets dropped by ARP (no reply, pending queue full, dead entry)
+    uint64_t macRetry = 0;     // data MPDUs dropped after the retry limit
+    uint64_t macRetryCtl = 0;  // control MPDUs dropped after the retry limit
+    uint64_t macLifetime = 0;  // data MPDUs dropped for their queue lifetime (500 ms)
+    uint64_t macEnqueue = 0;   // data MPDUs refused by a full queue
+    uint64_t macTxDrop = 0;    // packets (any) dropped by the MAC before queueing
+    uint64_t dsrDrop = 0;      // packets (any) dropped by DSR (its Drop trace)
+    uint64_t phyRxDrop = 0;    // frames the PHY failed to receive (any reason)
+};
+
+Counters g_c;
+
+// The UDP destination port of an IPv4 packet's payload (0 if not UDP).
+uint16_t
+UdpPort(uint8_t protocol, Ptr<const Packet> payload)
+{
+    if (protocol != 17 || payload->GetSize() < 8)
+    {
+        return 0;
+    }
+    UdpHeader udp;
+    payload->PeekHeader(udp);
+    return udp.GetDestinationPort();
+}
+
+// A WifiMac MPDU's packet is data when it is IPv4/UDP to port 9 (or DSR
+// with message type 2).
+bool
+IsDataMsdu(Ptr<const Packet> msdu)
+{
+    Ptr<Packet> p = msdu->Copy();
+    LlcSnapHeader llc;
+    if (p->GetSize() < llc.GetSerializedSize())
+    {
+        return false;
+    }
+    p->RemoveHeader(llc);
+    if (llc.GetType() != 0x0800)
+    {
+        return false;
+    }
+    Ipv4Header ip;
+    p->RemoveHeader(ip);
+    if (ip.GetProtocol() == 48)
+    {
+        dsr::DsrFsHeader fs;
+        p->PeekHeader(fs);
+        return fs.GetMessageType() == 2;
+    }
+    return UdpPort(ip.GetProtocol(), p) == kPort;
+}
+
+void
+OnIpDrop(const Ipv4Header& ip, Ptr<const Packet> p, Ipv4L3Protocol::DropReason reason, Ptr<Ipv4>, uint32_t)
+{
+    if (UdpPort(ip.GetProtocol(), p) != kPort)
+    {
+        return;
+    }
+    switch (reason)
+    {
+    case Ipv4L3Protocol::DROP_TTL_EXPIRED:
+        g_c.ipTtl++;
+        break;
+    case Ipv4L3Protocol::DROP_NO_ROUTE:
+        g_c.ipNoRoute++;
+        break;
+    case Ipv4L3Protocol::DROP_ROUTE_ERROR:
+        g_c.ipRouteError++;
+        break;
+    default:
+        g_c.ipOther++;
+    }
+}
+
+void
+OnMacDropped(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    bool data = IsDataMsdu(mpdu->GetPacket());
+    switch (reason)
+    {
+    case WIFI_MAC_DROP_REACHED_RETRY_LIMIT:
+        (data ? g_c.macRetry : g_c.macRetryCtl)++;
+        break;
+    case WIFI_MAC_DROP_EXPIRED_LIFETIME:
+        g_c.macLifetime += data;
+        break;
+    default:
+        g_c.macEnqueue += data;
+    }
+}
+
+void
+OnAnyDrop(uint64_t* counter, Ptr<const Packet>)
+{
+    (*counter)++;
+}
+
+// ArpL3Protocol's Drop trace: the packet with its IPv4 header put back.
+void
+OnArpDrop(Ptr<const Packet> packet)
+{
+    Ptr<Packet> p = packet->Copy();
+    Ipv4Header ip;
+    if (p->GetSize() < 20)
+    {
+        return;
+    }
+    p->RemoveHeader(ip);
+    if (UdpPort(ip.GetProtocol(), p) == kPort)
+    {
+        g_c.arpDrop++;
+    }
+    else if (ip.GetProtocol() == 48)
+    {
+        dsr::DsrFsHeader fs;
+        p->PeekHeader(fs);
+        g_c.arpDrop += fs.GetMessageType() == 2;
+    }
+}
+
+void
+OnPhyRxDrop(Ptr<const Packet>, WifiPhyRxfailureReason)
+{
+    g_c.phyRxDrop++;
+}
+
+void
+OnOlsrTx(const olsr::PacketHeader&, const olsr::MessageList& msgs)
+{
+    g_c.olsrPackets++;
+    for (const auto& m : msgs)
+    {
+        switch (m.GetMessageType())
+        {
+        case olsr::MessageHeader::HELLO_MESSAGE:
+            g_c.olsrHello++;
+            break;
+        case olsr::MessageHeader::TC_MESSAGE:
+            g_c.olsrTc++;
+            break;
+        default:
+            g_c.olsrOther++;
+        }
+    }
+}
+
+// An AODV control packet handed to a MAC (p after its UDP header).
+void
+CountAodv(const Ipv4Header& ip, Ptr<Packet> p)
+{
+    aodv::TypeHeader t;
+    p->RemoveHeader(t);
+    if (!t.IsValid())
+    {
+        return;
+    }
+    switch (t.Get())
+    {
+    case aodv::AODVTYPE_RREQ: {
+        aodv::RreqHeader rreq;
+        p->PeekHeader(rreq);
+        (rreq.GetOrigin() == ip.GetSource() ? g_c.rreqOrig : g_c.rreqFwd)++;
+        break;
+    }
+    case aodv::AODVTYPE_RREP: {
+        // ns-3 sends a HELLO as an RREP to the subnet-directed broadcast.
+        uint8_t last = ip.GetDestination().Get() & 0xff;
+        (last == 0xff ? g_c.hello : g_c.rrep)++;
+        break;
+    }
+    case aodv::AODVTYPE_RERR:
+        g_c.rerr++;
+        break;
+    default:
+        break;
+    }
+}
 
 void
 OnTx(Ptr<const Packet>)
@@ -128,6 +340,10 @@ OnMacTx(Ptr<const Packet> packet)
         {
             g_routingTx++;
             g_routingBytes += bytes;
+            if (udp.GetDestinationPort() == 654)
+            {
+                CountAodv(ip, p);
+            }
         }
     }
     else if (ip.GetProtocol() == 48)
@@ -213,6 +429,7 @@ main(int argc, char* argv[])
     double total = kTotal;
     bool header = false;
     bool probe = false;
+    std::string counters;
     g_range = 100.0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("protocol", "AODV, OLSR, DSDV or DSR", protocol);
@@ -222,6 +439,7 @@ main(int argc, char* argv[])
     cmd.AddValue("time", "run length (s)", total);
     cmd.AddValue("range", "unit-disk range for degree and connectivity (m)", g_range);
     cmd.AddValue("header", "print the CSV header first", header);
+    cmd.AddValue("counters", "append the run's counters as a CSV line to this file", counters);
     cmd.AddValue("probe", "print the PHY and loss defaults on stderr", probe);
     cmd.Parse(argc, argv);
 
@@ -380,6 +598,26 @@ main(int argc, char* argv[])
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/MacTx",
                                   MakeCallback(&OnMacTx));
     Simulator::Schedule(Seconds(kStart), &SampleTopology);
+    if (!counters.empty())
+    {
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&OnIpDrop));
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::ArpL3Protocol/Drop", MakeCallback(&OnArpDrop));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
+                                      MakeCallback(&OnMacDropped));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/MacTxDrop",
+                                      MakeBoundCallback(&OnAnyDrop, &g_c.macTxDrop));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyRxDrop",
+                                      MakeCallback(&OnPhyRxDrop));
+        if (protocol == "OLSR")
+        {
+            Config::ConnectWithoutContext("/NodeList/*/$ns3::olsr::RoutingProtocol/Tx", MakeCallback(&OnOlsrTx));
+        }
+        if (protocol == "DSR")
+        {
+            Config::ConnectWithoutContext("/NodeList/*/$ns3::dsr::DsrRouting/Drop",
+                                          MakeBoundCallback(&OnAnyDrop, &g_c.dsrDrop));
+        }
+    }
 
     Simulator::Stop(Seconds(total));
     Simulator::Run();
@@ -427,6 +665,45 @@ main(int argc, char* argv[])
     std::printf("%.3f,%.4f\n",
                 g_degreeSum / std::max<uint64_t>(g_degreeSamples, 1),
                 double(g_connected) / std::max<uint64_t>(g_connSamples, 1));
+    if (!counters.empty())
+    {
+        FILE* f = std::fopen(counters.c_str(), "a");
+        if (f)
+        {
+            std::fprintf(f,
+                         "%s,%g,%g,%u,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,"
+                         "%lu,%lu,%lu\n",
+                         protocol.c_str(),
+                         maxSpeed,
+                         pause,
+                         (unsigned)RngSeedManager::GetRun(),
+                         (unsigned long)g_offered,
+                         (unsigned long)(g_offered - std::min(g_sent, g_offered)),
+                         (unsigned long)g_received,
+                         (unsigned long)g_c.rreqOrig,
+                         (unsigned long)g_c.rreqFwd,
+                         (unsigned long)g_c.rrep,
+                         (unsigned long)g_c.hello,
+                         (unsigned long)g_c.rerr,
+                         (unsigned long)g_c.olsrPackets,
+                         (unsigned long)g_c.olsrHello,
+                         (unsigned long)g_c.olsrTc,
+                         (unsigned long)g_c.olsrOther,
+                         (unsigned long)g_c.ipTtl,
+                         (unsigned long)g_c.ipNoRoute,
+                         (unsigned long)g_c.ipRouteError,
+                         (unsigned long)g_c.ipOther,
+                         (unsigned long)g_c.arpDrop,
+                         (unsigned long)g_c.macRetry,
+                         (unsigned long)g_c.macRetryCtl,
+                         (unsigned long)g_c.macLifetime,
+                         (unsigned long)g_c.macEnqueue,
+                         (unsigned long)g_c.macTxDrop,
+                         (unsigned long)g_c.dsrDrop,
+                         (unsigned long)g_c.phyRxDrop);
+            std::fclose(f);
+        }
+    }
     // ns-3.37's DSR disconnects the obsolete WifiMac "TxErrHeader" trace
     // source when it is disposed, which aborts: the results are out, so
     // end here without Simulator::Destroy().

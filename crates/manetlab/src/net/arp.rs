@@ -19,8 +19,19 @@
 //!   reason ARP); the request is repeated every `retry_interval` up to
 //!   `max_requests` times; on failure the first held packet is handed to
 //!   routing as a link failure and the others are dropped with reason ARP.
+//!   Two switches give ns-3's `ArpCache` instead (ns-3.37
+//!   `src/internet/model/arp-cache.cc`, `arp-l3-protocol.cc`):
+//!   `report_failure = false` drops every held packet with reason ARP and
+//!   tells routing nothing (ns-3's `HandleWaitReplyTimeout` only fires its
+//!   Drop trace), and `dead_time` keeps the failed address DEAD for that
+//!   long (ns-3's `DeadTimeout`, 100 s): every packet for it is dropped
+//!   with reason ARP at once, no request is sent, and ARP messages from it
+//!   do not revive it (ns-3 updates an entry only from a reply while it
+//!   waits for one). After `dead_time` the next packet starts a fresh
+//!   resolution.
 //!
-//! Resolved entries do not expire (addresses never change).
+//! Resolved entries do not expire (addresses never change; ns-3's 120 s
+//! `AliveTimeout` re-resolution is not modelled).
 
 use crate::net::{NodeId, Packet};
 use crate::sim::DropReason;
@@ -41,6 +52,12 @@ pub enum ArpConfig {
         limit: usize,
         max_requests: u32,
         retry_interval: Time,
+        /// On failure, hand the first held packet to routing as a link
+        /// failure (manetlab's default) or drop them all silently (ns-3).
+        report_failure: bool,
+        /// How long a failed address stays dead (`Time::ZERO`: not at all;
+        /// ns-3: 100 s).
+        dead_time: Time,
     },
 }
 
@@ -50,7 +67,24 @@ impl ArpConfig {
         ArpConfig::Ns2 { max_requests: 3 }
     }
     pub fn queue() -> Self {
-        ArpConfig::Queue { limit: 3, max_requests: 3, retry_interval: Time::from_secs(1) }
+        ArpConfig::Queue {
+            limit: 3,
+            max_requests: 3,
+            retry_interval: Time::from_secs(1),
+            report_failure: true,
+            dead_time: Time::ZERO,
+        }
+    }
+    /// ns-3.37's `ArpCache` defaults: 3 packets held, 3 requests 1 s apart,
+    /// a failure not reported to routing, the address dead for 100 s.
+    pub fn ns3() -> Self {
+        ArpConfig::Queue {
+            limit: 3,
+            max_requests: 3,
+            retry_interval: Time::from_secs(1),
+            report_failure: false,
+            dead_time: Time::from_secs(100),
+        }
     }
 }
 
@@ -106,18 +140,28 @@ pub struct ArpStats {
     pub replies_sent: u64,
     pub resolved: u64,
     pub failures: u64,
+    /// Packets dropped because their next hop was dead (`dead_time`);
+    /// left out of outputs when zero (outputs without it stay as they were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dead_drops: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 pub struct Arp {
     cfg: ArpConfig,
     resolved: HashSet<NodeId>,
     pending: HashMap<NodeId, Pending>,
+    /// Addresses whose resolution failed, until when they stay dead.
+    dead: HashMap<NodeId, Time>,
     pub stats: ArpStats,
 }
 
 impl Arp {
     pub fn new(cfg: ArpConfig) -> Self {
-        Arp { cfg, resolved: HashSet::new(), pending: HashMap::new(), stats: ArpStats::default() }
+        Arp { cfg, resolved: HashSet::new(), pending: HashMap::new(), dead: HashMap::new(), stats: ArpStats::default() }
     }
 
     pub fn is_resolved(&self, addr: NodeId) -> bool {
@@ -129,6 +173,13 @@ impl Arp {
         let hop = pkt.next_hop;
         if self.resolved.contains(&hop) {
             return out.push(ArpAction::Queue(pkt));
+        }
+        if let Some(&until) = self.dead.get(&hop) {
+            if now <= until {
+                self.stats.dead_drops += 1;
+                return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+            }
+            self.dead.remove(&hop);
         }
         let p = self.pending.entry(hop).or_default();
         match self.cfg {
@@ -171,7 +222,8 @@ impl Arp {
     pub fn input(&mut self, me: NodeId, op: ArpOp, from: NodeId, target: NodeId, out: &mut Vec<ArpAction>) {
         // RFC 826 merge rule: update an entry we already have (here: one we
         // are resolving), and add the sender when we are the target.
-        if target == me || self.pending.contains_key(&from) {
+        // A dead address is not revived by its messages (ns-3).
+        if (target == me || self.pending.contains_key(&from)) && !self.dead.contains_key(&from) {
             self.learn(from, out);
         }
         if op == ArpOp::Request && target == me {
@@ -191,7 +243,9 @@ impl Arp {
 
     /// Retry timer (Queue mode).
     pub fn on_timer(&mut self, now: Time, t: ArpTimer, out: &mut Vec<ArpAction>) {
-        let ArpConfig::Queue { max_requests, retry_interval, .. } = self.cfg else { return };
+        let ArpConfig::Queue { max_requests, retry_interval, report_failure, dead_time, .. } = self.cfg else {
+            return;
+        };
         let hop = t.hop;
         let Some(p) = self.pending.get_mut(&hop) else { return };
         if p.gen as u32 != t.gen {
@@ -201,10 +255,15 @@ impl Arp {
             let p = self.pending.remove(&hop).unwrap();
             self.stats.failures += 1;
             let mut held = p.held.into_iter();
-            if let Some(first) = held.next() {
-                out.push(ArpAction::LinkFailure(first));
+            if report_failure {
+                if let Some(first) = held.next() {
+                    out.push(ArpAction::LinkFailure(first));
+                }
             }
             out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+            if dead_time > Time::ZERO {
+                self.dead.insert(hop, now + dead_time);
+            }
         } else {
             p.requests += 1;
             self.stats.requests_sent += 1;
@@ -307,6 +366,33 @@ mod tests {
         a.on_timer(Time::from_secs(3), tok, &mut out);
         assert_eq!(kinds(&out), ["req3", "T", "req3", "T", "L1", "D2ARP", "D3ARP"]);
         assert_eq!(a.stats.failures, 1);
+    }
+
+    #[test]
+    fn ns3_mode_drops_silently_and_keeps_the_address_dead() {
+        let mut a = Arp::new(ArpConfig::ns3());
+        let mut out = Vec::new();
+        a.output(Time::ZERO, pkt(1, 3), &mut out);
+        a.output(Time::ZERO, pkt(2, 3), &mut out);
+        let tok =
+            out.iter().find_map(|x| if let ArpAction::Timer { timer, .. } = x { Some(*timer) } else { None }).unwrap();
+        out.clear();
+        for s in 1..=3 {
+            a.on_timer(Time::from_secs(s), tok, &mut out);
+        }
+        // No link failure for routing: both held packets dropped.
+        assert_eq!(kinds(&out), ["req3", "T", "req3", "T", "D1ARP", "D2ARP"]);
+        out.clear();
+        // Dead for 100 s: dropped at once, no request; its request does not revive it.
+        a.output(Time::from_secs(50), pkt(3, 3), &mut out);
+        a.input(0, ArpOp::Request, 3, 0, &mut out);
+        assert_eq!(kinds(&out), ["D3ARP", "rep3"]);
+        assert!(!a.is_resolved(3));
+        assert_eq!(a.stats.dead_drops, 1);
+        out.clear();
+        // After the dead time, a fresh resolution.
+        a.output(Time::from_secs(104), pkt(4, 3), &mut out);
+        assert_eq!(kinds(&out), ["req3", "T"]);
     }
 
     #[test]

@@ -103,6 +103,8 @@ const SECTIONS: &[Entry] = &[
     ("arp", "max_requests", &["3"]),
     ("arp", "queue_limit", &["3"]),
     ("arp", "retry_interval", &["\"1s\""]),
+    ("arp", "report_failure", &["true"]),
+    ("arp", "dead_time", &["\"0s\""]),
     ("mobility", "model", &["\"static\""]),
     ("mobility", "pause", &["\"0s\""]),
     ("output", "trace", &["[]"]),

@@ -231,6 +231,8 @@ pub(crate) struct ArpSection {
     pub max_requests: Option<Spanned<u32>>,
     pub queue_limit: Option<Spanned<u32>>,
     pub retry_interval: Option<Spanned<Duration>>,
+    pub report_failure: Option<Spanned<bool>>,
+    pub dead_time: Option<Spanned<Duration>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -772,7 +772,20 @@ fn arp_section() {
     let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"queue\"\nqueue_limit = 5\nretry_interval = \"500ms\"\n"))
         .unwrap()
         .config(1);
-    assert_eq!(cfg.arp, ArpConfig::Queue { limit: 5, max_requests: 3, retry_interval: Time::from_ms(500) });
+    assert_eq!(
+        cfg.arp,
+        ArpConfig::Queue {
+            limit: 5,
+            max_requests: 3,
+            retry_interval: Time::from_ms(500),
+            report_failure: true,
+            dead_time: Time::ZERO
+        }
+    );
+    let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"queue\"\nreport_failure = false\ndead_time = \"100s\"\n"))
+        .unwrap()
+        .config(1);
+    assert_eq!(cfg.arp, ArpConfig::ns3());
     let text = format!("{BASE}\n[arp]\nmode = \"ns2\"\nqueue_limit = 5\n");
     assert_at(
         &err(&text),

@@ -132,12 +132,14 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
     let uses: &[&str] = match mode {
         Mode::Off => &[],
         Mode::Ns2 => &["max_requests"],
-        Mode::Queue => &["max_requests", "queue_limit", "retry_interval"],
+        Mode::Queue => &["max_requests", "queue_limit", "retry_interval", "report_failure", "dead_time"],
     };
     let given = [
         ("max_requests", a.max_requests.as_ref().map(|s| s.span().start)),
         ("queue_limit", a.queue_limit.as_ref().map(|s| s.span().start)),
         ("retry_interval", a.retry_interval.as_ref().map(|s| s.span().start)),
+        ("report_failure", a.report_failure.as_ref().map(|s| s.span().start)),
+        ("dead_time", a.dead_time.as_ref().map(|s| s.span().start)),
     ];
     let name = a.mode.as_ref().map_or("off".to_string(), |m| m.get_ref().trim().to_string());
     refuse_unused_keys("arp", "mode", &name, uses, given)?;
@@ -157,7 +159,11 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
             ArpConfig::Ns2 { max_requests: positive(&a.max_requests, "max_requests", max_requests)? }
         }
         Mode::Queue => {
-            let ArpConfig::Queue { limit, max_requests, retry_interval } = ArpConfig::queue() else { unreachable!() };
+            let ArpConfig::Queue { limit, max_requests, retry_interval, report_failure, dead_time } =
+                ArpConfig::queue()
+            else {
+                unreachable!()
+            };
             let retry_interval = match &a.retry_interval {
                 Some(r) if r.get_ref().0 == Time::ZERO => {
                     return Err(err(ErrorKind::OutOfRange, r, "'arp.retry_interval' must be greater than zero"))
@@ -169,6 +175,8 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
                 limit: positive(&a.queue_limit, "queue_limit", limit as u32)? as usize,
                 max_requests: positive(&a.max_requests, "max_requests", max_requests)?,
                 retry_interval,
+                report_failure: a.report_failure.as_ref().map_or(report_failure, |v| *v.get_ref()),
+                dead_time: a.dead_time.as_ref().map_or(dead_time, |v| v.get_ref().0),
             }
         }
     })
