@@ -82,7 +82,7 @@ def main():
         ns = ns2_results("rwp.log", r"rtg=(\w+) moves=(\d+) seed=\d+")
         sc = os.path.join(HERE, "rwp.toml")
         for proto in [p for p in ["dsr", "aodv"] if p in protos]:
-            for m in range(1, 5):
+            for m in range(1, 9):
                 sets = [f"routing.protocol={proto}", f"mobility.file=moves/rwp30-{m}.tcl"]
                 if proto == "aodv":
                     sets += aodv
