@@ -382,6 +382,13 @@ impl Aodv {
                 && self.table.get(p.dst).is_some_and(|r| r.hops <= self.cfg.max_repair_ttl())
                 && (!self.cfg.ns2_quirks || self.ns2_repairs_here(p))
         });
+        if let (true, Some(p)) = (self.cfg.ns2_quirks, repair) {
+            // ns-2.35 `rt_ll_failed` returns right after `local_rt_repair`:
+            // the neighbour stays, other routes through it stay up (no
+            // RERR), and packets queued for it are not taken back.
+            self.stats.event("link_breaks_mac");
+            return self.start_repair(ctx, p);
+        }
         // A break of a route in use: one leading beyond the neighbour, or
         // the neighbour's own route if others were told to use it.
         let in_use = dests.iter().any(|&d| d != nb)

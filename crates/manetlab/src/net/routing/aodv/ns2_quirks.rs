@@ -23,7 +23,9 @@
 //!    under repair (`LocalRepairTimer::handle`, no RERR is sent).
 //!
 //! Also `rt_ll_failed`: local repair only when the break is closer to the
-//! destination than to the source (`num_forwards > rt_hops`).
+//! destination than to the source (`num_forwards > rt_hops`), and when it
+//! repairs, nothing else happens: the neighbour is not forgotten, other
+//! routes through it stay up (no RERR), packets queued for it stay queued.
 
 use super::config::NS2_MAX_RREQ_TIMEOUT;
 use super::*;

@@ -31,6 +31,8 @@ fn repair_rejects_an_equal_sequence_rrep_that_is_not_shorter() {
         })
         .collect();
     assert_eq!(rreq.len(), 1);
+    assert_eq!(Node::sent(&acts).len(), 1, "only the RREQ: no RERR for the neighbour (rt_ll_failed returns)");
+    assert!(n.proto.table().active(3, n.now).is_some(), "the route to the neighbour itself stays up");
     assert_eq!(rreq[0].dst_seq, 4, "ns-2.35 does not increment the sequence number at a repair");
     // Node 3 still has its route: its reply is as long as the old route
     // (2 hops) with the same sequence number: rejected, nothing sent.
