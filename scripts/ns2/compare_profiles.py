@@ -19,8 +19,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 BIN = os.environ.get("MANETLAB", os.path.join(ROOT, "target", "release", "manetlab"))
 SEEDS = [1, 2, 3]
-# ns-2.35's AODV as run by manet.tcl: link-layer detection, no HELLOs, local repair on.
+# ns-2.35's AODV as run by manet.tcl: link-layer detection, no HELLOs, local repair on,
+# and its non-RFC behaviours (`ns2_quirks`, issue 24 item 3; --no-quirks leaves them off).
 AODV_NS2 = ["routing.link_detection=mac", "routing.local_repair=true"]
+AODV_QUIRKS = ["routing.ns2_quirks=true"]
+# ns-2.35's AODV constants (aodv/aodv.h), with --ns2-constants.
+AODV_NS2_CONSTANTS = ["routing.active_route_timeout=10s", "routing.ttl_start=5", "routing.net_diameter=30",
+                      "routing.rreq_retries=3", "routing.node_traversal_time=30ms"]
 
 
 def ns2_results(log, keyre):
@@ -52,17 +57,22 @@ def main():
     ap.add_argument("--tag", default="current")
     ap.add_argument("--only", choices=["chains", "rwp"])
     ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--protocols", default="dsr,aodv,static")
+    ap.add_argument("--no-quirks", action="store_true")
+    ap.add_argument("--ns2-constants", action="store_true")
     a = ap.parse_args()
+    protos = a.protocols.split(",")
+    aodv = AODV_NS2 + ([] if a.no_quirks else AODV_QUIRKS) + (AODV_NS2_CONSTANTS if a.ns2_constants else [])
     rows, table = [], []
     if a.only in (None, "chains"):
         ns = ns2_results("s4.log", r"rtg=(\w+) hops=(\d+) seed=\d+")
         chain = os.path.join(ROOT, "scenarios", "chain-tcp.toml")
-        for proto in ["dsr", "aodv", "static"]:
+        for proto in [p for p in ["dsr", "aodv", "static"] if p in protos]:
             for h in range(1, 11):
                 sets = [f"topology.nodes={h + 1}", f"flow.0.dst={h}", f"routing.protocol={proto}",
                         "arp.mode=ns2", "run.duration=200s", "flow.0.start=1s"]
                 if proto == "aodv":
-                    sets += AODV_NS2
+                    sets += aodv
                 g = manetlab(chain, sets + a.set, len(SEEDS))
                 rows += [("chain", proto, h, s, x) for s, x in zip(SEEDS, g)]
                 ref = ns.get(("DSR" if proto == "static" else proto.upper(), str(h)))
@@ -71,11 +81,11 @@ def main():
     if a.only in (None, "rwp"):
         ns = ns2_results("rwp.log", r"rtg=(\w+) moves=(\d+) seed=\d+")
         sc = os.path.join(HERE, "rwp.toml")
-        for proto in ["dsr", "aodv"]:
-            for m in range(1, 5):
+        for proto in [p for p in ["dsr", "aodv"] if p in protos]:
+            for m in range(1, 9):
                 sets = [f"routing.protocol={proto}", f"mobility.file=moves/rwp30-{m}.tcl"]
                 if proto == "aodv":
-                    sets += AODV_NS2
+                    sets += aodv
                 g = manetlab(sc, sets + a.set, len(SEEDS))
                 rows += [("rwp", proto, m, s, x) for s, x in zip(SEEDS, g)]
                 table.append(("random waypoint TCP", proto, f"rwp30-{m}", ns.get((proto.upper(), str(m))), g, False))

@@ -90,14 +90,16 @@ s4() {
     done
 }
 # Random waypoint (docs/profiles.md): one TCP flow 0 -> 1 among 30 nodes in
-# 1500 m x 300 m moving as in the setdest files moves/rwp30-{1..4}.tcl
+# 1500 m x 300 m moving as in the setdest files moves/rwp30-{1..8}.tcl
 # (setdest -v 1 -n 30 -p 0 -M 10 -t 120 -x 1500 -y 300, God lines
 # removed), the S4 radio/MAC/TCP settings, 120 s, goodput from 10 s.
 RWP="topo=moves nodes=30 gridx=1500 gridy=300 ifqlen=50 datarate=2Mb basicrate=2Mb rts=0
     traffic=tcp tcp=Reno size=1460 window=8 src=0 dst=1 start=1.0 stop=120 from=10"
 rwp() {
+    # MOVES: which movement files (default all eight; rwp30-5..8 were added
+    # in session 6 and run with MOVES="5 6 7 8", appending to rwp.log).
     for rtg in DSR AODV; do
-        for m in 1 2 3 4; do
+        for m in ${MOVES:-1 2 3 4 5 6 7 8}; do
             for s in 1 2 3; do
                 # shellcheck disable=SC2086
                 run rwp "rtg=$rtg moves=$m seed=$s" $RWP rtg=$rtg moves=moves/rwp30-$m.tcl seed=$s trace=off

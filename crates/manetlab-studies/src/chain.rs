@@ -8,6 +8,12 @@
 //! window 8 packets, static shortest-path routing, goodput over 10-200 s,
 //! 10 seeds per point (quick: 3 seeds, 10-100 s). Every point is run with
 //! both capture rules; the acceptance band applies to the default `ns2`.
+//!
+//! Like with like (issue 24): the same chain is also run with DSR and with
+//! AODV under profile `ns2` (ns-2's ARP, flow from 1 s; AODV as ns-2.35
+//! runs it: link-layer detection, local repair, `ns2_quirks`), each beside
+//! its ns-2.35 counterpart (`data/published/chain.toml`, from
+//! `scripts/ns2/results/s4.log`); static routes stay as the reference line.
 
 use manetlab::config::{SimConfig, Traffic};
 use manetlab::mac::frame::{ACK_BYTES, CTS_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
@@ -109,6 +115,48 @@ fn aggregate(rule: CaptureRule, hops: u32, reports: &[&Report]) -> (Point, Summa
 
 const RULES: [CaptureRule; 2] = [CaptureRule::Ns2, CaptureRule::StrongerWins];
 
+/// The routed variants run beside ns-2.35's DSR and AODV.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Routed {
+    Dsr,
+    Aodv,
+}
+const ROUTED: [Routed; 2] = [Routed::Dsr, Routed::Aodv];
+
+impl Routed {
+    fn name(self) -> &'static str {
+        match self {
+            Routed::Dsr => "dsr",
+            Routed::Aodv => "aodv",
+        }
+    }
+}
+
+/// The chain with `r` under profile ns2, as scripts/ns2/compare_profiles.py
+/// runs it against ns-2.35: ns-2's ARP, the flow from 1 s (ns-2's start),
+/// DSR with its ns2 defaults, AODV as ns-2.35's stock agent.
+fn routed_config(r: Routed, hops: u32, seed: u64, duration: Time) -> SimConfig {
+    use manetlab::net::arp::ArpConfig;
+    use manetlab::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
+    let mut cfg = config(hops, seed, duration, CaptureRule::Ns2);
+    cfg.arp = ArpConfig::ns2();
+    cfg.flows[0].start = Time::from_secs(1);
+    cfg.routing = match r {
+        Routed::Dsr => RoutingConfig::Dsr(DsrConfig::default()),
+        Routed::Aodv => RoutingConfig::Aodv(AodvConfig {
+            link_detection: LinkDetection::Mac,
+            local_repair: true,
+            ns2_quirks: true,
+            ..AodvConfig::default()
+        }),
+    };
+    cfg
+}
+
+fn routed_key(r: Routed, hops: u32, seed: u64) -> String {
+    format!("routing={}/hops={hops}/seed={seed}", r.name())
+}
+
 /// Seeds per point and run length: quick 3 x 100 s, full 10 x 200 s.
 fn size(opts: &StudyOptions) -> (u64, Time) {
     (opts.seeds(3, 10) as u64, Time::from_secs(if opts.quick { 100 } else { 200 }))
@@ -129,6 +177,11 @@ pub struct Findings {
     ns2: Vec<Summary>,
     #[serde(skip)]
     sw: Vec<Summary>,
+    /// Goodput (kbit/s) per hop count with DSR and with AODV (profile ns2).
+    #[serde(skip)]
+    dsr: Vec<Summary>,
+    #[serde(skip)]
+    aodv: Vec<Summary>,
     /// TCP trace of one 4-hop run (time-sequence graph, cwnd).
     #[serde(skip)]
     trace: Option<manetlab::transport::tcp::TcpTrace>,
@@ -152,6 +205,14 @@ impl Study for Chain {
                 }
             }
         }
+        for r in ROUTED {
+            for hops in 1..=HOPS {
+                for k in 0..seeds {
+                    let seed = opts.seed + k;
+                    jobs.push(Job::new(routed_key(r, hops, seed), routed_config(r, hops, seed, duration)));
+                }
+            }
+        }
         jobs
     }
 
@@ -171,6 +232,20 @@ impl Study for Chain {
                 sums.push(s);
             }
         }
+        let mut routed = Vec::new();
+        for r in ROUTED {
+            let mut v = Vec::new();
+            for hops in 1..=HOPS {
+                let rs: Vec<&Report> = (0..seeds).map(|k| runs.get(&routed_key(r, hops, opts.seed + k))).collect();
+                let (mut p, s) = aggregate(CaptureRule::Ns2, hops, &rs);
+                p.rule = r.name().into();
+                points.push(p);
+                v.push(s);
+            }
+            routed.push(v);
+        }
+        let aodv = routed.pop().unwrap();
+        let dsr = routed.pop().unwrap();
         let sw = sums.split_off(HOPS as usize);
         let ns2 = sums;
         let formula = one_hop_dcf_bps(&manetlab::mac::MacConfig::default().phy) / 1e3;
@@ -223,8 +298,17 @@ impl Study for Chain {
             tcp.record_seq_log = true;
         }
         let (_, trace) = runner::run_with_tcp_trace(cfg, 0)?;
-        let findings =
-            Findings { seeds, duration_s: duration.as_secs_f64(), points, one_hop_dcf_kbps: formula, ns2, sw, trace };
+        let findings = Findings {
+            seeds,
+            duration_s: duration.as_secs_f64(),
+            points,
+            one_hop_dcf_kbps: formula,
+            ns2,
+            sw,
+            dsr,
+            aodv,
+            trace,
+        };
         Ok(Analysis { findings, checks })
     }
 
@@ -277,6 +361,48 @@ impl Study for Chain {
         );
         doc.checks("Checks");
 
+        doc.section("Like with like: DSR and AODV beside ns-2.35");
+        doc.para(
+            "The same chain with routing under profile ns2, as scripts/ns2/compare_profiles.py runs it against ns-2.35: \
+             ns-2's ARP, the flow from 1 s, DSR with its ns2 defaults, AODV as ns-2.35's stock agent (link-layer \
+             detection, local repair, `ns2_quirks`). Static routes (first table) are the reference line: ns-2.35 has \
+             no static multi-hop routing. Ratio = manetlab / ns-2.35; docs/profiles.md says per row what is not \
+             modelled where a ratio is outside 0.85-1.15.",
+        );
+        let mut lw = Table::new(&[
+            "hops",
+            "ns-2.35 DSR",
+            "manetlab DSR",
+            "ratio",
+            "ns-2.35 AODV",
+            "manetlab AODV",
+            "ratio",
+            "manetlab static",
+        ])
+        .align("rrrrrrrr");
+        let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}", a / b) } else { "n/a".into() };
+        for i in 0..HOPS as usize {
+            lw.row([
+                (i + 1).to_string(),
+                format!("{:.1}", pubd.ns2_dsr.kbps[i]),
+                pm(&f.dsr[i]),
+                ratio(f.dsr[i].mean(), pubd.ns2_dsr.kbps[i]),
+                format!("{:.1}", pubd.ns2_aodv.kbps[i]),
+                pm(&f.aodv[i]),
+                ratio(f.aodv[i].mean(), pubd.ns2_aodv.kbps[i]),
+                pm(&f.ns2[i]),
+            ]);
+        }
+        doc.table_with_note(
+            &lw,
+            format!(
+                "Goodput in kbit/s; manetlab mean ± 95% CI over {} seed(s){}. ns-2.35: {}",
+                f.seeds,
+                if opts.quick { " (quick mode: 100 s runs, ns-2.35 ran 200 s)" } else { "" },
+                pubd.ns2_dsr.source
+            ),
+        );
+
         doc.section("Figures");
         let hops = |v: &[f64]| (0..HOPS as usize).map(|i| (i as f64 + 1.0, v[i], None)).collect();
         let ours = |s: &[Summary]| {
@@ -286,15 +412,17 @@ impl Study for Chain {
         let line = |name: &str, points| Series { name: name.into(), points, scatter: false };
         doc.figure(&Figure::lines(
             "chain_goodput",
-            "TCP-Reno goodput over a static chain",
+            "TCP-Reno goodput over a chain: static routes, and DSR / AODV beside ns-2.35",
             "hops",
             "goodput (kbit/s)",
             vec![
                 line("published (CMU ns-2, 1999)", hops(&pubd.published.kbps)),
                 line("ns-2.35 AODV", hops(&pubd.ns2_aodv.kbps)),
                 line("ns-2.35 DSR", hops(&pubd.ns2_dsr.kbps)),
-                line("manetlab (ns2 capture)", ours(&f.ns2)),
-                line("manetlab (stronger-wins)", ours(&f.sw)),
+                line("manetlab static (ns2 capture)", ours(&f.ns2)),
+                line("manetlab static (stronger-wins)", ours(&f.sw)),
+                line("manetlab AODV (profile ns2)", ours(&f.aodv)),
+                line("manetlab DSR (profile ns2)", ours(&f.dsr)),
             ],
         ))?;
         if let Some(t) = &f.trace {

@@ -30,6 +30,23 @@ fn chain_study_quick_meets_acceptance_band() {
         assert!(len > 100, "{} missing or empty", p.display());
     }
     assert!(res.markdown.contains("| 10 | 182.4 |"), "published column present");
+    // Like with like (issue 24): DSR and AODV under profile ns2 beside
+    // ns-2.35's; at 1-2 hops (no route breaks) both within 3 % of ns-2.35.
+    assert!(res.markdown.contains("Like with like"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let mean = |rule: &str, hops: u64| {
+        json["points"].as_array().unwrap().iter().find(|p| p["rule"] == rule && p["hops"] == hops).unwrap()
+            ["goodput_kbps"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    for (rule, ns2) in [("dsr", [1286.4, 643.2]), ("aodv", [1309.7, 654.7])] {
+        for h in 1..=2u64 {
+            let r = mean(rule, h) / ns2[h as usize - 1];
+            assert!((0.97..=1.03).contains(&r), "{rule} {h} hops: {r:.3} x ns-2.35");
+        }
+    }
 }
 
 #[test]

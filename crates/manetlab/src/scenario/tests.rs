@@ -917,6 +917,7 @@ dest_only = true
 buffer_size = 32
 buffer_timeout = "10s"
 jitter = "5ms"
+ns2_quirks = true
 
 [[event]]
 node = 1
@@ -996,6 +997,7 @@ fn aodv_keys_and_events_parse() {
         buffer_size: 32,
         buffer_timeout: Time::from_secs(10),
         jitter: Time::from_ms(5),
+        ns2_quirks: true,
     };
     assert_eq!(c.routing, RoutingConfig::Aodv(want));
     assert_eq!(

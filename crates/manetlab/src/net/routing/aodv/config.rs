@@ -76,6 +76,19 @@ pub struct AodvConfig {
     /// delayed by a uniform draw in [0, jitter] from the node's routing
     /// stream (ns-2: 10 ms; RFC 5148). Zero turns jitter off.
     pub jitter: Time,
+    /// Reproduce three ns-2.35 `aodv/aodv.cc` behaviours that are not
+    /// RFC 3561 (off by default; the ns-2 comparison runs turn it on):
+    /// a relay in local repair keeps the route's sequence number and hop
+    /// count and rejects an equal-sequence RREP that is not strictly
+    /// shorter (`recvReply`); a discovery that exhausts its retries drops
+    /// the buffered packets and sends no RREQ for 10 s (`sendRequest`,
+    /// MAX_RREQ_TIMEOUT), also during a repair, which goes on as a
+    /// discovery instead of failing at its first timeout; the repair's
+    /// give-up timer is scheduled with an absolute time as its delay
+    /// (`local_rt_repair`), so it fires at 2 × start + wait. Local repair
+    /// is tried only past the middle of the route (`rt_ll_failed`:
+    /// `num_forwards > rt_hops`). See docs/aodv.md.
+    pub ns2_quirks: bool,
 }
 
 impl Default for AodvConfig {
@@ -99,6 +112,7 @@ impl Default for AodvConfig {
             buffer_size: 64,
             buffer_timeout: Time::from_secs(30),
             jitter: Time::from_ms(10),
+            ns2_quirks: false,
         }
     }
 }
@@ -110,6 +124,9 @@ pub const HELLO_SLACK: Time = Time::from_ms(100);
 pub const TIMEOUT_BUFFER: u64 = 2;
 /// LOCAL_ADD_TTL (§6.12).
 pub const LOCAL_ADD_TTL: u8 = 2;
+/// ns-2.35 `MAX_RREQ_TIMEOUT` (`aodv.h`): with `ns2_quirks`, how long a
+/// node sends no RREQ for a destination after its retries ran out.
+pub const NS2_MAX_RREQ_TIMEOUT: Time = Time::from_secs(10);
 /// K of DELETE_PERIOD = K × max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
 pub const DELETE_PERIOD_K: u64 = 5;
 
@@ -189,6 +206,7 @@ impl RoutingModel for Aodv {
         "buffer_size",
         "buffer_timeout",
         "jitter",
+        "ns2_quirks",
     ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
@@ -273,6 +291,7 @@ fn parse(p: &dyn Params) -> Result<AodvConfig, ParamError> {
     p.set_flag("local_repair", &mut c.local_repair)?;
     p.set_flag("gratuitous_rrep", &mut c.gratuitous_rrep)?;
     p.set_flag("dest_only", &mut c.dest_only)?;
+    p.set_flag("ns2_quirks", &mut c.ns2_quirks)?;
     Ok(c)
 }
 

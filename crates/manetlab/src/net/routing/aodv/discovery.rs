@@ -14,7 +14,7 @@ impl Aodv {
         .max(c.ttl_start)
         .min(c.net_diameter);
         self.stats.event("route_discoveries");
-        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: None });
+        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: None, holdoff: false });
         self.send_rreq(ctx, dst);
     }
 
@@ -40,7 +40,8 @@ impl Aodv {
             return self.arm_discovery_timer(ctx, dst, at);
         }
         let Some(d) = self.discoveries.get(&dst) else { return };
-        let (ttl, repair, at_max) = (d.ttl, d.repair.is_some(), d.at_max);
+        // ns2_quirks: a repair goes on with a discovery's timing.
+        let (ttl, repair, at_max) = (d.ttl, d.repair.is_some() && !self.cfg.ns2_quirks, d.at_max);
         self.seq = self.seq.wrapping_add(1);
         self.rreq_id = self.rreq_id.wrapping_add(1);
         self.cache.seen_before(self.me, self.rreq_id, now);
@@ -87,13 +88,17 @@ impl Aodv {
             d.deferred = false;
             return self.send_rreq(ctx, dst);
         }
-        if let Some(old_hops) = d.repair {
+        if d.holdoff {
+            return self.ns2_holdoff_over(ctx, dst);
+        }
+        if d.repair.is_some() {
             if self.table.active(dst, now).is_some() {
                 self.discoveries.remove(&dst);
                 return self.flush_buffer(ctx);
             }
-            let _ = old_hops;
-            return self.repair_failed(ctx, dst);
+            if !self.cfg.ns2_quirks {
+                return self.repair_failed(ctx, dst);
+            }
         }
         if self.table.active(dst, now).is_some() {
             // Found meanwhile (e.g. a reverse route from the destination's own RREQ).
@@ -102,6 +107,9 @@ impl Aodv {
         }
         if d.ttl >= self.cfg.net_diameter {
             if d.at_max > self.cfg.rreq_retries {
+                if self.cfg.ns2_quirks {
+                    return self.ns2_holdoff(ctx, dst);
+                }
                 self.discoveries.remove(&dst);
                 self.stats.event("route_discovery_failures");
                 return self.drop_buffered_for(ctx, dst);
@@ -214,6 +222,9 @@ impl Aodv {
         }
         // Forward route to the destination (§6.7).
         let hops = r.hop_count.saturating_add(1);
+        if self.ns2_rejects_rrep(&r, hops) {
+            return;
+        }
         let lifetime = now + Time::from_ms(r.lifetime_ms as u64);
         let updated = self
             .table
@@ -224,7 +235,7 @@ impl Aodv {
                     match d.repair {
                         Some(old_hops) => {
                             self.stats.event("local_repairs_succeeded");
-                            if hops > old_hops {
+                            if hops > old_hops && !self.cfg.ns2_quirks {
                                 // §6.12: the repaired route is longer; upstream may want to know.
                                 let (seq, pre) = {
                                     let e = self.table.get(r.dst).unwrap();

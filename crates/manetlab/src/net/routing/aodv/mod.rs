@@ -21,6 +21,7 @@
 pub mod buffer;
 pub mod config;
 mod discovery;
+mod ns2_quirks;
 pub mod neighbours;
 pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
@@ -48,6 +49,8 @@ const T_DISCOVERY: u8 = 3;
 const T_SEND: u8 = 4;
 const T_BUFFER: u8 = 5;
 const T_PURGE: u8 = 6;
+/// a = destination (ns-2.35 repair give-up timer, `ns2_quirks`)
+const T_REPAIR_DEADLINE: u8 = 7;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
 /// Housekeeping period: expired routes and RREQ cache entries are purged.
@@ -68,6 +71,8 @@ struct Discovery {
     deferred: bool,
     /// Local repair: the route's hop count before the break.
     repair: Option<u8>,
+    /// `ns2_quirks`: retries ran out; no RREQ until the timer fires.
+    holdoff: bool,
 }
 
 /// What detected a link break.
@@ -375,7 +380,15 @@ impl Aodv {
                 && p.src != self.me
                 && dests.contains(&p.dst)
                 && self.table.get(p.dst).is_some_and(|r| r.hops <= self.cfg.max_repair_ttl())
+                && (!self.cfg.ns2_quirks || self.ns2_repairs_here(p))
         });
+        if let (true, Some(p)) = (self.cfg.ns2_quirks, repair) {
+            // ns-2.35 `rt_ll_failed` returns right after `local_rt_repair`:
+            // the neighbour stays, other routes through it stay up (no
+            // RERR), and packets queued for it are not taken back.
+            self.stats.event("link_breaks_mac");
+            return self.start_repair(ctx, p);
+        }
         // A break of a route in use: one leading beyond the neighbour, or
         // the neighbour's own route if others were told to use it.
         let in_use = dests.iter().any(|&d| d != nb)
@@ -434,11 +447,15 @@ impl Aodv {
         let ttl =
             ((old_hops.max(to_src / 2) as u32 + config::LOCAL_ADD_TTL as u32).min(self.cfg.net_diameter as u32)) as u8;
         let wait = self.cfg.ring_traversal_time(ttl);
-        self.table.start_repair(dst, ctx.now + wait);
+        self.table.start_repair(dst, ctx.now + wait, !self.cfg.ns2_quirks);
         self.stats.event("local_repairs");
         self.buffer_packet(ctx, pkt);
-        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: Some(old_hops) });
+        let d = Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: Some(old_hops), holdoff: false };
+        self.discoveries.insert(dst, d);
         self.send_rreq(ctx, dst);
+        if self.cfg.ns2_quirks {
+            self.ns2_arm_repair_deadline(ctx, dst, wait);
+        }
     }
 
     fn repair_failed(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
@@ -508,7 +525,15 @@ impl Routing for Aodv {
             }
             Origin::Forward => {
                 if self.table.get(pkt.dst).is_some_and(|r| r.state == RouteState::Repairing) {
-                    return self.buffer_packet(ctx, pkt);
+                    let dst = pkt.dst;
+                    self.buffer_packet(ctx, pkt);
+                    // ns2_quirks: a repair outlives its discovery (retries
+                    // ran out, hold-off over); ns-2 asks again for waiting
+                    // packets (`rt_purge`).
+                    if self.cfg.ns2_quirks && !self.discoveries.contains_key(&dst) {
+                        self.start_discovery(ctx, dst);
+                    }
+                    return;
                 }
                 // §6.11 case (ii): no route for a packet in transit.
                 self.stats.event("no_route_for_forward");
@@ -617,6 +642,7 @@ impl Routing for Aodv {
             T_DISCOVERY => {
                 self.discovery_timer(ctx, t.a, t.b);
             }
+            T_REPAIR_DEADLINE => self.ns2_repair_deadline(ctx, t.a),
             T_BUFFER => {
                 self.buffer_timer = false;
                 let mut gone = Vec::new();

@@ -223,10 +223,11 @@ impl RouteTable {
     }
 
     /// Marks the route as under local repair until `until`, incrementing its
-    /// sequence number (§6.12). Its precursors are kept.
-    pub fn start_repair(&mut self, dst: NodeId, until: Time) -> Option<&Route> {
+    /// sequence number (§6.12) if `bump_seq` (ns-2.35 does not). Its
+    /// precursors and hop count are kept.
+    pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<&Route> {
         let r = self.routes.get_mut(&dst)?;
-        if r.valid_seq {
+        if r.valid_seq && bump_seq {
             r.seq = r.seq.wrapping_add(1);
         }
         r.state = RouteState::Repairing;

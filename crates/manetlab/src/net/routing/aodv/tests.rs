@@ -596,3 +596,6 @@ fn elfn_notice_rides_on_the_rerr_to_the_tcp_source() {
     n.call(|a, ctx| a.on_link_failure(ctx, p));
     assert!(matches!(Node::sent(&n.take())[..], [(_, AodvMsg::Rerr(_))]));
 }
+
+#[path = "ns2_quirks_tests.rs"]
+mod ns2_quirks_tests;
