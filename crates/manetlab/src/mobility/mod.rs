@@ -312,6 +312,24 @@ impl Mover {
         }
     }
 
+    /// The leg the node follows at `t` and the time it ends (the next
+    /// leg's start; `Time(u64::MAX)` for the last): the leg whose `at(t)`
+    /// is [`Mover::position`], for callers that cache it.
+    #[inline]
+    pub fn leg_span(&mut self, t: Time) -> (Leg, Time) {
+        match &self.traj.repr {
+            Repr::Legs(legs) => {
+                let i = legs.partition_point(|l| l.start <= t).saturating_sub(1);
+                (legs[i], legs.get(i + 1).map_or(Time(u64::MAX), |n| n.start))
+            }
+            Repr::Lazy(_) => {
+                self.lazy_position(t);
+                let i = self.window.partition_point(|l| l.start <= t).saturating_sub(1);
+                (self.window[i], self.window.get(i + 1).map_or(Time(u64::MAX), |n| n.start))
+            }
+        }
+    }
+
     fn lazy_position(&mut self, t: Time) -> Position {
         if !self.at_origin && self.window.front().is_some_and(|l| l.start > t) {
             self.restart();

@@ -122,6 +122,11 @@ pub struct Channel {
     /// is then the lower level that candidates' mean power must reach).
     shadow_cull: f64,
     grid: Grid,
+    /// Square of the distance beyond which no radio reaches `cull_power`
+    /// (the grid's reach; the propagation models are monotone in distance
+    /// and heights, see `build`): the scan drops candidates beyond it
+    /// before computing a power.
+    reach_sq: f64,
     txs: Vec<Option<Transmission>>,
     free: Vec<TxId>,
 }
@@ -130,10 +135,48 @@ struct Mobility {
     /// One per node: generated trajectories keep a small window of legs
     /// (memory independent of the run's length, issue 15 D4).
     movers: Vec<RefCell<Mover>>,
+    /// Per node, a copy of the leg its trajectory follows now, side by side
+    /// in one vector: the receiver search reads one 56-byte record per
+    /// candidate instead of binary-searching each node's own leg list
+    /// (and missing the cache on it). Transmission times never decrease, so
+    /// a record is replaced only when its node starts a new leg.
+    now_legs: Vec<NowLeg>,
     /// Positions when the grid was last built.
     at: Time,
     every: Time,
     cell: f64,
+}
+
+/// The leg a node follows during [start, end) (see `Mobility::now_legs`).
+#[derive(Clone, Copy)]
+struct NowLeg {
+    start: Time,
+    end: Time,
+    from: Position,
+    vx: f64,
+    vy: f64,
+}
+
+impl NowLeg {
+    const EXPIRED: NowLeg =
+        NowLeg { start: Time(u64::MAX), end: Time(0), from: Position { x: 0.0, y: 0.0, z: 0.0 }, vx: 0.0, vy: 0.0 };
+}
+
+impl Mobility {
+    /// Where `node` is at `t`: bit for bit `Trajectory::position(t)` (the
+    /// same leg, the same arithmetic), from the cached leg when `t` falls
+    /// in it.
+    #[inline]
+    fn position(&mut self, node: NodeId, t: Time) -> Position {
+        let c = &mut self.now_legs[node as usize];
+        if !(c.start <= t && t < c.end) {
+            // The last leg starting at or before t, as Trajectory::leg_at.
+            let (l, end) = self.movers[node as usize].get_mut().leg_span(t);
+            *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+        }
+        let dt = (t.saturating_sub(c.start)).as_secs_f64();
+        Position { x: c.from.x + c.vx * dt, y: c.from.y + c.vy * dt, z: c.from.z }
+    }
 }
 
 impl Channel {
@@ -173,8 +216,9 @@ impl Channel {
         let mobility = (vmax > 0.0).then(|| {
             // Rebuild when nodes may have moved a quarter of the reach.
             let every = Time::from_secs_f64((0.25 * reach / vmax).max(0.01));
+            let now_legs = vec![NowLeg::EXPIRED; trajectories.len()];
             let movers = trajectories.into_iter().map(|t| RefCell::new(Mover::new(t))).collect();
-            Mobility { movers, at: Time::ZERO, every, cell: reach + 2.0 * vmax * every.as_secs_f64() }
+            Mobility { movers, now_legs, at: Time::ZERO, every, cell: reach + 2.0 * vmax * every.as_secs_f64() }
         });
         let cell = mobility.as_ref().map_or(reach, |m| m.cell);
         let grid = Grid::new(&positions, cell);
@@ -187,6 +231,7 @@ impl Channel {
             fading,
             shadow_cull: cull_power,
             grid,
+            reach_sq: reach * reach,
             txs: Vec::with_capacity(64),
             free: Vec::new(),
         }
@@ -242,7 +287,7 @@ impl Channel {
             out.clear();
             out.extend_from_slice(self.hearer_cache[sender as usize].as_deref().unwrap());
         } else {
-            self.scan(sender, now, out);
+            self.scan_mobile(sender, now, out);
         }
         if self.fading.is_active() {
             let (positions, mobility) = (&self.positions, &self.mobility);
@@ -277,6 +322,39 @@ impl Channel {
         }
         // Grid order depends on cell layout only; sort so that event order
         // is by node id, independent of the grid geometry.
+        out.sort_unstable_by_key(|h| h.node);
+    }
+
+    /// `scan` for moving nodes: positions from the per-node leg cache, and
+    /// candidates farther than the reach dropped on their squared distance
+    /// (exactly the radios `scan` keeps: a dropped one is below the cull
+    /// level at any antenna height up to the highest, as the grid assumes).
+    fn scan_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        out.clear();
+        let Channel { mobility, grid, radio, reach_sq, cull_power, .. } = self;
+        let m = mobility.as_mut().expect("scan_mobile without mobility");
+        let p = m.position(sender, now);
+        let (cx, cy) = grid.coords(&p);
+        let h = radio.antenna_height_m;
+        for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
+            for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
+                for &n in &grid.cells[gy * grid.cols + gx] {
+                    if n == sender {
+                        continue;
+                    }
+                    let q = m.position(n, now);
+                    let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+                    if dx * dx + dy * dy + dz * dz > *reach_sq {
+                        continue;
+                    }
+                    let d = p.distance(&q);
+                    let power = radio.propagation.rx_power(radio, d, h + p.z, h + q.z);
+                    if power >= *cull_power {
+                        out.push(Hearer { node: n, power, delay: Time::from_secs_f64(d / SPEED_OF_LIGHT) });
+                    }
+                }
+            }
+        }
         out.sort_unstable_by_key(|h| h.node);
     }
 
