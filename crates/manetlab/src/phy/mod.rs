@@ -73,6 +73,11 @@ pub struct RadioConfig {
     pub capture_ratio: f64,
     pub capture_rule: CaptureRule,
     pub reception: Reception,
+    /// SINR reception only: the SINR (linear) a frame needs at its start
+    /// for the receiver to lock onto it, ns-3's preamble detection
+    /// (`ThresholdPreambleDetectionModel`, 4 dB); `None` = any frame at or
+    /// above the receive threshold locks.
+    pub preamble_detection_snr: Option<f64>,
     /// Per-frame fading and the shadowing process (`fading.rs`).
     pub fading: FadingConfig,
 }
@@ -92,6 +97,7 @@ impl Default for RadioConfig {
             capture_ratio: 10.0,
             capture_rule: CaptureRule::Ns2,
             reception: Reception::Threshold,
+            preamble_detection_snr: None,
             fading: FadingConfig::default(),
         }
     }

@@ -7,11 +7,13 @@
 pub mod backpressure;
 pub mod droptail;
 pub mod fq;
+pub mod lifetime;
 pub mod priority;
 
 pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
 pub use fq::FairQueue;
+pub use lifetime::Lifetime;
 pub use priority::Priority;
 
 use crate::wire::Packet;
@@ -25,6 +27,9 @@ pub struct QueueConfig {
     pub control_first: bool,
     /// Hop-by-hop per-flow backpressure (`None` = off).
     pub backpressure: Option<BackpressureConfig>,
+    /// Packets that waited longer than this are dropped instead of sent
+    /// (ns-3's `WifiMacQueue` `MaxDelay`; `None` = no limit; `lifetime.rs`).
+    pub max_delay: Option<crate::sim::Time>,
 }
 
 /// What a fair queue (or backpressure) classifies packets by.
@@ -74,7 +79,7 @@ pub enum QueueKind {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None }
+        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None, max_delay: None }
     }
 }
 

@@ -130,6 +130,9 @@ pub(crate) struct RadioSection {
     pub shadowing_deviation: Option<Spanned<Ratio>>,
     pub reception: Option<Spanned<String>>,
     pub noise_figure: Option<Spanned<Ratio>>,
+    /// SINR reception: SINR a frame needs at its start to be locked onto
+    /// (ns-3 preamble detection, 4 dB).
+    pub preamble_detection_threshold: Option<Spanned<Ratio>>,
     /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
     pub fading: Option<Spanned<String>>,
     pub nakagami_m: Option<Spanned<f64>>,
@@ -167,6 +170,8 @@ pub(crate) struct QueueSection {
     pub kind: Option<Spanned<String>>,
     pub limit: Option<Spanned<u32>>,
     pub control_first: Option<bool>,
+    /// Lifetime of a packet in the queue (ns-3 `WifiMacQueue` `MaxDelay`).
+    pub max_delay: Option<Spanned<Duration>>,
     /// Fair queueing: what packets are classified by.
     pub key: Option<Spanned<String>>,
     /// Fair queueing: deficit round robin quantum in bytes (absent = per-packet round robin).

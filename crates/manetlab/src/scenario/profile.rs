@@ -76,6 +76,8 @@ pub enum When {
     TcpFlows,
     /// `radio.propagation` is this (after the settings before it).
     Propagation(&'static str),
+    /// `radio.reception` is this (after the settings before it).
+    Reception(&'static str),
 }
 
 /// One scenario key a profile writes.
@@ -132,6 +134,21 @@ pub const CHOICES: &[Choice] = &[
         // ns-3 YansWifiPhy: InterferenceHelper + TableBasedErrorRateModel
         // (DSSS rates: DsssErrorRateModel), noise figure 7 dB (= manetlab's).
         ns3: &[s("radio.reception", "\"sinr\"")],
+        cmu1999: &[],
+    },
+    Choice {
+        id: "preamble-detection",
+        title: "preamble detection (SINR reception)",
+        ns2: "none: a frame above the receive threshold is locked onto whatever the interference",
+        // ns-3.37 ThresholdPreambleDetectionModel (threshold-preamble-
+        // detection-model.cc): Threshold 4 dB SNR (with interference),
+        // MinimumRssi -82 dBm (= the ns3 receive threshold below).
+        ns3: &[Setting {
+            key: "radio.preamble_detection_threshold",
+            value: "\"4dB\"",
+            when: When::Reception("sinr"),
+            unless: &[],
+        }],
         cmu1999: &[],
     },
     Choice {
@@ -200,9 +217,10 @@ pub const CHOICES: &[Choice] = &[
         id: "queue",
         title: "interface queue",
         ns2: "drop-tail 50 packets, routing control first (PriQueue)",
-        // ns-3 WifiMacQueue MaxSize 500 packets, no control lane (its
-        // MaxDelay of 500 ms is not modelled).
-        ns3: &[s("queue.limit", "500"), s("queue.control_first", "false")],
+        // ns-3 WifiMacQueue (wifi-mac-queue.cc): MaxSize 500 packets, no
+        // control lane, MaxDelay 500 ms (a packet older than that is dropped
+        // when the MAC reaches it).
+        ns3: &[s("queue.limit", "500"), s("queue.control_first", "false"), s("queue.max_delay", "\"500ms\"")],
         cmu1999: &[],
     },
     Choice {
@@ -350,6 +368,7 @@ fn keys_to_write(text: &str, st: &Setting) -> Vec<String> {
         }
         When::Routing(p) if !str_is("routing.protocol", p) => Vec::new(),
         When::Propagation(p) if !str_is("radio.propagation", p) => Vec::new(),
+        When::Reception(p) if !str_is("radio.reception", p) => Vec::new(),
         _ if lookup(root, st.key).is_some() => Vec::new(),
         _ => vec![st.key.to_string()],
     }

@@ -139,6 +139,7 @@ impl Simulation {
                     MacKind::Tdma { max_packet, guard } => Mac::Tdma(Tdma::new(id, n, &cfg.mac, max_packet, guard)),
                 },
                 ifq: crate::queue::build(&cfg.queue),
+                ifq_life: cfg.queue.max_delay.map(|d| crate::queue::Lifetime::new(d, cfg.queue.limit)),
                 arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
                 endpoints: Vec::new(),
