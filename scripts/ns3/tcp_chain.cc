@@ -150,6 +150,12 @@ OnTcpTx(std::string ctx, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpS
     }
 }
 
+static void
+OnSinkTx(std::string ctx, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    Count(ctx, p->GetSize() == 0 ? "tcp_pure_acks_sent" : "tcp_data_sent");
+}
+
 static uint32_t g_cwnd = 0;
 static std::string g_cwndSamples;
 
@@ -168,6 +174,25 @@ SampleCwnd()
     Simulator::Schedule(Seconds(3.0), &SampleCwnd);
 }
 
+// Interface (WifiMacQueue) length per node, sampled every 100 ms from `from`.
+static NodeContainer g_nodes;
+static std::map<uint32_t, std::pair<double, uint32_t>> g_qlen; // node -> (sum, max)
+static uint32_t g_qsamples = 0;
+
+static void
+SampleQueues()
+{
+    for (uint32_t i = 0; i < g_nodes.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(g_nodes.Get(i)->GetDevice(0));
+        uint32_t n = dev->GetMac()->GetTxop()->GetWifiMacQueue()->GetNPackets();
+        g_qlen[i].first += n;
+        g_qlen[i].second = std::max(g_qlen[i].second, n);
+    }
+    ++g_qsamples;
+    Simulator::Schedule(MilliSeconds(100), &SampleQueues);
+}
+
 static void
 ConnectTcp()
 {
@@ -177,6 +202,9 @@ ConnectTcp()
     Config::Connect("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongState",
                     MakeCallback(&OnCongState));
     Config::Connect("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/Tx", MakeCallback(&OnTcpTx));
+    std::ostringstream sink;
+    sink << "/NodeList/" << g_nodes.GetN() - 1 << "/$ns3::TcpL4Protocol/SocketList/*/Tx";
+    Config::Connect(sink.str(), MakeCallback(&OnSinkTx));
 }
 
 static void
@@ -283,7 +311,9 @@ main(int argc, char* argv[])
         Config::Connect(dev + "Mac/Txop/Queue/Drop", MakeCallback(&OnQueueDrop));
         Config::Connect("/NodeList/*/$ns3::TrafficControlLayer/RootQueueDiscList/*/Drop",
                         MakeCallback(&OnQdiscDrop));
+        g_nodes = nodes;
         Simulator::Schedule(Seconds(1.5), &ConnectTcp);
+        Simulator::Schedule(Seconds(g_from), &SampleQueues);
     }
 
     Simulator::Stop(Seconds(stop));
@@ -294,6 +324,11 @@ main(int argc, char* argv[])
     if (counters)
     {
         std::cout << "CWND segments at t:" << g_cwndSamples << std::endl;
+        for (auto& [node, q] : g_qlen)
+        {
+            g_count[node]["queue_mean_x10"] = uint64_t(10.0 * q.first / std::max(g_qsamples, 1u));
+            g_count[node]["queue_max"] = q.second;
+        }
     }
     for (auto& [node, m] : g_count)
     {
