@@ -124,6 +124,7 @@ impl Radio {
             let noise = noise_floor_w(phy.standard, noise_figure_db);
             let mut rx = SinrRx::new(*phy, noise, cfg.rx_threshold_w, cfg.cs_threshold_w, rng);
             rx.set_preamble_detection(cfg.preamble_detection_snr);
+            rx.set_energy_detection(cfg.energy_detection_w);
             r.sinr = Some(Box::new(rx));
         }
         r

@@ -133,6 +133,8 @@ pub(crate) struct RadioSection {
     /// SINR reception: SINR a frame needs at its start to be locked onto
     /// (ns-3 preamble detection, 4 dB).
     pub preamble_detection_threshold: Option<Spanned<Ratio>>,
+    /// SINR reception: ns-3's CCA energy-detection threshold (-62 dBm).
+    pub energy_detection_threshold: Option<Spanned<Power>>,
     /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
     pub fading: Option<Spanned<String>>,
     pub nakagami_m: Option<Spanned<f64>>,

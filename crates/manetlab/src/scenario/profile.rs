@@ -137,6 +137,22 @@ pub const CHOICES: &[Choice] = &[
         cmu1999: &[],
     },
     Choice {
+        id: "cca",
+        title: "clear channel assessment (SINR reception)",
+        ns2: "busy while any signal at or above the carrier-sense threshold is on the air",
+        // ns-3.37 WifiPhy CcaEdThreshold -62 dBm: a signal the PHY is not
+        // receiving holds the medium only at or above it (phy-entity.cc,
+        // wifi-phy.cc SwitchMaybeToCcaBusy); CcaSensitivity -82 dBm applies
+        // to the frame being received.
+        ns3: &[Setting {
+            key: "radio.energy_detection_threshold",
+            value: "\"-62dBm\"",
+            when: When::Reception("sinr"),
+            unless: &[],
+        }],
+        cmu1999: &[],
+    },
+    Choice {
         id: "preamble-detection",
         title: "preamble detection (SINR reception)",
         ns2: "none: a frame above the receive threshold is locked onto whatever the interference",
