@@ -183,8 +183,8 @@ pub const CHOICES: &[Choice] = &[
         // ns-3 LogDistancePropagationLossModel (exponent 3, 46.6777 dB at
         // 1 m = Friis at 5.15 GHz), YansWifiPhy TxPowerStart 16.0206 dBm;
         // ThresholdPreambleDetectionModel locks at -82 dBm (RxSensitivity
-        // -101 dBm only culls; CcaEdThreshold -62 dBm only matters within
-        // ~10 m): receive = carrier-sense threshold = -82 dBm.
+        // -101 dBm only culls; CcaEdThreshold -62 dBm: row "cca"):
+        // receive = carrier-sense threshold = -82 dBm.
         ns3: &[
             s("radio.propagation", "\"shadowing\""),
             Setting {
