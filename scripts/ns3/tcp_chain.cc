@@ -22,14 +22,190 @@
 #include "ns3/internet-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
+#include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
 #include <iostream>
+#include <map>
+#include <sstream>
 
 using namespace ns3;
 
 static uint64_t g_bytes = 0;
 static double g_from = 10.0;
+
+// Counters (--counters=1): per node, keyed by name, printed as
+// "COUNT node=N name=value ..." lines after the RESULT line.
+static std::map<uint32_t, std::map<std::string, uint64_t>> g_count;
+
+static uint32_t
+NodeOf(const std::string& ctx)
+{
+    // "/NodeList/N/..."
+    return std::stoul(ctx.substr(10, ctx.find('/', 10) - 10));
+}
+
+static void
+Count(const std::string& ctx, const std::string& name)
+{
+    if (Simulator::Now().GetSeconds() >= g_from)
+    {
+        g_count[NodeOf(ctx)][name]++;
+    }
+}
+
+static void
+OnPhyRxDrop(std::string ctx, Ptr<const Packet>, WifiPhyRxfailureReason r)
+{
+    std::ostringstream os;
+    os << "phy_rx_drop_" << r;
+    Count(ctx, os.str());
+}
+
+static void
+OnPhyTxBegin(std::string ctx, Ptr<const Packet>, double)
+{
+    Count(ctx, "phy_tx");
+}
+
+static void
+OnPhyRxEnd(std::string ctx, Ptr<const Packet>)
+{
+    Count(ctx, "phy_rx_ok");
+}
+
+static void
+OnPhyRxPayloadBegin(std::string ctx, WifiTxVector, Time)
+{
+    Count(ctx, "phy_rx_payload_begin");
+}
+
+static void
+OnMacTxDrop(std::string ctx, Ptr<const Packet>)
+{
+    Count(ctx, "mac_tx_drop");
+}
+
+static void
+OnFinalDataFailed(std::string ctx, Mac48Address)
+{
+    Count(ctx, "mac_retry_limit_data");
+}
+
+static void
+OnDataFailed(std::string ctx, Mac48Address)
+{
+    Count(ctx, "mac_ack_timeout");
+}
+
+static void
+OnQueueExpired(std::string ctx, Ptr<const WifiMpdu>)
+{
+    Count(ctx, "wifi_queue_expired");
+}
+
+static void
+OnQueueDrop(std::string ctx, Ptr<const WifiMpdu>)
+{
+    Count(ctx, "wifi_queue_drop");
+}
+
+static void
+OnQdiscDrop(std::string ctx, Ptr<const QueueDiscItem>)
+{
+    Count(ctx, "qdisc_drop");
+}
+
+static void
+OnCongState(std::string ctx, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
+{
+    if (n == TcpSocketState::CA_RECOVERY)
+    {
+        Count(ctx, "tcp_fast_recovery");
+    }
+    if (n == TcpSocketState::CA_LOSS)
+    {
+        Count(ctx, "tcp_rto");
+    }
+}
+
+static uint32_t g_highTx = 0;
+
+static void
+OnTcpTx(std::string ctx, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    uint32_t seq = h.GetSequenceNumber().GetValue();
+    if (seq < g_highTx)
+    {
+        Count(ctx, "tcp_retransmitted_segments");
+    }
+    else
+    {
+        g_highTx = seq + p->GetSize();
+        Count(ctx, "tcp_new_segments");
+    }
+}
+
+static void
+OnSinkTx(std::string ctx, Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+{
+    Count(ctx, p->GetSize() == 0 ? "tcp_pure_acks_sent" : "tcp_data_sent");
+}
+
+static uint32_t g_cwnd = 0;
+static std::string g_cwndSamples;
+
+static void
+OnCwnd(uint32_t, uint32_t n)
+{
+    g_cwnd = n;
+}
+
+static void
+SampleCwnd()
+{
+    std::ostringstream os;
+    os << " " << Simulator::Now().GetSeconds() << ":" << g_cwnd / 536;
+    g_cwndSamples += os.str();
+    Simulator::Schedule(Seconds(3.0), &SampleCwnd);
+}
+
+// Interface (WifiMacQueue) length per node, sampled every 100 ms from `from`.
+static NodeContainer g_nodes;
+static std::map<uint32_t, std::pair<double, uint32_t>> g_qlen; // node -> (sum, max)
+static uint32_t g_qsamples = 0;
+
+static void
+SampleQueues()
+{
+    for (uint32_t i = 0; i < g_nodes.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(g_nodes.Get(i)->GetDevice(0));
+        uint32_t n = dev->GetMac()->GetTxop()->GetWifiMacQueue()->GetNPackets();
+        g_qlen[i].first += n;
+        g_qlen[i].second = std::max(g_qlen[i].second, n);
+    }
+    ++g_qsamples;
+    Simulator::Schedule(MilliSeconds(100), &SampleQueues);
+}
+
+static void
+ConnectTcp()
+{
+    Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongestionWindow",
+                                  MakeCallback(&OnCwnd));
+    SampleCwnd();
+    Config::Connect("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongState",
+                    MakeCallback(&OnCongState));
+    Config::Connect("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/Tx", MakeCallback(&OnTcpTx));
+    std::ostringstream sink;
+    sink << "/NodeList/" << g_nodes.GetN() - 1 << "/$ns3::TcpL4Protocol/SocketList/*/Tx";
+    Config::Connect(sink.str(), MakeCallback(&OnSinkTx));
+}
 
 static void
 OnRx(Ptr<const Packet> p, const Address&)
@@ -48,6 +224,7 @@ main(int argc, char* argv[])
     double spacing = 40.0;
     double stop = 100.0;
     bool sack = false;
+    bool counters = false;
     CommandLine cmd;
     cmd.AddValue("hops", "hops of the chain", hops);
     cmd.AddValue("seed", "run number", seed);
@@ -55,6 +232,7 @@ main(int argc, char* argv[])
     cmd.AddValue("stop", "end of the run, s", stop);
     cmd.AddValue("from", "goodput counted from, s", g_from);
     cmd.AddValue("sack", "TCP SACK (ns-3's default: on)", sack);
+    cmd.AddValue("counters", "print per-node PHY/MAC/queue/TCP counters", counters);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -118,11 +296,49 @@ main(int argc, char* argv[])
     ApplicationContainer srcApp = src.Install(nodes.Get(0));
     srcApp.Start(Seconds(1.0));
 
+    if (counters)
+    {
+        std::string dev = "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/";
+        Config::Connect(dev + "Phy/PhyRxDrop", MakeCallback(&OnPhyRxDrop));
+        Config::Connect(dev + "Phy/PhyTxBegin", MakeCallback(&OnPhyTxBegin));
+        Config::Connect(dev + "Phy/PhyRxEnd", MakeCallback(&OnPhyRxEnd));
+        Config::Connect(dev + "Phy/PhyRxPayloadBegin", MakeCallback(&OnPhyRxPayloadBegin));
+        Config::Connect(dev + "Mac/MacTxDrop", MakeCallback(&OnMacTxDrop));
+        Config::Connect(dev + "RemoteStationManager/MacTxFinalDataFailed",
+                        MakeCallback(&OnFinalDataFailed));
+        Config::Connect(dev + "RemoteStationManager/MacTxDataFailed", MakeCallback(&OnDataFailed));
+        Config::Connect(dev + "Mac/Txop/Queue/Expired", MakeCallback(&OnQueueExpired));
+        Config::Connect(dev + "Mac/Txop/Queue/Drop", MakeCallback(&OnQueueDrop));
+        Config::Connect("/NodeList/*/$ns3::TrafficControlLayer/RootQueueDiscList/*/Drop",
+                        MakeCallback(&OnQdiscDrop));
+        g_nodes = nodes;
+        Simulator::Schedule(Seconds(1.5), &ConnectTcp);
+        Simulator::Schedule(Seconds(g_from), &SampleQueues);
+    }
+
     Simulator::Stop(Seconds(stop));
     Simulator::Run();
     double kbps = g_bytes * 8.0 / (stop - g_from) / 1000.0;
     std::cout << "RESULT hops=" << hops << " seed=" << seed << " spacing=" << spacing
               << " goodput_kbps=" << kbps << " rx_bytes=" << g_bytes << std::endl;
+    if (counters)
+    {
+        std::cout << "CWND segments at t:" << g_cwndSamples << std::endl;
+        for (auto& [node, q] : g_qlen)
+        {
+            g_count[node]["queue_mean_x10"] = uint64_t(10.0 * q.first / std::max(g_qsamples, 1u));
+            g_count[node]["queue_max"] = q.second;
+        }
+    }
+    for (auto& [node, m] : g_count)
+    {
+        std::cout << "COUNT node=" << node;
+        for (auto& [k, v] : m)
+        {
+            std::cout << " " << k << "=" << v;
+        }
+        std::cout << std::endl;
+    }
     Simulator::Destroy();
     return 0;
 }

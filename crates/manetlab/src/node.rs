@@ -25,6 +25,8 @@ pub struct Node {
     pub radio: Radio,
     pub mac: Mac,
     pub ifq: Box<dyn QueueDisc>,
+    /// Present when the queue has a lifetime (`[queue] max_delay`).
+    pub ifq_life: Option<crate::queue::Lifetime>,
     /// Present when ARP is on.
     pub arp: Option<crate::net::arp::Arp>,
     pub routing: Box<dyn Routing>,

@@ -73,6 +73,16 @@ pub struct RadioConfig {
     pub capture_ratio: f64,
     pub capture_rule: CaptureRule,
     pub reception: Reception,
+    /// SINR reception only: the SINR (linear) a frame needs at its start
+    /// for the receiver to lock onto it, ns-3's preamble detection
+    /// (`ThresholdPreambleDetectionModel`, 4 dB); `None` = any frame at or
+    /// above the receive threshold locks.
+    pub preamble_detection_snr: Option<f64>,
+    /// SINR reception only: ns-3's clear channel assessment, busy while a
+    /// frame is being received or the total power reaches this (watts;
+    /// `CcaEdThreshold`, -62 dBm); `None` = busy while any signal is at or
+    /// above the carrier-sense threshold.
+    pub energy_detection_w: Option<f64>,
     /// Per-frame fading and the shadowing process (`fading.rs`).
     pub fading: FadingConfig,
 }
@@ -92,6 +102,8 @@ impl Default for RadioConfig {
             capture_ratio: 10.0,
             capture_rule: CaptureRule::Ns2,
             reception: Reception::Threshold,
+            preamble_detection_snr: None,
+            energy_detection_w: None,
             fading: FadingConfig::default(),
         }
     }

@@ -122,7 +122,10 @@ impl Radio {
         let mut r = Radio::new(cfg.capture_rule, cfg.rx_threshold_w, cfg.capture_ratio);
         if let Reception::Sinr { noise_figure_db } = cfg.reception {
             let noise = noise_floor_w(phy.standard, noise_figure_db);
-            r.sinr = Some(Box::new(SinrRx::new(*phy, noise, cfg.rx_threshold_w, cfg.cs_threshold_w, rng)));
+            let mut rx = SinrRx::new(*phy, noise, cfg.rx_threshold_w, cfg.cs_threshold_w, rng);
+            rx.set_preamble_detection(cfg.preamble_detection_snr);
+            rx.set_energy_detection(cfg.energy_detection_w);
+            r.sinr = Some(Box::new(rx));
         }
         r
     }

@@ -14,8 +14,25 @@
 //! decides. Capture is not a rule here: a frame that is strong enough
 //! against the sum of the others simply decodes.
 //!
+//! With a preamble-detection threshold (`radio.preamble_detection_threshold`,
+//! ns-3's `ThresholdPreambleDetectionModel`: 4 dB in ns-3.37,
+//! `src/wifi/model/threshold-preamble-detection-model.cc`) the receiver
+//! locks only onto a frame whose SINR at its start (against the noise and
+//! every signal already on the air) reaches the threshold; ns-3 takes that
+//! decision 4 us into the preamble, here at its first instant. A frame that
+//! fails it is interference only, and the receiver stays free to lock onto
+//! the next one.
+//!
 //! Carrier sense stays a threshold: the medium is busy while any signal at
-//! or above the carrier-sense threshold is on the air.
+//! or above the carrier-sense threshold is on the air. With an
+//! energy-detection threshold (`radio.energy_detection_threshold`, ns-3's
+//! `WifiPhy::CcaEdThreshold`, -62 dBm in ns-3.37) it is ns-3's clear
+//! channel assessment instead: busy while the receiver is locked onto a
+//! frame (ns-3's RX state: a frame whose preamble it detected), or while
+//! the total power on the air reaches the energy-detection threshold; a
+//! signal the receiver is not receiving (too weak against the
+//! interference, arrived while it was busy or transmitting) does not hold
+//! the medium below that.
 
 use super::error_rate::{self, DSSS_BANDWIDTH_HZ, OFDM_BANDWIDTH_HZ};
 use super::radio::{RadioStats, RxOutcome, StartOutcome};
@@ -69,6 +86,10 @@ pub struct SinrRx {
     sensed: u32,
     lock: Option<Lock>,
     transmitting: bool,
+    /// SINR (linear) a frame needs at its start to be locked onto.
+    detect_snr: Option<f64>,
+    /// ns-3 CCA: busy while locked or while the total power reaches this.
+    ed_threshold: Option<f64>,
     rng: RngStream,
 }
 
@@ -83,8 +104,27 @@ impl SinrRx {
             sensed: 0,
             lock: None,
             transmitting: false,
+            detect_snr: None,
+            ed_threshold: None,
             rng,
         }
+    }
+
+    /// ns-3's preamble detection: a frame locks only if its SINR at its
+    /// start is at least `snr` (linear); `None` = off.
+    pub fn set_preamble_detection(&mut self, snr: Option<f64>) {
+        self.detect_snr = snr;
+    }
+
+    /// ns-3's clear channel assessment with energy-detection threshold
+    /// `ed` watts (`None`: the carrier-sense threshold on every signal).
+    pub fn set_energy_detection(&mut self, ed: Option<f64>) {
+        self.ed_threshold = ed;
+    }
+
+    /// Medium busy under ns-3's CCA rule.
+    fn ed_busy(&self, ed: f64) -> bool {
+        self.lock.is_some() || self.active.iter().map(|s| s.power).sum::<f64>() >= ed
     }
 
     pub fn noise_w(&self) -> f64 {
@@ -92,7 +132,10 @@ impl SinrRx {
     }
 
     pub fn sensing(&self) -> bool {
-        self.sensed > 0
+        match self.ed_threshold {
+            Some(ed) => self.ed_busy(ed),
+            None => self.sensed > 0,
+        }
     }
 
     /// Power of the frame `tx` if it is the one locked on.
@@ -139,6 +182,7 @@ impl SinrRx {
     /// and lasts until `end`.
     pub fn signal_start(&mut self, now: Time, tx: TxId, power: f64, _end: Time, rate: u64) -> StartOutcome {
         self.advance(now);
+        let was_busy = self.ed_threshold.map(|ed| self.ed_busy(ed));
         self.active.push(Signal { tx, power });
         let mut became_busy = false;
         if power >= self.cs_threshold {
@@ -148,12 +192,20 @@ impl SinrRx {
         match self.lock.as_mut() {
             Some(l) => l.interfered = true,
             None => {
-                if power >= self.rx_threshold && !self.transmitting {
+                let detected = self.detect_snr.map_or(true, |d| {
+                    // every signal on the air but this one (just pushed, last)
+                    let others: f64 = self.active[..self.active.len() - 1].iter().map(|s| s.power).sum();
+                    power >= d * (self.noise_w + others)
+                });
+                if power >= self.rx_threshold && !self.transmitting && detected {
                     let header_end = now + self.phy.plcp_time();
                     let interfered = self.active.len() > 1;
                     self.lock = Some(Lock { tx, power, header_end, rate, last: now, log_p: 0.0, ok: true, interfered });
                 }
             }
+        }
+        if let (Some(ed), Some(was)) = (self.ed_threshold, was_busy) {
+            became_busy = !was && self.ed_busy(ed);
         }
         StartOutcome { became_busy, captured_out: false }
     }
@@ -168,7 +220,7 @@ impl SinrRx {
                 self.sensed -= 1;
             }
         }
-        let idle = self.sensed == 0;
+        let mut idle = self.sensed == 0;
         let mut outcome = RxOutcome::Nothing;
         if let Some(l) = self.lock {
             if l.tx == tx {
@@ -190,6 +242,9 @@ impl SinrRx {
                     RxOutcome::Failed { tx, collided }
                 };
             }
+        }
+        if let Some(ed) = self.ed_threshold {
+            idle = !self.ed_busy(ed);
         }
         (outcome, idle)
     }
@@ -331,6 +386,71 @@ mod tests {
         assert_eq!(r.signal_end(t(100), 1, &mut st), (RxOutcome::Nothing, false));
         let (_, idle) = r.signal_end(t(200), 2, &mut st);
         assert!(idle);
+    }
+
+    #[test]
+    fn preamble_detection_needs_the_threshold_sinr() {
+        let four_db = Some(10f64.powf(0.4));
+        let mut st = RadioStats::default();
+        // Alone (40 dB over the noise) a frame is detected.
+        let mut r = rx();
+        r.set_preamble_detection(four_db);
+        r.signal_start(t(0), 4, 1e-9, t(LEN), 2_000_000);
+        assert_eq!(r.lock_power(4), Some(1e-9));
+        // 10 dB over a signal too weak to lock onto: detected.
+        let mut r = rx();
+        r.set_preamble_detection(four_db);
+        r.signal_start(t(0), 7, 0.1e-11, t(LEN), 2_000_000);
+        r.signal_start(t(5), 8, 1e-11, t(5 + LEN), 2_000_000);
+        assert_eq!(r.lock_power(8), Some(1e-11));
+        // 3 dB over it: not detected, interference only; without the
+        // threshold the same frame locks.
+        let mut r = rx();
+        r.set_preamble_detection(four_db);
+        r.signal_start(t(0), 9, 0.5e-11, t(LEN), 2_000_000);
+        r.signal_start(t(5), 10, 1e-11, t(5 + LEN), 2_000_000);
+        assert_eq!(r.lock_power(10), None);
+        r.signal_end(t(LEN), 9, &mut st);
+        assert_eq!(r.signal_end(t(5 + LEN), 10, &mut st).0, RxOutcome::Nothing);
+        let mut r = rx();
+        r.signal_start(t(0), 9, 0.5e-11, t(LEN), 2_000_000);
+        r.signal_start(t(5), 10, 1e-11, t(5 + LEN), 2_000_000);
+        assert_eq!(r.lock_power(10), Some(1e-11));
+    }
+
+    #[test]
+    fn energy_detection_cca_holds_the_medium_only_for_received_or_strong_signals() {
+        let mut st = RadioStats::default();
+        let ed = 1e-9; // energy-detection threshold
+                       // A frame locked onto: busy (ns-3 RX state) although below `ed`.
+        let mut r = rx();
+        r.set_energy_detection(Some(ed));
+        assert!(r.signal_start(t(0), 1, 1e-10, t(LEN), 2_000_000).became_busy);
+        assert!(r.sensing());
+        // A second signal the receiver is not receiving: once the locked
+        // frame ends the medium is idle, though the second (above the
+        // carrier-sense threshold of 1e-12) is still on the air.
+        assert!(!r.signal_start(t(10), 2, 1e-10, t(10 + LEN), 2_000_000).became_busy);
+        let (_, idle) = r.signal_end(t(LEN), 1, &mut st);
+        assert!(idle);
+        assert!(!r.sensing());
+        let (_, idle) = r.signal_end(t(10 + LEN), 2, &mut st);
+        assert!(idle);
+        // The same under the plain carrier-sense rule: busy to the end.
+        let mut r = rx();
+        r.signal_start(t(0), 1, 1e-10, t(LEN), 2_000_000);
+        r.signal_start(t(10), 2, 1e-10, t(10 + LEN), 2_000_000);
+        assert!(!r.signal_end(t(LEN), 1, &mut st).1);
+        assert!(r.sensing());
+        // Energy at or above `ed` keeps it busy even when nothing locks
+        // (here the receiver is transmitting when the signal starts).
+        let mut r = rx();
+        r.set_energy_detection(Some(ed));
+        r.start_tx();
+        assert!(r.signal_start(t(0), 3, 2e-9, t(LEN), 2_000_000).became_busy);
+        r.end_tx();
+        assert!(r.sensing());
+        assert!(r.signal_end(t(LEN), 3, &mut st).1);
     }
 
     #[test]

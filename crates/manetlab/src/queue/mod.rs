@@ -5,10 +5,12 @@
 //! packet instead of popping a FIFO.
 
 pub mod backpressure;
+pub mod lifetime;
 
 pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
 pub use fq::FairQueue;
+pub use lifetime::Lifetime;
 pub use priority::Priority;
 
 use crate::sim::params::{ParamError, Params};
@@ -24,6 +26,9 @@ pub struct QueueConfig {
     pub control_first: bool,
     /// Hop-by-hop per-flow backpressure (`None` = off).
     pub backpressure: Option<BackpressureConfig>,
+    /// Packets that waited longer than this are dropped instead of sent
+    /// (ns-3's `WifiMacQueue` `MaxDelay`; `None` = no limit; `lifetime.rs`).
+    pub max_delay: Option<crate::sim::Time>,
 }
 
 /// What a fair queue (or backpressure) classifies packets by.
@@ -162,7 +167,7 @@ impl QueueEnv {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None }
+        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None, max_delay: None }
     }
 }
 

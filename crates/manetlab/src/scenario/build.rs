@@ -208,7 +208,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         doc,
         "queue",
         "kind",
-        &["limit", "control_first", "backpressure"],
+        &["limit", "control_first", "max_delay", "backpressure"],
         crate::queue::DISCIPLINES,
         |d: &crate::queue::Discipline| d.names,
         |d: &crate::queue::Discipline| d.keys,
@@ -225,9 +225,22 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     if let Some(c) = q.control_first {
         cfg.queue.control_first = c;
     }
+    if let Some(d) = &q.max_delay {
+        if d.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::OutOfRange, d, "'queue.max_delay' must be positive"));
+        }
+        cfg.queue.max_delay = Some(d.get_ref().0);
+    }
 
     if let Some(b) = &q.backpressure {
         cfg.queue.backpressure = Some(backpressure(b)?);
+        if let Some(d) = &q.max_delay {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                d,
+                "'queue.max_delay' cannot be combined with 'queue.backpressure'",
+            ));
+        }
     }
 
     // [routing]

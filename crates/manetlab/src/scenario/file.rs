@@ -130,6 +130,11 @@ pub(crate) struct RadioSection {
     pub shadowing_deviation: Option<Spanned<Ratio>>,
     pub reception: Option<Spanned<String>>,
     pub noise_figure: Option<Spanned<Ratio>>,
+    /// SINR reception: SINR a frame needs at its start to be locked onto
+    /// (ns-3 preamble detection, 4 dB).
+    pub preamble_detection_threshold: Option<Spanned<Ratio>>,
+    /// SINR reception: ns-3's CCA energy-detection threshold (-62 dBm).
+    pub energy_detection_threshold: Option<Spanned<Power>>,
     /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
     pub fading: Option<Spanned<String>>,
     pub nakagami_m: Option<Spanned<f64>>,
@@ -166,6 +171,8 @@ pub(crate) struct MacSection {
 pub(crate) struct QueueSection {
     pub limit: Option<Spanned<u32>>,
     pub control_first: Option<bool>,
+    /// Lifetime of a packet in the queue (ns-3 `WifiMacQueue` `MaxDelay`).
+    pub max_delay: Option<Spanned<Duration>>,
     pub backpressure: Option<BackpressureSection>,
 }
 

@@ -76,6 +76,8 @@ pub enum When {
     TcpFlows,
     /// `radio.propagation` is this (after the settings before it).
     Propagation(&'static str),
+    /// `radio.reception` is this (after the settings before it).
+    Reception(&'static str),
 }
 
 /// One scenario key a profile writes.
@@ -135,6 +137,37 @@ pub const CHOICES: &[Choice] = &[
         cmu1999: &[],
     },
     Choice {
+        id: "cca",
+        title: "clear channel assessment (SINR reception)",
+        ns2: "busy while any signal at or above the carrier-sense threshold is on the air",
+        // ns-3.37 WifiPhy CcaEdThreshold -62 dBm: a signal the PHY is not
+        // receiving holds the medium only at or above it (phy-entity.cc,
+        // wifi-phy.cc SwitchMaybeToCcaBusy); CcaSensitivity -82 dBm applies
+        // to the frame being received.
+        ns3: &[Setting {
+            key: "radio.energy_detection_threshold",
+            value: "\"-62dBm\"",
+            when: When::Reception("sinr"),
+            unless: &[],
+        }],
+        cmu1999: &[],
+    },
+    Choice {
+        id: "preamble-detection",
+        title: "preamble detection (SINR reception)",
+        ns2: "none: a frame above the receive threshold is locked onto whatever the interference",
+        // ns-3.37 ThresholdPreambleDetectionModel (threshold-preamble-
+        // detection-model.cc): Threshold 4 dB SNR (with interference),
+        // MinimumRssi -82 dBm (= the ns3 receive threshold below).
+        ns3: &[Setting {
+            key: "radio.preamble_detection_threshold",
+            value: "\"4dB\"",
+            when: When::Reception("sinr"),
+            unless: &[],
+        }],
+        cmu1999: &[],
+    },
+    Choice {
         id: "capture",
         title: "capture rule (threshold reception)",
         ns2: "ns2: the frame being received survives a 10 dB weaker newcomer",
@@ -150,8 +183,8 @@ pub const CHOICES: &[Choice] = &[
         // ns-3 LogDistancePropagationLossModel (exponent 3, 46.6777 dB at
         // 1 m = Friis at 5.15 GHz), YansWifiPhy TxPowerStart 16.0206 dBm;
         // ThresholdPreambleDetectionModel locks at -82 dBm (RxSensitivity
-        // -101 dBm only culls; CcaEdThreshold -62 dBm only matters within
-        // ~10 m): receive = carrier-sense threshold = -82 dBm.
+        // -101 dBm only culls; CcaEdThreshold -62 dBm: row "cca"):
+        // receive = carrier-sense threshold = -82 dBm.
         ns3: &[
             s("radio.propagation", "\"shadowing\""),
             Setting {
@@ -200,9 +233,10 @@ pub const CHOICES: &[Choice] = &[
         id: "queue",
         title: "interface queue",
         ns2: "drop-tail 50 packets, routing control first (PriQueue)",
-        // ns-3 WifiMacQueue MaxSize 500 packets, no control lane (its
-        // MaxDelay of 500 ms is not modelled).
-        ns3: &[s("queue.limit", "500"), s("queue.control_first", "false")],
+        // ns-3 WifiMacQueue (wifi-mac-queue.cc): MaxSize 500 packets, no
+        // control lane, MaxDelay 500 ms (a packet older than that is dropped
+        // when the MAC reaches it).
+        ns3: &[s("queue.limit", "500"), s("queue.control_first", "false"), s("queue.max_delay", "\"500ms\"")],
         cmu1999: &[],
     },
     Choice {
@@ -350,6 +384,7 @@ fn keys_to_write(text: &str, st: &Setting) -> Vec<String> {
         }
         When::Routing(p) if !str_is("routing.protocol", p) => Vec::new(),
         When::Propagation(p) if !str_is("radio.propagation", p) => Vec::new(),
+        When::Reception(p) if !str_is("radio.reception", p) => Vec::new(),
         _ if lookup(root, st.key).is_some() => Vec::new(),
         _ => vec![st.key.to_string()],
     }

@@ -251,7 +251,13 @@ dir = "out/all"
     assert_eq!((c.mac.short_retry_limit, c.mac.long_retry_limit, c.mac.cw_min(), c.mac.cw_max()), (5, 3, 15, 511));
     assert_eq!(
         c.queue,
-        QueueConfig { kind: crate::queue::QueueKind::DropTail, limit: 20, control_first: false, backpressure: None }
+        QueueConfig {
+            kind: crate::queue::QueueKind::DropTail,
+            limit: 20,
+            control_first: false,
+            backpressure: None,
+            max_delay: None
+        }
     );
     assert_eq!(c.routing, RoutingConfig::Static { paths: vec![vec![2, 1, 0]] });
     assert_eq!(cbr(&c, 0), (1500, Time::from_ms(10), Time::from_ms(1)));

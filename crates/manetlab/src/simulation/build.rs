@@ -120,6 +120,7 @@ impl Simulation {
                 ),
                 mac: Mac::build(&cfg.mac, &MacEnv { node: id, nodes: n, radio: &cfg.radio, seed: cfg.seed }),
                 ifq: crate::queue::build(&cfg.queue, &QueueEnv { node: id, seed: cfg.seed }),
+                ifq_life: cfg.queue.max_delay.map(|d| crate::queue::Lifetime::new(d, cfg.queue.limit)),
                 arp: (cfg.arp != ArpConfig::Off).then(|| Arp::new(cfg.arp.clone())),
                 routing,
                 endpoints: Vec::new(),

@@ -81,10 +81,22 @@ impl Simulation {
             if !n.mac.can_accept() {
                 return;
             }
-            let next = match &self.bp {
+            let mut next = match &self.bp {
                 None => n.ifq.dequeue(),
                 Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
             };
+            // A queue lifetime (ns-3 WifiMacQueue MaxDelay): packets that
+            // waited too long are dropped as the MAC reaches them.
+            while let Some(p) = next.filter(|p| self.ifq_expired(node, p.uid, now)) {
+                // (the scenario refuses max_delay with backpressure)
+                self.drop_packet(node, p, DropReason::Ifq);
+                let n = &mut self.nodes[node as usize];
+                next = match &self.bp {
+                    None => n.ifq.dequeue(),
+                    Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
+                };
+            }
+            let n = &mut self.nodes[node as usize];
             if let Some(p) = next {
                 self.obs.queue(now, node, &*n.ifq);
                 n.mac.enqueue(now, p, &mut self.mac_out);
@@ -98,13 +110,25 @@ impl Simulation {
         for ac in crate::mac::edca::AccessCategory::ALL {
             let n = &mut self.nodes[node as usize];
             if n.mac.can_accept_ac(ac) {
-                if let Some(p) = n.ifq.dequeue_ac(ac) {
+                let mut next = n.ifq.dequeue_ac(ac);
+                while let Some(p) = next.filter(|p| self.ifq_expired(node, p.uid, now)) {
+                    self.drop_packet(node, p, DropReason::Ifq);
+                    next = self.nodes[node as usize].ifq.dequeue_ac(ac);
+                }
+                let n = &mut self.nodes[node as usize];
+                if let Some(p) = next {
                     self.obs.queue(now, node, &*n.ifq);
                     n.mac.enqueue_ac(now, p, ac, &mut self.mac_out);
                     self.collect_mac(node);
                 }
             }
         }
+    }
+
+    /// Packet `uid` leaves `node`'s queue for the MAC at `now`: true if it
+    /// outlived the queue's lifetime (`queue/lifetime.rs`).
+    fn ifq_expired(&mut self, node: NodeId, uid: u64, now: crate::sim::Time) -> bool {
+        self.nodes[node as usize].ifq_life.as_mut().is_some_and(|l| l.expired(uid, now))
     }
 
     pub(super) fn do_net(&mut self, node: NodeId, a: NetAction) {
@@ -125,6 +149,9 @@ impl Simulation {
             NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
+                if let Some(l) = self.nodes[node as usize].ifq_life.as_mut() {
+                    back.iter().for_each(|p| l.forget(p.uid));
+                }
                 self.obs.queue(self.queue.now(), node, &*self.nodes[node as usize].ifq);
                 self.bp_left_all(node, &back);
                 for p in back.drain(..) {
@@ -147,6 +174,12 @@ impl Simulation {
             Err(p) if p.uid == pkt.uid => self.drop_packet(node, p, DropReason::Ifq),
             r => {
                 // Accepted; possibly another packet pushed out (fair queueing).
+                if let Some(l) = n.ifq_life.as_mut() {
+                    l.entered(pkt.uid, self.queue.now());
+                    if let Err(v) = &r {
+                        l.forget(v.uid);
+                    }
+                }
                 self.obs.queue(self.queue.now(), node, &*n.ifq);
                 let wake = self.bp_entered(node, &pkt, r.as_ref().err());
                 if let Err(v) = r {

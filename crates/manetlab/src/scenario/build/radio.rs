@@ -218,13 +218,19 @@ pub(super) fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Resul
             if let Some(n) = &r.noise_figure {
                 *noise_figure_db = 10.0 * n.get_ref().0.log10();
             }
+            radio.preamble_detection_snr = r.preamble_detection_threshold.as_ref().map(|v| v.get_ref().0);
+            radio.energy_detection_w = r.energy_detection_threshold.as_ref().map(|v| v.get_ref().0);
         }
         Reception::Threshold => refuse_unused_keys(
             "radio",
             "reception",
             "threshold",
             &[],
-            [("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start))],
+            [
+                ("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start)),
+                ("preamble_detection_threshold", r.preamble_detection_threshold.as_ref().map(|v| v.span().start)),
+                ("energy_detection_threshold", r.energy_detection_threshold.as_ref().map(|v| v.span().start)),
+            ],
         )?,
     }
     super::fading::fading(r, radio)?;

@@ -66,6 +66,11 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     assert!((10.0 * (cfg.radio.tx_power_w * 1e3).log10() - 16.0206).abs() < 1e-6);
     assert_eq!(cfg.queue.limit, 500);
     assert!(!cfg.queue.control_first);
+    // WifiMacQueue MaxDelay and ThresholdPreambleDetectionModel's 4 dB.
+    assert_eq!(cfg.queue.max_delay, Some(crate::sim::Time::from_ms(500)));
+    assert!((cfg.radio.preamble_detection_snr.unwrap() - 10f64.powf(0.4)).abs() < 1e-9);
+    // WifiPhy CcaEdThreshold -62 dBm.
+    assert!((10.0 * (cfg.radio.energy_detection_w.unwrap() * 1e3).log10() + 62.0).abs() < 1e-6);
     assert_eq!(tcp_mss(&sc), 536);
     // The CBR flow got no TCP keys (it would be refused otherwise), and
     // the effective text records the profile's keys.
@@ -86,6 +91,18 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     // Explicit two-ray ground: the shadowing-only keys are not written.
     let sc = Scenario::parse(CHAIN, "chain.toml", &["run.profile=ns3", "radio.propagation=two-ray-ground"]);
     assert!(sc.is_ok(), "{}", sc.unwrap_err());
+    // Explicit threshold reception: the preamble-detection key (SINR only)
+    // is not written, so the file stays valid.
+    let sc = Scenario::parse(CHAIN, "chain.toml", &["run.profile=ns3", "radio.reception=threshold"]).unwrap();
+    assert_eq!(sc.config(1).radio.preamble_detection_snr, None);
+    assert_eq!(sc.config(1).radio.energy_detection_w, None);
+    // No profile: neither.
+    let cfg = Scenario::parse(CHAIN, "chain.toml", &[] as &[&str]).unwrap().config(1);
+    assert_eq!((cfg.queue.max_delay, cfg.radio.preamble_detection_snr), (None, None));
+    // The lifetime refuses backpressure and zero.
+    for bad in [&["queue.max_delay=0s"][..], &["queue.max_delay=1s", "queue.backpressure.threshold=5"][..]] {
+        assert!(Scenario::parse(CHAIN, "chain.toml", bad).is_err(), "{bad:?}");
+    }
 }
 
 #[test]
