@@ -1,6 +1,7 @@
 //! Applications: traffic sources that decide when packets leave and how big
 //! they are. A transport endpoint asks its source for each departure.
 
+pub mod beacon;
 pub mod cbr;
 pub mod quality;
 pub mod voip;

@@ -5,6 +5,7 @@
 //! with [`EndpointAction`]s. Each protocol is one module implementing
 //! [`Endpoint`].
 
+pub mod beacon;
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
@@ -84,6 +85,10 @@ pub trait Endpoint: Send {
     }
     /// The TFRC sender (its counters and rate trace), for TFRC senders.
     fn tfrc_sender(&self) -> Option<&tfrc::TfrcSender> {
+        None
+    }
+    /// The node-discovery state, for beacon endpoints (`beacon.rs`).
+    fn beacon(&self) -> Option<&beacon::BeaconEndpoint> {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.
