@@ -50,9 +50,11 @@ fn discovered_neighbours_are_the_unit_disk_graph() {
     for row in rows {
         let p = pos[row.node as usize];
         let disk: Vec<u32> = (0..50u32)
-            .filter(|&j| j != row.node && {
-                let q = pos[j as usize];
-                (p.x - q.x).hypot(p.y - q.y) <= 250.0
+            .filter(|&j| {
+                j != row.node && {
+                    let q = pos[j as usize];
+                    (p.x - q.x).hypot(p.y - q.y) <= 250.0
+                }
             })
             .collect();
         links += disk.len();

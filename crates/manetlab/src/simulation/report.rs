@@ -156,27 +156,27 @@ impl Simulation {
             })
             .collect();
         let node_report = |n: &crate::node::Node| {
-                let p = self.cfg.nodes[n.id as usize];
-                NodeReport {
-                    id: n.id,
-                    x: p.x,
-                    y: p.y,
-                    originated: n.net.originated,
-                    forwarded: n.net.forwarded,
-                    delivered: n.net.delivered,
-                    link_failures: n.net.link_failures,
-                    drops: DropReason::ALL
-                        .iter()
-                        .filter(|r| n.net.drops[r.index()] > 0)
-                        .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
-                        .collect(),
-                    mac: n.mac.stats(),
-                    radio: n.radio.stats,
-                    arp: n.arp.as_ref().map(|a| a.stats),
-                    routing: n.routing.stats(),
-                    data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
-                        .then(|| n.mac.rate_counts()),
-                }
+            let p = self.cfg.nodes[n.id as usize];
+            NodeReport {
+                id: n.id,
+                x: p.x,
+                y: p.y,
+                originated: n.net.originated,
+                forwarded: n.net.forwarded,
+                delivered: n.net.delivered,
+                link_failures: n.net.link_failures,
+                drops: DropReason::ALL
+                    .iter()
+                    .filter(|r| n.net.drops[r.index()] > 0)
+                    .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
+                    .collect(),
+                mac: n.mac.stats(),
+                radio: n.radio.stats,
+                arp: n.arp.as_ref().map(|a| a.stats),
+                routing: n.routing.stats(),
+                data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
+                    .then(|| n.mac.rate_counts()),
+            }
         };
         let (nodes, node_totals) = if self.cfg.record.omit_nodes {
             // Huge networks: one row at a time, summed, never all at once.

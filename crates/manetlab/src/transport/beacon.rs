@@ -44,7 +44,8 @@ impl Endpoint for BeaconEndpoint {
         let uid = ctx.metrics.fate().create_untracked();
         let body = Body::Udp { sport: BEACON_PORT, dport: BEACON_PORT, seq: self.seq };
         self.seq += 1;
-        let pkt = Packet::new(uid, ctx.node, BROADCAST, UDP_HEADER_BYTES + self.cfg.packet_size, BEACON_FLOW, body, now);
+        let pkt =
+            Packet::new(uid, ctx.node, BROADCAST, UDP_HEADER_BYTES + self.cfg.packet_size, BEACON_FLOW, body, now);
         ctx.send(pkt);
         let next = Beacon::next(&self.cfg, now, ctx.rng);
         ctx.timer(next, 0);
