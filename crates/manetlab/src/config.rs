@@ -76,6 +76,9 @@ pub struct SimConfig {
     /// Optional recordings in the report (`[output] interval`,
     /// `path_profile`); all off by default.
     pub record: Recording,
+    /// Every node runs the beaconing node-discovery app (`[beacon]`,
+    /// `app/beacon.rs`).
+    pub beacon: Option<crate::app::beacon::BeaconConfig>,
 }
 
 /// What a run records beyond the standard report. Off by default: a run
@@ -90,6 +93,11 @@ pub struct Recording {
     /// (`FlowReport::path_profile`, the path-profile files, and the
     /// expected throughput of mobile TCP flows computed from them).
     pub path_profiles: bool,
+    /// Leave the per-node rows out of the report (`[output] nodes =
+    /// false`, for networks of 10^5-10^6 nodes): `Report::nodes` is empty
+    /// and `Report::node_totals` holds their sum, so the network table is
+    /// unchanged.
+    pub omit_nodes: bool,
 }
 
 impl Default for SimConfig {
@@ -110,6 +118,7 @@ impl Default for SimConfig {
             wired: WiredConfig::default(),
             gateway: None,
             record: Recording::default(),
+            beacon: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! by a [`TrafficSource`] defined in the same file). It is registered by
 //! one line in [`traffic_types!`] below; nothing else in the tree names it.
 
+pub mod beacon;
 pub mod quality;
 
 use crate::net::NodeId;

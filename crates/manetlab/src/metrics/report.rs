@@ -180,16 +180,66 @@ pub struct Report {
     /// `metrics/timeseries.rs`, `timeseries.csv`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<super::timeseries::TimeSeries>,
+    /// The per-node counters summed over all nodes, when the per-node rows
+    /// are left out (`[output] nodes = false`; id = number of nodes,
+    /// position 0, 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_totals: Option<NodeReport>,
+    /// Beaconing node discovery (runs with `[beacon]` only, `app/beacon.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<crate::app::beacon::BeaconReport>,
+}
+
+impl NodeReport {
+    /// Adds another node's counters (positions, ARP and per-rate counts
+    /// are not summed).
+    pub fn add(&mut self, o: &NodeReport) {
+        self.originated += o.originated;
+        self.forwarded += o.forwarded;
+        self.delivered += o.delivered;
+        self.link_failures += o.link_failures;
+        for (k, v) in &o.drops {
+            *self.drops.entry(k.clone()).or_default() += v;
+        }
+        let (m, a) = (&mut self.mac, &o.mac);
+        m.data_sent += a.data_sent;
+        m.rts_sent += a.rts_sent;
+        m.cts_sent += a.cts_sent;
+        m.ack_sent += a.ack_sent;
+        m.broadcast_sent += a.broadcast_sent;
+        m.retries += a.retries;
+        m.rts_failures += a.rts_failures;
+        m.ack_failures += a.ack_failures;
+        m.retry_drops += a.retry_drops;
+        m.unicast_success += a.unicast_success;
+        m.duplicates += a.duplicates;
+        m.bytes_on_air += a.bytes_on_air;
+        m.airtime_ns += a.airtime_ns;
+        m.internal_collisions += a.internal_collisions;
+        m.txop_continuations += a.txop_continuations;
+        let (r, b) = (&mut self.radio, &o.radio);
+        r.decoded += b.decoded;
+        r.collisions += b.collisions;
+        r.errors += b.errors;
+        r.captures += b.captures;
+        r.preempted += b.preempted;
+        self.routing.merge(&o.routing);
+    }
 }
 
 impl Report {
+    /// Every node's counters: the per-node rows, or their sum when those
+    /// were left out.
+    pub fn node_rows(&self) -> impl Iterator<Item = &NodeReport> {
+        self.nodes.iter().chain(&self.node_totals)
+    }
     pub fn flow(&self, name: &str) -> Option<&FlowReport> {
         self.flows.iter().find(|f| f.name == name)
     }
     /// Sum of MAC counters over all nodes.
     pub fn mac_totals(&self) -> MacStats {
         let mut t = MacStats::default();
-        for n in &self.nodes {
+        for n in self.nodes.iter().chain(&self.node_totals) {
             let m = &n.mac;
             t.data_sent += m.data_sent;
             t.rts_sent += m.rts_sent;
@@ -209,7 +259,7 @@ impl Report {
     }
     pub fn radio_totals(&self) -> RadioStats {
         let mut t = RadioStats::default();
-        for n in &self.nodes {
+        for n in self.nodes.iter().chain(&self.node_totals) {
             t.decoded += n.radio.decoded;
             t.collisions += n.radio.collisions;
             t.errors += n.radio.errors;

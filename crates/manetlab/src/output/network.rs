@@ -79,7 +79,7 @@ pub fn network(reports: &[Report]) -> Table {
             Value::U64(radio.collisions),
         ];
         for reason in DropReason::ALL {
-            let n: u64 = r.nodes.iter().filter_map(|nd| nd.drops.get(reason.code())).sum();
+            let n: u64 = r.node_rows().filter_map(|nd| nd.drops.get(reason.code())).sum();
             row.push(Value::U64(n));
         }
         t.push(row);

@@ -107,7 +107,7 @@ impl Radio {
             rule,
             rx_threshold,
             capture_ratio,
-            active: Vec::with_capacity(16),
+            active: Vec::new(), // grown on demand (per-node memory)
             lock: None,
             transmitting: false,
             stats: RadioStats::default(),

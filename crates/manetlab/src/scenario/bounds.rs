@@ -19,6 +19,10 @@ use toml_edit::{Item, Table, Value};
 /// Most nodes a scenario may have (channel grid, per-node routing state and
 /// reports stay well under 1 GB).
 pub const MAX_NODES: u64 = 20_000;
+/// Most nodes without routing (`routing.protocol = "none"`, one-hop
+/// networks such as the beaconing app): per-node state is a few hundred
+/// bytes (docs/performance.md, "Large networks").
+pub const MAX_NODES_NO_ROUTING: u64 = 1_000_000;
 /// Most nodes with static routes: every node holds a next hop per
 /// destination (n x n entries; 8,192 nodes: 256 MB).
 pub const MAX_STATIC_NODES: u64 = 8_192;
@@ -85,7 +89,7 @@ pub const BOUNDS: &[(&str, Bound, &str)] = &[
     ("gateway.ack_pacing", Bound::RateMax(100_000_000_000), "a shaper faster than 100 Gbit/s is not modelled"),
     ("queue.limit", Bound::IntMax(1_000_000), "an interface queue holds packets in memory"),
     ("queue.class_limit", Bound::IntMax(1_000_000), "an interface queue holds packets in memory"),
-    ("topology.nodes", Bound::IntMax(MAX_NODES as i64), "larger networks do not fit in memory"),
+    ("topology.nodes", Bound::IntMax(MAX_NODES_NO_ROUTING as i64), "larger networks do not fit in memory"),
     ("run.replications", Bound::IntMax(1_000_000), "replications run one after another"),
     ("output.viz_decimate", Bound::IntMax(1_000_000), "a larger decimation records nothing"),
     ("mobility.speed.*", Bound::SpeedMax(1000.0), "faster than 1 km/s is not a network of moving radios"),
@@ -210,16 +214,18 @@ fn nodes_and_mobility(doc: &Table) -> Result<(), Diag> {
         (Some(r), Some(c)) => r.max(0).saturating_mul(c.max(0)),
         _ => int(doc, "topology", "nodes").or(positions).unwrap_or(0),
     };
-    if n as u64 > MAX_NODES {
+    let protocol = get(doc, "routing", "protocol").and_then(|p| p.as_str()).map(str::trim).unwrap_or("static");
+    let max = if protocol == "none" { MAX_NODES_NO_ROUTING } else { MAX_NODES };
+    if n as u64 > max {
         return Err(Diag::new(
             ErrorKind::OutOfRange,
             topo_at(),
             format!(
-                "the topology has {n} nodes; at most {MAX_NODES} are allowed (larger networks do not fit in memory)"
+                "the topology has {n} nodes; at most {max} are allowed (larger networks do not fit in memory; \
+                 {MAX_NODES_NO_ROUTING} with routing.protocol = \"none\")"
             ),
         ));
     }
-    let protocol = get(doc, "routing", "protocol").and_then(|p| p.as_str()).map(str::trim).unwrap_or("static");
     if protocol == "static" && n as u64 > MAX_STATIC_NODES {
         return Err(Diag::new(
             ErrorKind::OutOfRange,

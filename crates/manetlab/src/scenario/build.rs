@@ -367,6 +367,9 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     }
 
     // [gateway]
+    if let Some(b) = &f.beacon {
+        cfg.beacon = Some(beacon(b, &cfg)?);
+    }
     if let Some(g) = &f.gateway {
         cfg.gateway = Some(gateway(g, &cfg, n)?);
     }
@@ -389,6 +392,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         cfg.record.interval = Some(t);
     }
     cfg.record.path_profiles = f.output.path_profile.as_ref().is_some_and(|p| *p.get_ref());
+    cfg.record.omit_nodes = f.output.nodes.as_ref().is_some_and(|p| !*p.get_ref());
 
     let warnings = mobility::warnings(f, &cfg);
     Ok(Plan {
@@ -406,6 +410,42 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         generators,
         sweep: super::sweep::spec_from_file(&f.sweep, doc)?,
     })
+}
+
+/// `[beacon]`: every node beacons (`app/beacon.rs`).
+fn beacon(b: &super::file::BeaconSection, cfg: &SimConfig) -> Result<crate::app::beacon::BeaconConfig, Diag> {
+    let mut c = crate::app::beacon::BeaconConfig::default();
+    if let Some(iv) = &b.interval {
+        let [lo, hi] = *iv.get_ref();
+        if lo.0 == Time::ZERO || lo.0 > hi.0 {
+            return Err(err(
+                ErrorKind::BadValue,
+                iv,
+                "'beacon.interval' must be [min, max] with 0 < min <= max, e.g. [\"2s\", \"5s\"]",
+            ));
+        }
+        if lo.0 < Time::from_ms(1) {
+            return Err(err(ErrorKind::OutOfRange, iv, "'beacon.interval' must be at least 1ms"));
+        }
+        c.interval = (lo.0, hi.0);
+    }
+    if let Some(s) = &b.packet_size {
+        if s.get_ref().0 > 2_000 {
+            return Err(err(ErrorKind::OutOfRange, s, "'beacon.packet_size' must be at most 2000B"));
+        }
+        c.packet_size = s.get_ref().0;
+    }
+    if let Some(t) = &b.timeout {
+        if t.get_ref().0 == Time::ZERO {
+            return Err(err(ErrorKind::BadValue, t, "'beacon.timeout' must be positive"));
+        }
+        c.timeout = t.get_ref().0;
+    }
+    if let Some(t) = &b.start {
+        c.start = t.get_ref().0.min(cfg.duration);
+    }
+    c.per_node = b.per_node.as_ref().is_some_and(|p| *p.get_ref());
+    Ok(c)
 }
 
 /// `[gateway]`, after `[[link]]` and `[wired]`.

@@ -48,6 +48,8 @@ pub(crate) struct ScenarioFile {
     pub wired: WiredSection,
     /// `[gateway]`: TCP controls at the Internet gateway (`net/gateway.rs`).
     pub gateway: Option<GatewaySection>,
+    /// `[beacon]`: every node runs the beaconing app (`app/beacon.rs`).
+    pub beacon: Option<BeaconSection>,
     /// `[sweep]`: key -> values (see `scenario::sweep`).
     #[serde(default)]
     pub sweep: std::collections::BTreeMap<String, Spanned<toml::Value>>,
@@ -70,6 +72,18 @@ pub(crate) struct LinkSection {
 pub(crate) struct WiredSection {
     /// Nodes without a radio.
     pub only: Option<Spanned<Vec<Spanned<u32>>>>,
+}
+
+/// `[beacon]` (`app/beacon.rs`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BeaconSection {
+    /// [min, max] of the uniform beacon interval.
+    pub interval: Option<Spanned<[Duration; 2]>>,
+    pub packet_size: Option<Spanned<Size>>,
+    pub timeout: Option<Spanned<Duration>>,
+    pub start: Option<Spanned<Duration>>,
+    pub per_node: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,6 +243,8 @@ pub(crate) struct OutputSection {
     pub interval: Option<Spanned<Duration>>,
     /// Record shortest-path profiles of mobile flows (path-profile files).
     pub path_profile: Option<Spanned<bool>>,
+    /// Per-node rows in the report and nodes.csv (default true).
+    pub nodes: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

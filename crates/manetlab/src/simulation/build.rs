@@ -149,7 +149,16 @@ impl Simulation {
             nodes[f.dst as usize].endpoints.push(sink);
             endpoint_rngs[f.dst as usize].push(RngStream::new(cfg.seed, flow_entity, Purpose::AppJitter, 1));
         }
+        if let Some(b) = &cfg.beacon {
+            // Every node beacons, from its own stream (entity = node id).
+            let b = std::sync::Arc::new(b.clone());
+            for (i, node) in nodes.iter_mut().enumerate() {
+                node.endpoints.push(Box::new(crate::transport::beacon::BeaconEndpoint::new(b.clone(), cfg.warmup)));
+                endpoint_rngs[i].push(RngStream::new(cfg.seed, i as u64, Purpose::AppJitter, 2));
+            }
+        }
         let metrics = Metrics::new(cfg.warmup, cfg.flows.len());
+        let air_counts = cfg.beacon.is_some().then(super::AirCounts::default);
         let mut queue = EventQueue::new();
         for e in &cfg.node_events {
             queue.schedule(e.at, Event::Node { node: e.node, action: e.action });
@@ -186,6 +195,7 @@ impl Simulation {
             gateway,
             board,
             streams: Default::default(),
+            air_counts,
         })
     }
 

@@ -142,6 +142,17 @@ pub struct Simulation {
     board: crate::wire::board::WireBoard,
     /// Frames on the air, one event stream each (`frames.rs`).
     streams: frames::Streams,
+    /// Beacon runs: radios in decode / carrier-sense range per frame sent.
+    air_counts: Option<AirCounts>,
+}
+
+/// Frames sent after the warm-up and the radios that heard them: in decode
+/// range (power at least the receive threshold) or only sensing them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AirCounts {
+    pub frames: u64,
+    pub in_range: u64,
+    pub sensed_only: u64,
 }
 
 impl Simulation {

@@ -37,6 +37,15 @@ impl Simulation {
                         self.hearers.retain(|h| !off[h.node as usize]);
                     }
                 }
+                if let Some(c) = &mut self.air_counts {
+                    if now >= self.cfg.warmup {
+                        let rx = self.cfg.radio.rx_threshold_w;
+                        let near = self.hearers.iter().filter(|h| h.power >= rx).count() as u64;
+                        c.frames += 1;
+                        c.in_range += near;
+                        c.sensed_only += self.hearers.len() as u64 - near;
+                    }
+                }
                 if !self.hearers.is_empty() {
                     let end = now + d;
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);

@@ -158,35 +158,48 @@ impl Simulation {
                 }
             })
             .collect();
-        let nodes = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let p = self.cfg.nodes[n.id as usize];
-                NodeReport {
-                    id: n.id,
-                    x: p.x,
-                    y: p.y,
-                    originated: n.net.originated,
-                    forwarded: n.net.forwarded,
-                    delivered: n.net.delivered,
-                    link_failures: n.net.link_failures,
-                    drops: DropReason::ALL
-                        .iter()
-                        .filter(|r| n.net.drops[r.index()] > 0)
-                        .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
-                        .collect(),
-                    mac: n.mac.stats(),
-                    radio: n.radio.stats,
-                    arp: n.arp.as_ref().map(|a| a.stats),
-                    routing: n.routing.stats(),
-                    data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
-                        .then(|| n.mac.rate_counts()),
-                }
-            })
-            .collect::<Vec<NodeReport>>();
+        let node_report = |n: &crate::node::Node| {
+            let p = self.cfg.nodes[n.id as usize];
+            NodeReport {
+                id: n.id,
+                x: p.x,
+                y: p.y,
+                originated: n.net.originated,
+                forwarded: n.net.forwarded,
+                delivered: n.net.delivered,
+                link_failures: n.net.link_failures,
+                drops: DropReason::ALL
+                    .iter()
+                    .filter(|r| n.net.drops[r.index()] > 0)
+                    .map(|r| (r.code().to_string(), n.net.drops[r.index()]))
+                    .collect(),
+                mac: n.mac.stats(),
+                radio: n.radio.stats,
+                arp: n.arp.as_ref().map(|a| a.stats),
+                routing: n.routing.stats(),
+                data_rates: (self.cfg.mac.rate_control != crate::mac::RateControlKind::Constant)
+                    .then(|| n.mac.rate_counts()),
+            }
+        };
+        let (nodes, node_totals) = if self.cfg.record.omit_nodes {
+            // Huge networks: one row at a time, summed, never all at once.
+            let mut t = NodeReport {
+                id: self.nodes.len() as u32,
+                x: 0.0,
+                y: 0.0,
+                arp: None,
+                data_rates: None,
+                ..node_report(&self.nodes[0])
+            };
+            for n in &self.nodes[1..] {
+                t.add(&node_report(n));
+            }
+            (Vec::new(), Some(t))
+        } else {
+            (self.nodes.iter().map(node_report).collect::<Vec<NodeReport>>(), None)
+        };
         let mut routing_totals = routing::RoutingStats::default();
-        for n in &nodes {
+        for n in nodes.iter().chain(&node_totals) {
             routing_totals.merge(&n.routing);
         }
         Report {
@@ -201,7 +214,42 @@ impl Simulation {
             audit: self.audit(),
             gateway: self.gateway.as_ref().map(|g| g.stats()),
             timeseries: None,
+            node_totals,
+            beacon: self.beacon_report(),
         }
+    }
+
+    /// The beaconing summary (runs with `[beacon]`): one pass over the
+    /// nodes at the end.
+    fn beacon_report(&self) -> Option<crate::app::beacon::BeaconReport> {
+        let cfg = self.cfg.beacon.as_ref()?;
+        let mut r = crate::app::beacon::BeaconReport::default();
+        let mut table = (0u64, 0u64);
+        let mut rows = Vec::new();
+        let now = self.queue.now();
+        for n in &self.nodes {
+            if let Some(b) = n.endpoints.iter().find_map(|e| e.beacon()) {
+                r.add(&b.app.counters, &mut table);
+                if cfg.per_node {
+                    rows.push(crate::app::beacon::BeaconNode {
+                        node: n.id,
+                        sent: b.app.counters.sent,
+                        received: b.app.counters.received,
+                        discovered: b.app.counters.discovered,
+                        neighbours: b.app.neighbours(cfg, now),
+                    });
+                }
+            }
+        }
+        let per = |x: u64, n: u64| (n > 0).then(|| x as f64 / n as f64);
+        r.receivers_per_beacon = per(r.beacons_received, r.beacons_sent);
+        r.table_size_mean = per(table.0, table.1);
+        if let Some(c) = &self.air_counts {
+            r.in_range_per_frame = per(c.in_range, c.frames);
+            r.interferers_per_frame = per(c.sensed_only, c.frames);
+        }
+        r.per_node = cfg.per_node.then_some(rows);
+        Some(r)
     }
 
     /// Accounts for every packet created by an endpoint.

@@ -7,6 +7,7 @@
 //! flow's two endpoints; a UDP sender asks its application, a
 //! [`TrafficSource`], when each packet leaves and how big it is.
 
+pub mod beacon;
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
@@ -133,6 +134,10 @@ pub trait Endpoint: Send {
     }
     /// The TFRC sender (its counters and rate trace), for TFRC senders.
     fn tfrc_sender(&self) -> Option<&tfrc::TfrcSender> {
+        None
+    }
+    /// The node-discovery state, for beacon endpoints (`beacon.rs`).
+    fn beacon(&self) -> Option<&beacon::BeaconEndpoint> {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.

@@ -97,6 +97,8 @@ protocols! {
     /// Optimized Link State Routing (RFC 3626), see `docs/olsr.md`.
     Olsr(OlsrConfig) => olsr::Olsr,
     Flooding(flooding::FloodingConfig) => flooding::Flooding,
+    /// No routing: one-hop broadcasts and direct sends (`none.rs`).
+    NoRouting(none::NoRoutingConfig) => none::NoRouting,
 }
 
 /// A routing protocol as the scenario file and the kernel see it,
