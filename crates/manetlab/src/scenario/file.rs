@@ -7,7 +7,7 @@
 //! kind = \"chain\"") instead of a generic serde one, and new kinds (AODV,
 //! TCP flows...) slot in by adding keys and a branch in `build`.
 
-use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Speed};
+use super::units::{Coord, DataRate, Distance, Duration, Frequency, Power, Ratio, RtsThreshold, Size, Speed};
 use serde::Deserialize;
 use toml::Spanned;
 

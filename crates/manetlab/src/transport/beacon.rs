@@ -36,9 +36,9 @@ impl Endpoint for BeaconEndpoint {
     }
     fn start(&mut self, ctx: &mut EndpointCtx) {
         let at = Beacon::first(&self.cfg, ctx.rng);
-        ctx.timer(at, 0);
+        ctx.timer(at, super::EndpointTimer::of(0));
     }
-    fn on_timer(&mut self, ctx: &mut EndpointCtx, _token: u64) {
+    fn on_timer(&mut self, ctx: &mut EndpointCtx, _timer: super::EndpointTimer) {
         let now = ctx.now;
         self.app.on_send(&self.cfg, now, now >= self.warmup);
         let uid = ctx.metrics.fate().create_untracked();
@@ -48,7 +48,7 @@ impl Endpoint for BeaconEndpoint {
             Packet::new(uid, ctx.node, BROADCAST, UDP_HEADER_BYTES + self.cfg.packet_size, BEACON_FLOW, body, now);
         ctx.send(pkt);
         let next = Beacon::next(&self.cfg, now, ctx.rng);
-        ctx.timer(next, 0);
+        ctx.timer(next, super::EndpointTimer::of(0));
     }
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         self.app.on_heard(ctx.now, pkt.src, ctx.now >= self.warmup);
