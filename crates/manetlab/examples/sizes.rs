@@ -14,6 +14,6 @@ fn main() {
     println!("  Dcf {}", size_of::<manetlab::mac::dcf::Dcf>());
     println!("  RngStream {}", size_of::<manetlab::sim::RngStream>());
     println!("  NetStats {}", size_of::<manetlab::node::NetStats>());
-    println!("  BeaconEndpoint {}", size_of::<manetlab::transport::beacon::BeaconEndpoint>());
+    println!("  BeaconEndpoint {}", size_of::<manetlab::app::beacon::BeaconEndpoint>());
     println!("  Trajectory {}", size_of::<manetlab::mobility::Trajectory>());
 }

@@ -153,7 +153,7 @@ impl Simulation {
             // Every node beacons, from its own stream (entity = node id).
             let b = std::sync::Arc::new(b.clone());
             for (i, node) in nodes.iter_mut().enumerate() {
-                node.endpoints.push(Box::new(crate::transport::beacon::BeaconEndpoint::new(b.clone(), cfg.warmup)));
+                node.endpoints.push(Box::new(crate::app::beacon::BeaconEndpoint::new(b.clone(), cfg.warmup)));
                 endpoint_rngs[i].push(RngStream::new(cfg.seed, i as u64, Purpose::AppJitter, 2));
             }
         }

@@ -228,7 +228,7 @@ impl Simulation {
         let mut rows = Vec::new();
         let now = self.queue.now();
         for n in &self.nodes {
-            if let Some(b) = n.endpoints.iter().find_map(|e| e.beacon()) {
+            if let Some(b) = n.endpoints.iter().find_map(|e| e.app_state()?.downcast_ref::<crate::app::beacon::BeaconEndpoint>()) {
                 r.add(&b.app.counters, &mut table);
                 if cfg.per_node {
                     rows.push(crate::app::beacon::BeaconNode {

@@ -7,7 +7,6 @@
 //! flow's two endpoints; a UDP sender asks its application, a
 //! [`TrafficSource`], when each packet leaves and how big it is.
 
-pub mod beacon;
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
@@ -136,8 +135,10 @@ pub trait Endpoint: Send {
     fn tfrc_sender(&self) -> Option<&tfrc::TfrcSender> {
         None
     }
-    /// The node-discovery state, for beacon endpoints (`beacon.rs`).
-    fn beacon(&self) -> Option<&beacon::BeaconEndpoint> {
+    /// An application's own state, for the report to read back by
+    /// downcasting (the beaconing app's neighbour tables: `app/beacon.rs`),
+    /// so that this layer does not name the applications above it.
+    fn app_state(&self) -> Option<&dyn std::any::Any> {
         None
     }
     /// What a VoIP call end recorded, for VoIP endpoints.
