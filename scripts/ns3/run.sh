@@ -3,6 +3,9 @@
 # TCP chain at 1..10 hops for SEEDS seeds, appending to
 # scripts/ns3/results/tcp_chain.log. manetlab's side:
 # scripts/ns3/compare.py. Usage: scripts/ns3/run.sh [SEEDS] [STOP] [SPACING]
+# Counters of one run (PHY drop reasons, MAC retries and drops, WifiMacQueue
+# expiries and length, TCP retransmissions/RTOs, cwnd every 3 s):
+#   $BIN --hops=2 --seed=1 --counters=1   (docs/profiles.md, ns-3 section)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SEEDS=${1:-3}; STOP=${2:-100}; SPACING=${3:-40}

@@ -192,11 +192,14 @@ impl SinrRx {
         match self.lock.as_mut() {
             Some(l) => l.interfered = true,
             None => {
-                let detected = self.detect_snr.map_or(true, |d| {
-                    // every signal on the air but this one (just pushed, last)
-                    let others: f64 = self.active[..self.active.len() - 1].iter().map(|s| s.power).sum();
-                    power >= d * (self.noise_w + others)
-                });
+                let detected = match self.detect_snr {
+                    None => true,
+                    Some(d) => {
+                        // every signal on the air but this one (just pushed, last)
+                        let others: f64 = self.active[..self.active.len() - 1].iter().map(|s| s.power).sum();
+                        power >= d * (self.noise_w + others)
+                    }
+                };
                 if power >= self.rx_threshold && !self.transmitting && detected {
                     let header_end = now + self.phy.plcp_time();
                     let interfered = self.active.len() > 1;
