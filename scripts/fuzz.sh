@@ -4,7 +4,10 @@
 # movement files, seeded from scenarios/. Each round is a fresh random
 # proptest seed with MANETLAB_FUZZ_CASES x the default case counts (2,050
 # per round at x1). Every round runs under a 1 GB address-space limit and
-# a per-round timeout; prints the case counts at the end.
+# a per-round timeout; inside, every case is timed (over 10 s fails; a
+# watchdog saves and prints a case still running at 21 s and fails the
+# round) and the process's peak memory during each case is recorded (over
+# 1 GB fails). Prints the case counts and the largest per-case peak.
 #   scripts/fuzz.sh 3600            # an hour
 #   MANETLAB_FUZZ_CASES=50 scripts/fuzz.sh 600
 set -euo pipefail
@@ -14,7 +17,7 @@ scale=${MANETLAB_FUZZ_CASES:-20}
 cargo test --release -p manetlab --test fuzz --no-run 2>/dev/null
 bin=$(cargo test --release -p manetlab --test fuzz --no-run 2>&1 | grep -o 'target/release/deps/fuzz-[0-9a-f]*' | tail -1)
 end=$(( $(date +%s) + secs ))
-rounds=0; scen=0; runs=0; moves=0
+rounds=0; scen=0; runs=0; moves=0; peak=0
 log=$(mktemp)
 while [ "$(date +%s)" -lt "$end" ]; do
   if ! ( ulimit -v 1000000; MANETLAB_FUZZ_CASES=$scale timeout 600 "$bin" --nocapture --test-threads 1 ) >"$log" 2>&1; then
@@ -26,6 +29,8 @@ while [ "$(date +%s)" -lt "$end" ]; do
   moves=$((moves + $(grep -o 'fuzz: [0-9]* movement files' "$log" | grep -o '[0-9]*' || echo 0)))
   v=$(grep -o 'fuzz: [0-9]* scenario files validated' "$log" | grep -o '[0-9]*' || echo 0)
   scen=$((scen + v))
+  p=$(grep -o 'peak memory during a case at most [0-9]*' "$log" | grep -o '[0-9]*$' | sort -n | tail -1 || echo 0)
+  [ "${p:-0}" -gt "$peak" ] && peak=$p
 done
 rm -f "$log"
-echo "fuzz: $rounds rounds, $scen scenario files (of which $runs run), $moves movement files: 0 failures"
+echo "fuzz: $rounds rounds, $scen scenario files (of which $runs run), $moves movement files: 0 failures; largest peak memory during one case: $peak MB"

@@ -668,7 +668,14 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<i32> {
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let (mut reports, traces): (Vec<Report>, Vec<Vec<Option<TcpTrace>>>) = results.into_iter().unzip();
-    manetlab::exec::add_expected_throughput(scenario, &mut reports, args.quiet);
+    // Building a chain table takes 6-50 s the first time per setting: a
+    // bar on a terminal, nothing in batch jobs or under --quiet.
+    let chain_bar = progress::Meter::runs(args.quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    manetlab::exec::add_expected_throughput_with(scenario, &mut reports, args.quiet, &|done, total| {
+        chain_bar.set_length(total as u64);
+        chain_bar.set_position(done as u64);
+    });
+    chain_bar.finish_and_clear();
 
     output::write_run(&dir, &scenario.name, &seeds, &reports)?;
     let resolved = dir.join("scenario.resolved.toml");

@@ -8,7 +8,12 @@
 //! seconds); `scripts/fuzz.sh SECONDS` runs the same targets for longer
 //! (`MANETLAB_FUZZ_CASES` multiplies the case counts) and reports counts.
 //! A failing case is shrunk and printed by proptest. Properties: no panic,
-//! every refusal has a location and no garbled wording, no case over 10 s.
+//! every refusal has a location and no garbled wording, no case over 10 s
+//! (a watchdog thread saves and prints the input of a case still running
+//! after 10 s and fails the process, so a hang cannot stall a round), and
+//! the process's peak memory during every case stays under 1 GB (the peak
+//! is reset before each case through /proc/self/clear_refs and read after
+//! it; the largest is printed).
 
 use manetlab::mobility::ns2::parse_script;
 use manetlab::scenario::Scenario;
@@ -18,6 +23,74 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::path::Path;
 use std::time::Instant;
+
+/// Wall-time limit per case (`MANETLAB_FUZZ_CASE_SECS`, default 10 s).
+fn case_limit() -> f64 {
+    std::env::var("MANETLAB_FUZZ_CASE_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(10.0)
+}
+
+/// Peak memory per case, GB of resident set.
+const CASE_MEMORY_KB: u64 = 1 << 20;
+
+type Running = std::sync::Mutex<std::collections::HashMap<std::thread::ThreadId, (Instant, f64, String)>>;
+
+fn running() -> &'static Running {
+    static RUNNING: std::sync::OnceLock<Running> = std::sync::OnceLock::new();
+    RUNNING.get_or_init(|| {
+        // The watchdog: a case over the limit is saved and the process
+        // fails at once (a hang would otherwise stall the round).
+        std::thread::spawn(|| loop {
+            std::thread::sleep(std::time::Duration::from_millis(250));
+            let map = running().lock().unwrap_or_else(|e| e.into_inner());
+            // A case past twice its limit (and a second) is hung: a slower
+            // one that ends is failed by `guarded` itself.
+            if let Some((t, limit, input)) = map.values().find(|(t, l, _)| t.elapsed().as_secs_f64() > 2.0 * l + 1.0) {
+                let path = std::env::temp_dir().join(format!("manetlab-fuzz-slow-{}.txt", std::process::id()));
+                let _ = std::fs::write(&path, input);
+                eprintln!(
+                    "fuzz: a case ran {:.1} s (limit {limit} s); input saved to {}:\n{input}",
+                    t.elapsed().as_secs_f64(),
+                    path.display()
+                );
+                std::process::exit(3);
+            }
+        });
+        Default::default()
+    })
+}
+
+/// The process's peak resident set (kB) since the last reset, if known.
+fn peak_rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+static MAX_CASE_RSS_KB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Runs one case under the watchdog and the memory accounting.
+fn guarded<T>(input: &str, f: impl FnOnce() -> Result<T, TestCaseError>) -> Result<T, TestCaseError> {
+    guarded_within(case_limit(), input, f)
+}
+
+fn guarded_within<T>(
+    limit: f64,
+    input: &str,
+    f: impl FnOnce() -> Result<T, TestCaseError>,
+) -> Result<T, TestCaseError> {
+    let me = std::thread::current().id();
+    // Writing 5 resets the peak resident set (Linux 4.0+).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    running().lock().unwrap_or_else(|e| e.into_inner()).insert(me, (Instant::now(), limit, input.to_string()));
+    let r = f();
+    let (started, ..) = running().lock().unwrap_or_else(|e| e.into_inner()).remove(&me).expect("registered");
+    let secs = started.elapsed().as_secs_f64();
+    prop_assert!(secs < limit, "case took {secs:.1} s:\n{input}");
+    if let Some(kb) = peak_rss_kb() {
+        MAX_CASE_RSS_KB.fetch_max(kb, std::sync::atomic::Ordering::Relaxed);
+        prop_assert!(kb < CASE_MEMORY_KB, "peak memory {} MB during the case:\n{input}", kb >> 10);
+    }
+    r
+}
 
 fn scale() -> u32 {
     std::env::var("MANETLAB_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1).max(1)
@@ -198,13 +271,14 @@ fn scenario_cases(cases: u32, run: bool) -> u64 {
         .run(&strategy, |(k, muts)| {
             let (name, text) = &corpus[k];
             let text = mutate(text, &muts);
-            let started = Instant::now();
-            match Scenario::parse(&text, name, &[] as &[&str]) {
-                Ok(_) if run => short_run(&text, name)?,
-                Ok(_) => {}
-                Err(e) => check_message(&e, &text)?,
-            }
-            prop_assert!(started.elapsed().as_secs_f64() < 10.0, "case took {:?}:\n{text}", started.elapsed());
+            guarded(&text, || {
+                match Scenario::parse(&text, name, &[] as &[&str]) {
+                    Ok(_) if run => short_run(&text, name)?,
+                    Ok(_) => {}
+                    Err(e) => check_message(&e, &text)?,
+                }
+                Ok(())
+            })?;
             n.set(n.get() + 1);
             Ok(())
         })
@@ -216,6 +290,10 @@ fn scenario_cases(cases: u32, run: bool) -> u64 {
 fn fuzz_scenario_parser_and_validator() {
     let n = scenario_cases(1200, false);
     eprintln!("fuzz: {n} scenario files parsed and validated");
+    eprintln!(
+        "fuzz: peak memory during a case at most {} MB",
+        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
+    );
 }
 
 #[test]
@@ -223,6 +301,10 @@ fn fuzz_scenario_short_runs() {
     let n = scenario_cases(250, true);
     let runs = RUNS.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!("fuzz: {n} scenario files validated, {runs} of them run for 50 ms");
+    eprintln!(
+        "fuzz: peak memory during a case at most {} MB",
+        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
+    );
     assert!(runs * 4 > n, "too few mutated scenarios ran: {runs} of {n}");
 }
 
@@ -260,27 +342,59 @@ fn fuzz_movement_files() {
     runner(600)
         .run(&strategy, |lines| {
             let text = lines.join("\n");
-            match parse_script(&text, 5) {
-                Ok(script) => {
-                    let trajs = script.trajectories(&[Position::default(); 5]);
-                    for t in &trajs {
-                        for s in [0u64, 1, 7, 100, 10_000, 1_000_000] {
-                            let _ = t.position(Time::from_secs(s));
-                        }
-                    }
-                }
-                Err(e) => {
-                    let m = e.to_string();
-                    // Errors name the line, never quote the file.
-                    prop_assert!(m.starts_with("movement file line "), "{m}");
-                    for l in text.lines().filter(|l| l.len() > 12) {
-                        prop_assert!(!m.contains(l), "the error quotes the file: {m}");
-                    }
-                }
-            }
+            guarded(&text, || movement_case(&text))?;
             n.set(n.get() + 1);
             Ok(())
         })
         .unwrap();
     eprintln!("fuzz: {} movement files read", n.get());
+    eprintln!(
+        "fuzz: peak memory during a case at most {} MB",
+        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
+    );
+}
+
+fn movement_case(text: &str) -> Result<(), TestCaseError> {
+    match parse_script(text, 5) {
+        Ok(script) => {
+            let trajs = script.trajectories(&[Position::default(); 5]);
+            for t in &trajs {
+                for s in [0u64, 1, 7, 100, 10_000, 1_000_000] {
+                    let _ = t.position(Time::from_secs(s));
+                }
+            }
+        }
+        Err(e) => {
+            let m = e.to_string();
+            // Errors name the line, never quote the file.
+            prop_assert!(m.starts_with("movement file line "), "{m}");
+            for l in text.lines().filter(|l| l.len() > 12) {
+                prop_assert!(!m.contains(l), "the error quotes the file: {m}");
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_watchdog_sees_a_slow_case_and_memory_is_accounted() {
+    // A case that overstays its limit fails with its input (the watchdog
+    // ends the process at twice the limit plus a second; this one returns
+    // before that).
+    let r = guarded_within(0.1, "slow input", || {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        Ok(())
+    });
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("case took") && e.contains("slow input"), "{e}");
+    // The peak of a case that touches 64 MB is seen.
+    guarded("big", || {
+        let v = vec![1u8; 64 << 20];
+        std::hint::black_box(&v);
+        Ok(())
+    })
+    .unwrap();
+    if peak_rss_kb().is_some() {
+        assert!(MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >= 64 << 10);
+    }
 }

@@ -124,6 +124,18 @@ pub fn run_task(text: &str, origin: &str, seed: u64, cancel: &Cancel) -> Result<
 /// `$MANETLAB_CACHE` (default `out/cache`). With `quiet` false, says on
 /// standard error when it computes or loads a table.
 pub fn add_expected_throughput(scenario: &Scenario, reports: &mut [Report], quiet: bool) {
+    add_expected_throughput_with(scenario, reports, quiet, &|_, _| {});
+}
+
+/// [`add_expected_throughput`], reporting `progress(done, total)` over the
+/// chain runs while a table is computed (the first mobile TCP run per
+/// setting: 6-50 s; a front end shows it as a bar).
+pub fn add_expected_throughput_with(
+    scenario: &Scenario,
+    reports: &mut [Report],
+    quiet: bool,
+    progress: crate::study::Progress,
+) {
     use crate::config::Traffic;
     use crate::study::chain_table as chain;
     let cfg = scenario.config(scenario.seed());
@@ -135,11 +147,12 @@ pub fn add_expected_throughput(scenario: &Scenario, reports: &mut [Report], quie
         }
         if !quiet {
             eprintln!(
-                "expected throughput: chain table for these radio/MAC/TCP settings (cached in {})",
+                "expected throughput: chain table for these radio/MAC/TCP settings (computed once per setting, \
+                 then cached in {})",
                 cache.display()
             );
         }
-        let table = chain::table(&cfg, tcp, &cache, 3, Time::from_secs(100));
+        let table = chain::table_with_progress(&cfg, tcp, &cache, 3, Time::from_secs(100), progress);
         let from = cfg.warmup.as_secs_f64().max(f.start.as_secs_f64());
         for r in reports.iter_mut() {
             if let Some(p) = &r.flows[i].path_profile {

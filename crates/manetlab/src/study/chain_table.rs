@@ -115,6 +115,19 @@ pub fn cache_file(settings: &str) -> String {
 /// error and the table computed again, so results never depend on a stale
 /// or tampered cache. Written atomically (see `store_cached`).
 pub fn table(like: &SimConfig, tcp: &TcpConfig, cache_dir: &std::path::Path, seeds: u64, duration: Time) -> Vec<f64> {
+    table_with_progress(like, tcp, cache_dir, seeds, duration, &|_, _| {})
+}
+
+/// [`table`], calling `progress(done, total)` as the chain runs finish
+/// when the table is computed (not at all when it is loaded from the cache).
+pub fn table_with_progress(
+    like: &SimConfig,
+    tcp: &TcpConfig,
+    cache_dir: &std::path::Path,
+    seeds: u64,
+    duration: Time,
+    progress: super::Progress,
+) -> Vec<f64> {
     let mut tcp = tcp.clone();
     tcp.record_series = false;
     tcp.record_seq_log = false;
@@ -150,7 +163,7 @@ pub fn table(like: &SimConfig, tcp: &TcpConfig, cache_dir: &std::path::Path, see
             configs.push(c);
         }
     }
-    let reports = runner::run_all(configs, &|_, _| {}).expect("chain configs are valid");
+    let reports = runner::run_all(configs, progress).expect("chain configs are valid");
     let t: Vec<f64> = reports
         .chunks(seeds as usize)
         .map(|rs| rs.iter().map(|r| r.flows[0].goodput_bps).sum::<f64>() / rs.len() as f64)
