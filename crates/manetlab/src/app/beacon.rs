@@ -26,8 +26,8 @@ use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, Packet, BROADCAST};
 use crate::sim::{NodeId, RngStream, Time};
 use crate::transport::{Endpoint, EndpointCtx, EndpointTimer};
-use std::sync::Arc;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The UDP port beacons are sent from and to (flows use 10000 and up).
 pub const BEACON_PORT: u16 = 9_000;

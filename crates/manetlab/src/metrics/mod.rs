@@ -78,6 +78,36 @@ impl Metrics {
     }
 }
 
+/// The flow statistics and the fate table are the first, built-in
+/// observer: `simulation/observe.rs` calls this statically (no virtual
+/// call) before any registered observer, for every flow event.
+impl observe::Observer for Metrics {
+    #[inline]
+    fn flow(&mut self, ev: &observe::FlowEvent) {
+        use observe::FlowWhat;
+        match ev.what {
+            FlowWhat::Sent { payload } => self.flow_sent(ev.flow, ev.time, payload),
+            FlowWhat::Received { created, payload, first } => {
+                self.flow_received(ev.flow, ev.time, created, payload, first)
+            }
+            FlowWhat::Hops { hops } => self.flow_hops(ev.flow, ev.time, hops),
+            FlowWhat::Dropped { node, why, uid } => {
+                self.fate.dropped(uid, why);
+                self.flow_dropped(ev.flow, ev.time, node, why);
+                if why == DropReason::Bps {
+                    // Refused at the source, whatever the warm-up.
+                    if let Some(s) = self.flows.get_mut(ev.flow as usize) {
+                        s.not_injected += 1;
+                    }
+                }
+            }
+            FlowWhat::Delivered { uid } => {
+                self.fate.delivered(uid);
+            }
+        }
+    }
+}
+
 impl crate::transport::FlowRecorder for Metrics {
     fn flow_sent(&mut self, flow: u32, now: Time, payload: u32) {
         Metrics::flow_sent(self, flow, now, payload)

@@ -144,9 +144,17 @@ pub enum FlowWhat {
     /// `payload` bytes of a packet created at `created` reached the
     /// application; `first` is false for a duplicate copy.
     Received { created: Time, payload: u32, first: bool },
-    /// A data packet of the flow was dropped at `node` (not at the end of
-    /// the run: END drops are only [`Observer::packet`] events).
-    Dropped { node: NodeId, why: DropReason },
+    /// A data packet of the flow (uid `uid`) was dropped at `node` (not at
+    /// the end of the run: END drops are only [`Observer::packet`] events).
+    /// This is the packet's fate for the audit (`sim/fate.rs`).
+    Dropped { node: NodeId, why: DropReason, uid: u64 },
+    /// A data packet of the flow reached the flow's destination node after
+    /// `hops` hops (before its transport endpoint, if any, saw it).
+    Hops { hops: u32 },
+    /// A data packet (uid `uid`) reached a destination with no endpoint
+    /// bound to its port: its fate is delivered. (Endpoints mark their own
+    /// deliveries through `FlowRecorder::fate` and report `Received`.)
+    Delivered { uid: u64 },
 }
 
 /// One flow event.

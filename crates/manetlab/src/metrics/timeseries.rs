@@ -235,6 +235,7 @@ impl Observer for TimeSeriesRecorder {
             }
             FlowWhat::Received { first: false, .. } => {}
             FlowWhat::Dropped { .. } => f.dropped_packets[k] += 1,
+            FlowWhat::Hops { .. } | FlowWhat::Delivered { .. } => {}
         }
     }
 

@@ -66,7 +66,7 @@ impl Simulation {
     }
     fn send_arp(&mut self, node: NodeId, op: ArpOp, dst: NodeId, target: NodeId) {
         let pkt = Packet {
-            uid: self.metrics.fate.create_untracked(),
+            uid: self.obs.metrics.fate.create_untracked(),
             src: node,
             dst,
             ttl: 1,

@@ -163,7 +163,7 @@ impl Simulation {
         for e in &cfg.node_events {
             queue.schedule(e.at, Event::Node { node: e.node, action: e.action });
         }
-        let mut obs = Observers::default();
+        let mut obs = Observers::new(metrics);
         if let Some(iv) = cfg.record.interval {
             // Time series: an observer like any other, only when asked.
             obs.add(Box::new(crate::metrics::timeseries::TimeSeriesRecorder::new(iv)));
@@ -172,7 +172,6 @@ impl Simulation {
             queue,
             nodes,
             channel,
-            metrics,
             endpoint_rngs,
             executed: 0,
             started: false,

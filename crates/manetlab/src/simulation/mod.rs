@@ -27,7 +27,7 @@ pub use build::BuildError;
 use crate::config::{NodeAction, SimConfig};
 use crate::mac::dcf::{MacAction, MacTimer};
 use crate::metrics::trace::Observer;
-use crate::metrics::{Metrics, Report};
+use crate::metrics::Report;
 use crate::net::arp::ArpAction;
 use crate::net::routing::{self, NetAction, RouteCtx};
 use crate::net::{NodeId, Packet};
@@ -110,7 +110,6 @@ pub struct Simulation {
     queue: EventQueue<Event>,
     nodes: Vec<Node>,
     channel: Channel,
-    metrics: Metrics,
     /// Per endpoint (node, index) random stream, seeded by flow.
     endpoint_rngs: Vec<Vec<RngStream>>,
     executed: u64,
@@ -302,7 +301,7 @@ impl Simulation {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let mut ctx =
-            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.metrics.fate };
+            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
         let r = f(n.routing.as_mut(), &mut ctx);
         if tables && self.obs.interest().routes {
             self.route_buf.clear();
@@ -320,7 +319,7 @@ impl Simulation {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let rng = &mut self.endpoint_rngs[node as usize][idx as usize];
-        let tap = &mut observe::Tap { m: &mut self.metrics, obs: &mut self.obs };
+        let tap = &mut observe::Tap { obs: &mut self.obs };
         let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: tap };
         f(n.endpoints[idx as usize].as_mut(), &mut ctx);
         for i in self.queued[2]..self.ep_out.len() {

@@ -18,19 +18,29 @@ use crate::phy::radio::RxOutcome;
 use crate::queue::QueueDisc;
 use crate::sim::Time;
 
-/// The registered observers, called in registration order, and the
-/// optional hooks any of them wants.
-#[derive(Default)]
-pub(super) struct Observers(Vec<Box<dyn Observer>>, Interest);
+/// The observers: first the built-in one, the run's flow statistics and
+/// packet fate table (`metrics::Metrics`, called statically at every flow
+/// event, so `summary.json` is defined by that first position), then the
+/// registered observers in registration order, and the optional hooks any
+/// of them wants.
+pub(super) struct Observers {
+    pub(super) metrics: Metrics,
+    list: Vec<Box<dyn Observer>>,
+    interest: Interest,
+}
 
 impl Observers {
+    pub(super) fn new(metrics: Metrics) -> Observers {
+        Observers { metrics, list: Vec::new(), interest: Interest::default() }
+    }
+
     pub(super) fn add(&mut self, o: Box<dyn Observer>) {
-        self.1 = self.1.or(o.interest());
-        self.0.push(o);
+        self.interest = self.interest.or(o.interest());
+        self.list.push(o);
     }
 
     pub(super) fn interest(&self) -> Interest {
-        self.1
+        self.interest
     }
 
     /// `node` heard transmission `tx` with `outcome` (`Interest::receptions`).
@@ -44,29 +54,29 @@ impl Observers {
         power_w: Option<f64>,
         outcome: Reception,
     ) {
-        if !self.1.receptions {
+        if !self.interest.receptions {
             return;
         }
         let x = channel.get(tx);
         let power_w = power_w.unwrap_or_else(|| channel.power_between(x.sender, node, x.start));
         let ev =
             ReceptionEvent { time: now, node, sender: x.sender, tx_start: x.start, frame: &x.frame, power_w, outcome };
-        self.0.iter_mut().for_each(|o| o.reception(&ev));
+        self.list.iter_mut().for_each(|o| o.reception(&ev));
     }
 
     /// `node`'s routing table (`Interest::routes`).
     pub(super) fn routes(&mut self, now: Time, node: NodeId, table: &[crate::net::routing::RouteEntry]) {
-        self.0.iter_mut().for_each(|o| o.routes(now, node, table));
+        self.list.iter_mut().for_each(|o| o.routes(now, node, table));
     }
 
     /// `node` gave up on the link to `next_hop`.
     #[inline]
     pub(super) fn link_failure(&mut self, now: Time, node: NodeId, next_hop: NodeId) {
-        self.0.iter_mut().for_each(|o| o.link_failure(now, node, next_hop));
+        self.list.iter_mut().for_each(|o| o.link_failure(now, node, next_hop));
     }
 
     pub(super) fn start(&mut self, cfg: &SimConfig) {
-        self.0.iter_mut().for_each(|o| o.start(cfg));
+        self.list.iter_mut().for_each(|o| o.start(cfg));
     }
 
     #[inline]
@@ -79,23 +89,23 @@ impl Observers {
         pkt: &Packet,
         frame: Option<&Frame>,
     ) {
-        if self.0.is_empty() {
+        if self.list.is_empty() {
             return;
         }
         let ev = PacketEvent { time, node, layer, action, pkt, frame };
-        self.0.iter_mut().for_each(|o| o.packet(&ev));
+        self.list.iter_mut().for_each(|o| o.packet(&ev));
     }
 
     #[inline]
     fn frame(&mut self, time: Time, node: NodeId, dir: FrameDir, frame: &Frame, duration: Time, power_w: f64) {
         let ev = FrameEvent { time, node, dir, frame, duration, power_w };
-        self.0.iter_mut().for_each(|o| o.frame(&ev));
+        self.list.iter_mut().for_each(|o| o.frame(&ev));
     }
 
     /// `node` puts `frame` on the air for `d`.
     #[inline]
     pub(super) fn transmit(&mut self, now: Time, node: NodeId, frame: &Frame, d: Time) {
-        if self.0.is_empty() {
+        if self.list.is_empty() {
             return;
         }
         self.frame(now, node, FrameDir::Tx, frame, d, 0.0);
@@ -114,10 +124,10 @@ impl Observers {
         tx: crate::phy::TxId,
         outcome: RxOutcome,
     ) {
-        if self.0.is_empty() {
+        if self.list.is_empty() {
             return;
         }
-        if self.1.receptions {
+        if self.interest.receptions {
             let r = match outcome {
                 RxOutcome::Decoded(_) => Reception::Decoded,
                 RxOutcome::Failed { collided: true, .. } => Reception::Collided,
@@ -153,35 +163,34 @@ impl Observers {
     /// `node`'s interface queue `q` may have changed length.
     #[inline]
     pub(super) fn queue(&mut self, time: Time, node: NodeId, q: &dyn QueueDisc) {
-        if self.0.is_empty() {
+        if self.list.is_empty() {
             return;
         }
         let ev = QueueEvent { time, node, len: q.len() };
-        self.0.iter_mut().for_each(|o| o.queue(&ev));
+        self.list.iter_mut().for_each(|o| o.queue(&ev));
     }
 
-    /// A flow's application-level event.
+    /// A flow's application-level event: the built-in flow statistics and
+    /// fate table first (static call), then the registered observers.
     #[inline]
     pub(super) fn flow(&mut self, time: Time, flow: u32, what: FlowWhat) {
-        if self.0.is_empty() {
-            return;
-        }
         let ev = FlowEvent { time, flow, what };
-        self.0.iter_mut().for_each(|o| o.flow(&ev));
+        Observer::flow(&mut self.metrics, &ev);
+        self.list.iter_mut().for_each(|o| o.flow(&ev));
     }
 
     /// `node`'s carrier sense became busy or idle.
     #[inline]
     pub(super) fn medium(&mut self, time: Time, node: NodeId, busy: bool) {
-        if self.0.is_empty() {
+        if self.list.is_empty() {
             return;
         }
-        self.0.iter_mut().for_each(|o| o.medium(time, node, busy));
+        self.list.iter_mut().for_each(|o| o.medium(time, node, busy));
     }
 
     /// After `finish`: every observer adds its recordings to the report.
     pub(super) fn report(&mut self, report: &mut crate::Report) {
-        self.0.iter_mut().for_each(|o| o.report(report));
+        self.list.iter_mut().for_each(|o| o.report(report));
     }
 
     /// The end of the run: every packet still held is reported as an END
@@ -191,7 +200,7 @@ impl Observers {
             let why = DropReason::End;
             self.packet(now, *node, Layer::of_drop(why), Action::Drop(why), pkt, None);
         }
-        for o in &mut self.0 {
+        for o in &mut self.list {
             if let Err(e) = o.finish() {
                 eprintln!("warning: trace output: {e}");
             }
@@ -199,28 +208,28 @@ impl Observers {
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.list.is_empty()
     }
 }
 
-/// The flow recorder endpoints write to: the run's metrics, and the
-/// observers' [`Observer::flow`] hook.
+/// The flow recorder endpoints write to: the endpoints' narrow interface
+/// onto the observers' [`Observer::flow`] hook (the built-in flow
+/// statistics first). `fate` is the packet uid table itself: endpoints
+/// mark their deliveries there and read back whether a copy is a
+/// duplicate, a query, not an event, so it is not an observer hook.
 pub(super) struct Tap<'a> {
-    pub m: &'a mut Metrics,
     pub obs: &'a mut Observers,
 }
 
 impl crate::transport::FlowRecorder for Tap<'_> {
     fn flow_sent(&mut self, flow: u32, now: Time, payload: u32) {
-        self.m.flow_sent(flow, now, payload);
         self.obs.flow(now, flow, FlowWhat::Sent { payload });
     }
     fn flow_received(&mut self, flow: u32, now: Time, created: Time, payload: u32, first: bool) {
-        self.m.flow_received(flow, now, created, payload, first);
         self.obs.flow(now, flow, FlowWhat::Received { created, payload, first });
     }
     fn fate(&mut self) -> &mut crate::metrics::FateTable {
-        &mut self.m.fate
+        &mut self.obs.metrics.fate
     }
 }
 

@@ -11,6 +11,7 @@
 use super::{Event, Simulation, FLOW_PORT_BASE};
 use crate::config::Traffic;
 use crate::mac::dcf::MacAction;
+use crate::metrics::observe::FlowWhat;
 use crate::metrics::trace::{Action, Layer};
 use crate::metrics::DropReason;
 use crate::net::routing::{NetAction, Origin};
@@ -222,15 +223,10 @@ impl Simulation {
         self.trace(node, Layer::of_drop(why), Action::Drop(why), &pkt, None);
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
-            self.metrics.fate.dropped(pkt.uid, why);
+            // The packet's fate and the flow's drop count: the built-in
+            // observer (flow statistics and fate table) and the others.
             let now = self.queue.now();
-            self.metrics.flow_dropped(pkt.flow, now, node, why);
-            self.obs.flow(now, pkt.flow, crate::metrics::observe::FlowWhat::Dropped { node, why });
-            if why == DropReason::Bps {
-                if let Some(s) = self.metrics.flows.get_mut(pkt.flow as usize) {
-                    s.not_injected += 1;
-                }
-            }
+            self.obs.flow(now, pkt.flow, FlowWhat::Dropped { node, why, uid: pkt.uid });
             // Tell the flow's source (TCP time-sequence logs show drops).
             if let Some(f) = self.cfg.flows.get(pkt.flow as usize) {
                 if f.src == pkt.src && matches!(f.traffic, Traffic::Tcp { .. }) {
@@ -269,14 +265,15 @@ impl Simulation {
                 // Hops = TTL decrements + 1 (forwarders decrement it).
                 let hops = (Packet::DEFAULT_TTL.saturating_sub(pkt.ttl)) as u32 + 1;
                 let now = self.queue.now();
-                self.metrics.flow_hops(pkt.flow, now, hops);
+                self.obs.flow(now, pkt.flow, FlowWhat::Hops { hops });
             }
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;
             match pkt.dport().and_then(|port| n.endpoint_for_port(port)) {
                 Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
                 None => {
-                    self.metrics.fate.delivered(pkt.uid);
+                    let now = self.queue.now();
+                    self.obs.flow(now, pkt.flow, FlowWhat::Delivered { uid: pkt.uid });
                 }
             }
             return;

@@ -81,7 +81,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let s = &self.metrics.flows[i];
+                let s = &self.obs.metrics.flows[i];
                 let from = f.start.max(self.cfg.warmup);
                 let until = f.stop.unwrap_or(end).min(end);
                 let span = until.saturating_sub(from).as_secs_f64();
@@ -228,7 +228,9 @@ impl Simulation {
         let mut rows = Vec::new();
         let now = self.queue.now();
         for n in &self.nodes {
-            if let Some(b) = n.endpoints.iter().find_map(|e| e.app_state()?.downcast_ref::<crate::app::beacon::BeaconEndpoint>()) {
+            if let Some(b) =
+                n.endpoints.iter().find_map(|e| e.app_state()?.downcast_ref::<crate::app::beacon::BeaconEndpoint>())
+            {
                 r.add(&b.app.counters, &mut table);
                 if cfg.per_node {
                     rows.push(crate::app::beacon::BeaconNode {
@@ -285,7 +287,7 @@ impl Simulation {
             });
         }
         let mut a = Audit::default();
-        for (uid, fate) in self.metrics.fate.iter() {
+        for (uid, fate) in self.obs.metrics.fate.iter() {
             if fate == Fate::Untracked {
                 continue;
             }
