@@ -110,7 +110,7 @@ impl MemberPoints {
     fn next_time(&mut self) -> Option<f64> {
         loop {
             let turn = self.turns.peek().map(|l| l.start.as_secs_f64()).filter(|&t| t <= self.end);
-            let step = (self.next_step <= self.steps).then(|| self.next_step as f64 * self.dt);
+            let step = (self.next_step <= self.steps).then_some(self.next_step as f64 * self.dt);
             let t = match (turn, step) {
                 (None, None) => return None,
                 (Some(a), Some(b)) if b.total_cmp(&a).is_lt() => {
