@@ -126,16 +126,10 @@ impl Default for SimConfig {
 impl SimConfig {
     /// Nodes `0..n` on a line `spacing` metres apart (node 0 at x = 0).
     pub fn chain_positions(n: usize, spacing: f64) -> Vec<Position> {
-        (0..n).map(|i| Position::new(i as f64 * spacing, 0.0)).collect()
+        Position::chain(n, spacing)
     }
     /// `rows` x `cols` grid, node id = row * cols + col.
     pub fn grid_positions(rows: usize, cols: usize, spacing: f64) -> Vec<Position> {
-        let mut v = Vec::with_capacity(rows * cols);
-        for r in 0..rows {
-            for c in 0..cols {
-                v.push(Position::new(c as f64 * spacing, r as f64 * spacing));
-            }
-        }
-        v
+        Position::grid(rows, cols, spacing)
     }
 }

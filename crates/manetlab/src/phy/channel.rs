@@ -420,8 +420,6 @@ pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SimConfig;
-
     #[test]
     fn grid_finds_exactly_the_radios_above_threshold() {
         let radio = RadioConfig::default();
@@ -480,7 +478,7 @@ mod tests {
 
     #[test]
     fn connectivity_of_a_chain() {
-        let adj = connectivity(&SimConfig::chain_positions(4, 200.0), 250.0);
+        let adj = connectivity(&Position::chain(4, 200.0), 250.0);
         assert_eq!(adj, vec![vec![1], vec![0, 2], vec![1, 3], vec![2]]);
     }
 }
@@ -493,9 +491,9 @@ mod shadowing_tests {
     #[test]
     fn sigma_zero_equals_the_deterministic_log_distance_model() {
         let mut radio = RadioConfig::default();
-        let two_ray = Channel::new(&radio, SimConfig::chain_positions(8, 90.0));
+        let two_ray = Channel::new(&radio, Position::chain(8, 90.0));
         radio.propagation = Propagation::two_ray_equivalent(&radio, radio.antenna_height_m);
-        let shadow = Channel::build(&radio, &PhyMode::default(), 7, SimConfig::chain_positions(8, 90.0), Vec::new());
+        let shadow = Channel::build(&radio, &PhyMode::default(), 7, Position::chain(8, 90.0), Vec::new());
         let (mut a, mut b) = (two_ray, shadow);
         let (mut ha, mut hb) = (Vec::new(), Vec::new());
         for _ in 0..3 {
@@ -510,8 +508,6 @@ mod shadowing_tests {
             }
         }
     }
-
-    use crate::config::SimConfig;
 
     #[test]
     fn shadowing_draws_are_log_normal_per_frame() {

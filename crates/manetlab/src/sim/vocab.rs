@@ -21,6 +21,14 @@ impl Position {
     pub fn new(x: f64, y: f64) -> Self {
         Position { x, y, z: 0.0 }
     }
+    /// Nodes `0..n` on a line `spacing` metres apart (node 0 at x = 0).
+    pub fn chain(n: usize, spacing: f64) -> Vec<Position> {
+        (0..n).map(|i| Position::new(i as f64 * spacing, 0.0)).collect()
+    }
+    /// `rows` x `cols` grid, node id = row * cols + col.
+    pub fn grid(rows: usize, cols: usize, spacing: f64) -> Vec<Position> {
+        (0..rows * cols).map(|i| Position::new((i % cols) as f64 * spacing, (i / cols) as f64 * spacing)).collect()
+    }
     pub fn distance(&self, o: &Position) -> f64 {
         ((self.x - o.x).powi(2) + (self.y - o.y).powi(2) + (self.z - o.z).powi(2)).sqrt()
     }

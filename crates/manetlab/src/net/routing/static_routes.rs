@@ -190,10 +190,9 @@ impl super::RoutingModel for StaticRouting {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SimConfig;
     #[test]
     fn chain_tables() {
-        let pos = SimConfig::chain_positions(4, 200.0);
+        let pos = Position::chain(4, 200.0);
         let t = build_tables(&pos, 250.0, &[]);
         assert_eq!(t[0][3], 1);
         assert_eq!(t[3][0], 2);
@@ -203,7 +202,7 @@ mod tests {
     }
     #[test]
     fn explicit_path_overrides() {
-        let pos = SimConfig::grid_positions(2, 2, 200.0);
+        let pos = Position::grid(2, 2, 200.0);
         let t = build_tables(&pos, 250.0, &[vec![0, 2, 3]]);
         assert_eq!(t[0][3], 2);
         assert_eq!(t[3][0], 2);
