@@ -4,7 +4,7 @@
 //! (`app::TRAFFIC_TYPES`), whose own parser, beside the type, reads its
 //! keys through `sim::params::Params` (`routing::TomlParams`).
 
-use super::routing::{diag, TomlParams};
+use super::routing::{diag, refuse_unknown_keys, TomlParams};
 use super::*;
 use crate::app::{TrafficType, TRAFFIC_TYPES};
 use toml_edit::TableLike;
@@ -54,19 +54,7 @@ pub(super) fn flow(
         None => format!("flow{i}"),
     };
     let allowed = all_flow_keys();
-    if let Some(t) = table {
-        for (k, _) in t.iter() {
-            if !allowed.contains(&k) {
-                let span = t.get_key_value(k).and_then(|(key, _)| key.span());
-                let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
-                return Err(super::super::source::describe_de(
-                    root,
-                    &format!("unknown field `{k}`, expected one of {}", list.join(", ")),
-                    span,
-                ));
-            }
-        }
-    }
+    refuse_unknown_keys(root, table, &allowed)?;
     let types: Vec<(&str, &TrafficType)> =
         TRAFFIC_TYPES.iter().flat_map(|t| t.types.iter().map(move |name| (*name, t))).collect();
     let model = choice(&fl.kind, &key("type"), &types)?;

@@ -40,6 +40,25 @@ fn param_kind(k: ErrorKind) -> ParamErrorKind {
 }
 
 /// A model's error as a located diagnostic.
+/// Refuses a key of `table` that is not in `allowed`, at its position, with
+/// the list of the keys the section takes (serde's wording).
+pub(super) fn refuse_unknown_keys(root: &Table, table: Option<&dyn TableLike>, allowed: &[&str]) -> Result<(), Diag> {
+    if let Some(t) = table {
+        for (k, _) in t.iter() {
+            if !allowed.contains(&k) {
+                let span = t.get_key_value(k).and_then(|(key, _)| key.span());
+                let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
+                return Err(super::super::source::describe_de(
+                    root,
+                    &format!("unknown field `{k}`, expected one of {}", list.join(", ")),
+                    span,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn diag(e: ParamError) -> Diag {
     let kind = match e.kind {
         ParamErrorKind::UnknownKey => ErrorKind::UnknownKey,
@@ -174,19 +193,7 @@ pub(super) fn select_model<'a, E>(
             allowed.push(k);
         }
     }
-    if let Some(t) = table {
-        for (k, _) in t.iter() {
-            if !allowed.contains(&k) {
-                let span = t.get_key_value(k).and_then(|(key, _)| key.span());
-                let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
-                return Err(super::super::source::describe_de(
-                    root,
-                    &format!("unknown field `{k}`, expected one of {}", list.join(", ")),
-                    span,
-                ));
-            }
-        }
-    }
+    refuse_unknown_keys(root, table, &allowed)?;
     let mut options: Vec<(&str, usize)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         options.push((names(e)[0], i));
