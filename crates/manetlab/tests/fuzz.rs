@@ -66,6 +66,18 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 static MAX_CASE_RSS_KB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The longest case so far, microseconds of wall time.
+static MAX_CASE_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The per-target closing lines `scripts/fuzz.sh` reads: peak memory and
+/// the longest case.
+fn report_limits() {
+    eprintln!(
+        "fuzz: peak memory during a case at most {} MB",
+        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
+    );
+    eprintln!("fuzz: longest case {} ms", MAX_CASE_US.load(std::sync::atomic::Ordering::Relaxed) / 1000);
+}
 
 /// Runs one case under the watchdog and the memory accounting.
 fn guarded<T>(input: &str, f: impl FnOnce() -> Result<T, TestCaseError>) -> Result<T, TestCaseError> {
@@ -84,6 +96,7 @@ fn guarded_within<T>(
     let r = f();
     let (started, ..) = running().lock().unwrap_or_else(|e| e.into_inner()).remove(&me).expect("registered");
     let secs = started.elapsed().as_secs_f64();
+    MAX_CASE_US.fetch_max((secs * 1e6) as u64, std::sync::atomic::Ordering::Relaxed);
     prop_assert!(secs < limit, "case took {secs:.1} s:\n{input}");
     if let Some(kb) = peak_rss_kb() {
         MAX_CASE_RSS_KB.fetch_max(kb, std::sync::atomic::Ordering::Relaxed);
@@ -290,10 +303,7 @@ fn scenario_cases(cases: u32, run: bool) -> u64 {
 fn fuzz_scenario_parser_and_validator() {
     let n = scenario_cases(1200, false);
     eprintln!("fuzz: {n} scenario files parsed and validated");
-    eprintln!(
-        "fuzz: peak memory during a case at most {} MB",
-        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
-    );
+    report_limits();
 }
 
 #[test]
@@ -301,10 +311,7 @@ fn fuzz_scenario_short_runs() {
     let n = scenario_cases(250, true);
     let runs = RUNS.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!("fuzz: {n} scenario files validated, {runs} of them run for 50 ms");
-    eprintln!(
-        "fuzz: peak memory during a case at most {} MB",
-        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
-    );
+    report_limits();
     assert!(runs * 4 > n, "too few mutated scenarios ran: {runs} of {n}");
 }
 
@@ -348,10 +355,7 @@ fn fuzz_movement_files() {
         })
         .unwrap();
     eprintln!("fuzz: {} movement files read", n.get());
-    eprintln!(
-        "fuzz: peak memory during a case at most {} MB",
-        MAX_CASE_RSS_KB.load(std::sync::atomic::Ordering::Relaxed) >> 10
-    );
+    report_limits();
 }
 
 fn movement_case(text: &str) -> Result<(), TestCaseError> {
