@@ -231,6 +231,8 @@ impl Endpoint for BeaconEndpoint {
     fn port(&self) -> u16 {
         BEACON_PORT
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, ctx: &mut EndpointCtx) {
         let at = Beacon::first(&self.cfg, ctx.rng);
         ctx.timer(at, EndpointTimer::of(0));

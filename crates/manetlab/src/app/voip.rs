@@ -134,6 +134,8 @@ impl Endpoint for VoipEndpoint {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, ctx: &mut EndpointCtx) {
         self.arm(ctx);
     }

@@ -186,12 +186,11 @@ pub trait MacProtocol {
     fn rate_counts(&self) -> Vec<RateCount> {
         Vec::new()
     }
-    /// Every packet the MAC holds.
-    fn held(&self, f: &mut dyn FnMut(&Packet)) {
-        if let Some(p) = self.current() {
-            f(p)
-        }
-    }
+    /// Visits every packet the MAC holds (the frame in progress or being
+    /// retried, per access category; any queue of its own), for the packet
+    /// audit (`simulation/report.rs`). Required, with no default: a new MAC
+    /// that parks packets cannot leave them out of the audit by omission.
+    fn held(&self, f: &mut dyn FnMut(&Packet));
 }
 
 impl Mac {

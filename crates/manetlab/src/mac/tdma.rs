@@ -211,6 +211,13 @@ impl super::MacProtocol for Tdma {
     fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         Tdma::on_rx_end(self, now, decoded, idle, out)
     }
+    /// The one frame in its slot or waiting for it (the interface queue
+    /// holds the rest).
+    fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        if let Some(p) = Tdma::current(self) {
+            f(p)
+        }
+    }
 }
 
 #[cfg(test)]

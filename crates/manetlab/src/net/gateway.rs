@@ -140,6 +140,10 @@ impl Shaper {
     pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
         self.fifo.iter().for_each(|(p, _)| f(p));
     }
+    /// The packet the next release hands on.
+    pub fn head(&self) -> Option<&Packet> {
+        self.fifo.front().map(|(p, _)| p)
+    }
 }
 
 /// Per-flow knowledge of the gateway.
@@ -244,6 +248,12 @@ impl Gateway {
     pub fn release(&mut self, to_wire: bool, now: Time) -> (Packet, Option<Time>) {
         let sh = if to_wire { self.acks.as_mut() } else { self.data.as_mut() };
         sh.expect("a release of a shaper that is off").release(now)
+    }
+
+    /// The packet a pending release of the ACK shaper (`to_wire`) or of
+    /// the data shaper hands on.
+    pub fn event_packet(&self, to_wire: bool) -> Option<&Packet> {
+        if to_wire { self.acks.as_ref() } else { self.data.as_ref() }?.head()
     }
 
     /// Visits every packet held by the shapers (end-of-run audit).

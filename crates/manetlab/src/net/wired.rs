@@ -261,6 +261,17 @@ impl Wired {
         (d.to, d.pipe.pop_front().expect("an arrival without a packet in the pipe"))
     }
 
+    /// The packet a pending wire event of direction `dir` moves: the one
+    /// being serialised (`arrive = false`) or the head of the pipe.
+    pub fn event_packet(&self, dir: u32, arrive: bool) -> Option<&Packet> {
+        let d = self.dirs.get(dir as usize)?;
+        if arrive {
+            d.pipe.front()
+        } else {
+            d.sending.as_ref()
+        }
+    }
+
     /// Visits every packet on a wire or in a link queue (end-of-run audit).
     pub fn held(&self, f: &mut dyn FnMut(&Packet)) {
         for d in &self.dirs {

@@ -195,6 +195,12 @@ impl<E: Copy> EventQueue<E> {
     pub fn scheduled(&self) -> u64 {
         self.next_seq
     }
+    /// Every pending event, in no particular order (the packet audit walks
+    /// them at the end of a run; never called per event).
+    pub fn pending(&self) -> impl Iterator<Item = &E> {
+        // With a hole, heap[0] holds the event already popped.
+        self.heap[self.hole as usize..].iter().map(|e| &e.event)
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +236,12 @@ mod tests {
                     model.push((t, seq));
                     seq += 1;
                 }
+                // `pending` lists exactly the events not yet popped.
+                let mut pending: Vec<u64> = q.pending().copied().collect();
+                pending.sort_unstable();
+                let mut want: Vec<u64> = model.iter().map(|&(_, s)| s).collect();
+                want.sort_unstable();
+                proptest::prop_assert_eq!(pending, want);
             }
             model.sort();
             for want in model {

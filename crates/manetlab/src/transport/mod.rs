@@ -116,6 +116,13 @@ pub trait Endpoint: Send {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer);
     /// A packet addressed to this node and port.
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet);
+    /// Visits every packet the endpoint holds (a retransmission or
+    /// playout buffer of packets, should one keep them), for the packet
+    /// audit (`simulation/report.rs`). Required, with no default: an
+    /// endpoint that parks packets cannot leave them out of the audit by
+    /// omission (one that hands every packet on at once has an empty body;
+    /// a TCP sender keeps sequence numbers, not packets).
+    fn held(&self, f: &mut dyn FnMut(&Packet));
     /// One of this endpoint's packets was dropped somewhere in the network.
     /// An oracle used only for tracing (TCP time-sequence logs); protocols
     /// must not react to it.

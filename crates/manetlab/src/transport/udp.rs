@@ -29,6 +29,8 @@ impl Endpoint for UdpSender {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, ctx: &mut EndpointCtx) {
         self.arm(ctx);
     }
@@ -60,6 +62,8 @@ impl Endpoint for UdpSink {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
     fn on_timer(&mut self, _ctx: &mut EndpointCtx, _timer: EndpointTimer) {}
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {

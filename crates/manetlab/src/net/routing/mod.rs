@@ -391,8 +391,13 @@ pub trait Routing: Send {
     /// on-demand protocol answers route requests for them as if they were
     /// this node. Called once, before `start`.
     fn set_proxied(&mut self, _hosts: &[NodeId]) {}
-    /// Visits every packet the protocol holds (send buffers), for the audit.
-    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
+    /// Visits every packet the protocol holds (send buffers, packets
+    /// waiting out a jitter, `delayed::Parked`), for the packet audit
+    /// (`simulation/report.rs`) and the END drops traced at the end.
+    /// Required, with no default: a new protocol that parks packets cannot
+    /// leave them out of the audit by omission (one that holds none says so
+    /// with an empty body).
+    fn held(&self, f: &mut dyn FnMut(&Packet));
     /// Control-plane counters (empty for protocols without control traffic).
     fn stats(&self) -> RoutingStats {
         RoutingStats::default()

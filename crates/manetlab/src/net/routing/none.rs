@@ -27,6 +27,8 @@ impl Routing for NoRouting {
     fn name(&self) -> &'static str {
         "none"
     }
+    /// Sends or drops at once: holds nothing.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
         if origin == Origin::Forward {
             return ctx.drop(pkt, DropReason::Nrte);

@@ -30,6 +30,8 @@ impl Routing for StaticRouting {
     fn name(&self) -> &'static str {
         "static"
     }
+    /// Routes or drops at once: holds nothing.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn route_table(&self, _now: crate::sim::Time, out: &mut Vec<super::RouteEntry>) {
         for (dst, &h) in self.next_hop.iter().enumerate() {
             if h != NO_ROUTE && h as usize != dst {

@@ -99,6 +99,8 @@ impl Endpoint for TcpSource {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, ctx: &mut EndpointCtx) {
         ctx.timer(self.start, EndpointTimer::of(T_START));
     }
@@ -247,6 +249,8 @@ impl Endpoint for TcpSink {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
     fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
         if timer != EndpointTimer::with(T_WAKE, self.wake_gen) {

@@ -206,6 +206,8 @@ impl Endpoint for TfrcReceiver {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, _ctx: &mut EndpointCtx) {}
     fn on_timer(&mut self, ctx: &mut EndpointCtx, timer: EndpointTimer) {
         if timer != EndpointTimer::with(T_FEEDBACK, self.gen) {

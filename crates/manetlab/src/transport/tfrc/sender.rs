@@ -274,6 +274,8 @@ impl Endpoint for TfrcSender {
     fn port(&self) -> u16 {
         self.port
     }
+    /// Hands every packet it makes on at once: holds none.
+    fn held(&self, _f: &mut dyn FnMut(&Packet)) {}
     fn start(&mut self, ctx: &mut EndpointCtx) {
         ctx.timer(self.start, EndpointTimer::of(T_APP));
     }

@@ -575,6 +575,12 @@ impl Routing for Olsr {
         }
     }
 
+    /// Messages waiting out their jitter (control packets: traced as END
+    /// drops when the run ends, not part of the data audit).
+    fn held(&self, f: &mut dyn FnMut(&Packet)) {
+        self.delayed.iter().for_each(f);
+    }
+
     fn stats(&self) -> RoutingStats {
         self.stats.clone()
     }
