@@ -125,6 +125,8 @@ struct Ac {
     current: Option<Packet>,
     current_seq: u16,
     current_retry: bool,
+    /// The TID of this entity's QoS data frames (EDCA; `None` for DCF).
+    tid: Option<u8>,
     ssrc: u32,
     slrc: u32,
     /// DATA attempts of the current packet that got no ACK, and the rate
@@ -149,6 +151,7 @@ impl Ac {
             current: None,
             current_seq: 0,
             current_retry: false,
+            tid: None,
             ssrc: 0,
             slrc: 0,
             data_failures: 0,
@@ -198,7 +201,8 @@ pub struct Dcf {
     // Frame exchange.
     state: State,
     timeout_gen: u32,
-    seq_counter: u16,
+    /// Sequence numbering (§10.3.2.11.2, `dup.rs`).
+    seqs: dup::SeqCounters,
     response: Option<Frame>,
     response_gen: u32,
     /// A response (CTS/ACK) is on the air; `state` is left as it was.
@@ -220,7 +224,7 @@ impl Dcf {
         let (acs, n_acs) = if cfg.edca {
             let ac = |c| {
                 let e = EdcaParams::default_for(c, &phy);
-                Ac::new(e.aifs(&phy), e.cw_min, e.cw_max, e.txop)
+                Ac { tid: Some(c.tid()), ..Ac::new(e.aifs(&phy), e.cw_min, e.cw_max, e.txop) }
             };
             ([ac(AccessCategory::Voice), ac(AccessCategory::BestEffort)], 2)
         } else {
@@ -250,17 +254,18 @@ impl Dcf {
             txop_open: None,
             state: State::Idle,
             timeout_gen: 0,
-            seq_counter: 0,
+            seqs: dup::SeqCounters::new(),
             response: None,
             response_gen: 0,
             responding: false,
-            dup_cache: dup::DupCache::new(n_acs > 1),
+            dup_cache: dup::DupCache::new(),
             tx_frame: Frame {
                 kind: FrameKind::Ack,
                 src: addr,
                 dst: addr,
                 duration: Time::ZERO,
                 seq: 0,
+                tid: None,
                 retry: false,
                 bytes: 0,
                 rate: 0,
@@ -375,11 +380,12 @@ impl Dcf {
         self.enqueue_ac(now, pkt, AccessCategory::BestEffort, out)
     }
 
-    /// Makes `pkt` the current frame of entity `i`: next sequence number,
+    /// Makes `pkt` the current frame of entity `i`: next sequence number
+    /// (EDCA unicast: of its <receiver, TID>; otherwise the shared one),
     /// retry counters cleared.
     fn load(&mut self, i: usize, pkt: Packet) {
-        let seq = self.seq_counter;
-        self.seq_counter = self.seq_counter.wrapping_add(1) & 0x0fff;
+        let tid = self.acs[i].tid.filter(|_| pkt.next_hop != BROADCAST);
+        let seq = self.seqs.next(pkt.next_hop, tid);
         let a = &mut self.acs[i];
         a.current = Some(pkt);
         a.current_seq = seq;
@@ -490,6 +496,7 @@ impl Dcf {
                         dst: f.src,
                         duration,
                         seq: 0,
+                        tid: None,
                         retry: false,
                         bytes: frame::CTS_BYTES,
                         rate: self.rate.response_rate(&self.phy, f.rate),
@@ -515,6 +522,7 @@ impl Dcf {
                         dst: f.src,
                         duration: Time::ZERO,
                         seq: 0,
+                        tid: None,
                         retry: false,
                         bytes: frame::ACK_BYTES,
                         rate: self.rate.response_rate(&self.phy, f.rate),
@@ -568,6 +576,7 @@ impl Dcf {
             dst: p.next_hop,
             duration,
             seq: self.acs[self.active].current_seq,
+            tid: self.acs[self.active].tid,
             retry: self.acs[self.active].current_retry,
             bytes,
             rate,
@@ -666,6 +675,7 @@ impl Dcf {
                 dst: p.next_hop,
                 duration,
                 seq: 0,
+                tid: None,
                 retry: self.acs[self.active].current_retry,
                 bytes: frame::RTS_BYTES,
                 rate: self.phy.basic_rate,

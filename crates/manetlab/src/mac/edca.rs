@@ -31,6 +31,17 @@ impl AccessCategory {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// The TID a QoS data frame of this category carries: with EDCA the
+    /// TID is the frame's user priority (IEEE 802.11-2016 §9.2.4.5.2), and
+    /// table 10-1 maps UP 6 and 7 to AC_VO, UP 0 and 3 to AC_BE; we use 6
+    /// and 0 (802.1D's "voice" and "best effort").
+    pub fn tid(self) -> u8 {
+        match self {
+            AccessCategory::Voice => 6,
+            AccessCategory::BestEffort => 0,
+        }
+    }
 }
 
 /// Channel-access parameters of one access category.

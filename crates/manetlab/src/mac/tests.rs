@@ -69,7 +69,7 @@ fn pkt(to: u32) -> Packet {
 }
 
 fn frame(kind: FrameKind, src: u32, dst: u32, duration: Time) -> Frame {
-    Frame { kind, src, dst, duration, seq: 0, retry: false, bytes: 14, rate: 2_000_000, packet: None }
+    Frame { kind, src, dst, duration, seq: 0, tid: None, retry: false, bytes: 14, rate: 2_000_000, packet: None }
 }
 
 #[test]

@@ -47,8 +47,16 @@ pub struct Frame {
     /// Duration/ID field: how long after this frame ends the medium stays
     /// reserved (third parties set their NAV from it).
     pub duration: Time,
-    /// Sequence number (data frames), for duplicate detection.
+    /// Sequence number (data frames, 12 bits), for duplicate detection
+    /// (IEEE 802.11-2016 §9.2.4.4; fragmentation is not modelled, so the
+    /// fragment number is always 0).
     pub seq: u16,
+    /// Traffic identifier of a QoS data frame (the TID subfield of the QoS
+    /// Control field, §9.2.4.5.2): set by an EDCA MAC from the frame's
+    /// access category; `None` for non-QoS data and control frames. The
+    /// 2-byte QoS Control field is not added to the frame's size (see
+    /// docs/edca.md).
+    pub tid: Option<u8>,
     /// Retry bit.
     pub retry: bool,
     /// Size on the air, MAC header and FCS included.
@@ -60,6 +68,12 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The Sequence Control field (§9.2.4.4): sequence number << 4 |
+    /// fragment number (always 0 here).
+    pub fn seq_ctl(&self) -> u16 {
+        (self.seq & 0x0fff) << 4
+    }
+
     pub fn data_bytes(pkt: &Packet) -> u32 {
         pkt.size + DATA_OVERHEAD_BYTES
     }
