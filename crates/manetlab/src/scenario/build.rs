@@ -36,11 +36,13 @@ pub(crate) const MAX_NODES: u64 = 1_000_000;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Topology {
     Fixed(Vec<Position>),
-    /// Uniform in [0, width) x [0, height), from the run seed.
+    /// Uniform in [0, width) x [0, height), from the run seed; node ids
+    /// in draw order or along a space-filling curve (`order.rs`).
     Random {
         nodes: u32,
         width: f64,
         height: f64,
+        order: super::order::NodeOrder,
     },
 }
 
@@ -395,6 +397,16 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
     cfg.record.omit_nodes = f.output.nodes.as_ref().is_some_and(|p| !*p.get_ref());
 
     let warnings = mobility::warnings(f, &cfg);
+    let mobility = mobility(f, &topology, base_dir)?;
+    if let (Some(o), Topology::Random { order: super::order::NodeOrder::Hilbert, .. }, MobilityPlan::Script(_)) =
+        (&f.topology.order, &topology, &mobility)
+    {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            o,
+            "topology.order = \"hilbert\" renumbers the nodes, but an ns-2 movement file or [[move]] names them by number: leave 'order' out",
+        ));
+    }
     Ok(Plan {
         warnings,
         name: run.name.as_ref().map(|n| n.get_ref().trim().to_string()),
@@ -405,7 +417,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         viz,
         viz_options,
         base: cfg,
-        mobility: mobility(f, &topology, base_dir)?,
+        mobility,
         topology,
         generators,
         sweep: super::sweep::spec_from_file(&f.sweep, doc)?,

@@ -121,6 +121,8 @@ pub(crate) struct TopologySection {
     pub cols: Option<Spanned<u32>>,
     pub area: Option<Spanned<Vec<Distance>>>,
     pub positions: Option<Spanned<Vec<Spanned<Vec<Coord>>>>>,
+    /// `kind = "random"` only: "id" (default) or "hilbert" (`order.rs`).
+    pub order: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -23,6 +23,7 @@ pub mod defaults;
 mod error;
 mod file;
 pub mod input;
+mod order;
 pub mod physics;
 pub mod profile;
 mod source;
@@ -255,7 +256,7 @@ impl Scenario {
         }
         cfg.nodes = match &self.topology {
             Topology::Fixed(p) => p.clone(),
-            Topology::Random { nodes, width, height } => (0..*nodes as u64)
+            Topology::Random { nodes, width, height, .. } => (0..*nodes as u64)
                 .map(|i| {
                     let mut rng = RngStream::new(seed, i, Purpose::Placement, 0);
                     let x = rng.range_f64(0.0, *width);
@@ -283,8 +284,19 @@ impl Scenario {
                 ))
             }
         };
-        if let Some(t) = trajectories {
+        let mut trajectories = trajectories;
+        if let Some(t) = &trajectories {
             cfg.nodes = t.iter().map(|t| t.position(Time::ZERO)).collect();
+        }
+        // `[topology] order = "hilbert"`: renumber the nodes along the curve
+        // by their positions at t = 0 (`order.rs`; the check refuses it with
+        // scripted movement, whose node ids are the file's).
+        if let Topology::Random { width, height, order: order::NodeOrder::Hilbert, .. } = &self.topology {
+            let perm = order::hilbert_permutation(&cfg.nodes, *width, *height);
+            cfg.nodes = order::permute(std::mem::take(&mut cfg.nodes), &perm);
+            trajectories = trajectories.map(|t| order::permute(t, &perm));
+        }
+        if let Some(t) = trajectories {
             cfg.mobility = crate::mobility::MobilityConfig::Trajectories(t);
         }
         cfg

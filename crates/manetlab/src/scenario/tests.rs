@@ -840,6 +840,54 @@ fn mobility_models_build_trajectories() {
 }
 
 #[test]
+fn hilbert_order_renumbers_the_same_nodes_along_the_curve() {
+    use crate::mobility::MobilityConfig;
+    let big = RANDOM.replace("nodes = 6", "nodes = 400").replace("[\"1500m\", \"300m\"]", "[\"4000m\", \"4000m\"]");
+    let mobile = "\n[mobility]\nmodel = \"random-waypoint\"\nspeed = [\"2m/s\", \"10m/s\"]\npause = \"30s\"\n";
+    let step = |p: &[Position]| {
+        p.windows(2).map(|w| ((w[0].x - w[1].x).powi(2) + (w[0].y - w[1].y).powi(2)).sqrt()).sum::<f64>()
+            / (p.len() - 1) as f64
+    };
+    for extra in ["", mobile] {
+        let plain = parse(&format!("{big}{extra}")).unwrap().config(3);
+        let text = format!("{}{extra}", big.replace("kind = \"random\"", "kind = \"random\"\norder = \"hilbert\""));
+        let curve = parse(&text).unwrap().config(3);
+        // The same positions (and paths), other ids.
+        let key = |p: &Position| (p.x.to_bits(), p.y.to_bits());
+        let (mut a, mut b): (Vec<_>, Vec<_>) =
+            (plain.nodes.iter().map(key).collect(), curve.nodes.iter().map(key).collect());
+        assert_ne!(a, b);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        // 400 nodes in a 4 km square: consecutive ids ~2 km apart in draw
+        // order, ~0.2 km along the curve.
+        let (s0, s1) = (step(&plain.nodes), step(&curve.nodes));
+        assert!(s0 > 1500.0 && s1 < 400.0, "{s0} m -> {s1} m");
+        if let MobilityConfig::Trajectories(t) = &curve.mobility {
+            for (i, p) in curve.nodes.iter().enumerate() {
+                assert_eq!(t[i].position(Time::ZERO), *p, "node {i} keeps its own path");
+            }
+        } else {
+            assert!(extra.is_empty(), "random waypoint makes trajectories");
+        }
+        assert_eq!(parse(&text).unwrap().config(3).nodes, curve.nodes, "deterministic");
+    }
+    // Only for random topologies, and not with scripted movement.
+    let text = BASE.replace("kind = \"chain\"", "kind = \"chain\"\norder = \"hilbert\"");
+    assert!(err(&text).message().contains("'topology.order' is not used"), "{}", err(&text));
+    let text = RANDOM.replace("kind = \"random\"", "kind = \"random\"\norder = \"peano\"");
+    assert_at(&err(&text), ErrorKind::BadValue, pos(&text, "\"peano\"", 0), &["topology.order", "hilbert"]);
+    let text = format!(
+        "{}\n[[move]]\nnode = 2\nat = \"1s\"\nto = [\"400m\", \"100m\"]\nspeed = \"10m/s\"\n",
+        RANDOM.replace("kind = \"random\"", "kind = \"random\"\norder = \"hilbert\"")
+    );
+    let e = err(&text);
+    assert_eq!(e.kind(), ErrorKind::Inconsistent, "{e}");
+    assert!(e.message().contains("[[move]]"), "{e}");
+}
+
+#[test]
 fn mobility_errors() {
     let text = format!("{BASE}\n[mobility]\nmodel = \"random-waypoint\"\nspeed = [\"1m/s\", \"2m/s\"]\n");
     let e = err(&text);

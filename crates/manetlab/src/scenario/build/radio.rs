@@ -1,6 +1,7 @@
 //! Sections `[topology]`, `[radio]` and `[mac]`.
 
 use super::*;
+use crate::scenario::order::NodeOrder;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(super) enum TopoKind {
@@ -26,16 +27,17 @@ pub(super) fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> 
     let uses: &[&str] = match kind {
         TopoKind::Chain => &["nodes", "spacing"],
         TopoKind::Grid => &["rows", "cols", "spacing"],
-        TopoKind::Random => &["nodes", "area"],
+        TopoKind::Random => &["nodes", "area", "order"],
         TopoKind::Explicit => &["positions"],
     };
-    let given: [(&str, Option<usize>); 6] = [
+    let given: [(&str, Option<usize>); 7] = [
         ("nodes", t.nodes.as_ref().map(|s| s.span().start)),
         ("spacing", t.spacing.as_ref().map(|s| s.span().start)),
         ("rows", t.rows.as_ref().map(|s| s.span().start)),
         ("cols", t.cols.as_ref().map(|s| s.span().start)),
         ("area", t.area.as_ref().map(|s| s.span().start)),
         ("positions", t.positions.as_ref().map(|s| s.span().start)),
+        ("order", t.order.as_ref().map(|s| s.span().start)),
     ];
     refuse_unused_keys("topology", "kind", &kind_name, uses, given)?;
     let section = match section_at(doc, &["topology"]) {
@@ -112,7 +114,11 @@ pub(super) fn topology(f: &ScenarioFile, doc: &Table) -> Result<Topology, Diag> 
                     format!("'topology.area' must have a positive width and height, got [{w}, {h}]"),
                 ));
             }
-            Topology::Random { nodes: n, width: w.0, height: h.0 }
+            let order = match &t.order {
+                None => NodeOrder::Id,
+                Some(o) => choice(o, "topology.order", &[("id", NodeOrder::Id), ("hilbert", NodeOrder::Hilbert)])?,
+            };
+            Topology::Random { nodes: n, width: w.0, height: h.0, order }
         }
         TopoKind::Explicit => {
             let ps = t.positions.as_ref().ok_or_else(|| missing("positions"))?;
