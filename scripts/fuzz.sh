@@ -23,6 +23,7 @@ cargo test --release -p manetlab --test fuzz --no-run 2>/dev/null
 built=$(cargo test --release -p manetlab --test fuzz --no-run 2>&1 | grep -o 'target/release/deps/fuzz-[0-9a-f]*' | tail -1)
 bin=$(mktemp)
 cp "$built" "$bin"
+chmod +x "$bin"
 target=${MANETLAB_FUZZ_INPUTS:-0}
 end=$(( $(date +%s) + secs ))
 rounds=0; scen=0; runs=0; moves=0; peak=0; longest=0
