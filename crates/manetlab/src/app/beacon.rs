@@ -86,9 +86,18 @@ pub struct Beacon {
     pub counters: BeaconCounters,
 }
 
+/// Table entries reserved when a node is built: room for the usual
+/// neighbourhood (4.5-7 nodes in the SWANS set-up) at 16 B each. Reserved
+/// at build, the tables of nodes with consecutive ids lie next to each
+/// other on the heap, so with `[topology] order = "hilbert"` the tables a
+/// frame's receivers update are close together; grown on demand they were
+/// scattered wherever the allocator had room at their first beacon
+/// (docs/performance.md, "Large networks").
+const TABLE_START: usize = 8;
+
 impl Beacon {
     pub fn new() -> Self {
-        Beacon { table: Vec::new(), counters: BeaconCounters::default() }
+        Beacon { table: Vec::with_capacity(TABLE_START), counters: BeaconCounters::default() }
     }
 
     /// The first beacon's time.
