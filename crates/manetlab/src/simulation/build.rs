@@ -195,6 +195,8 @@ impl Simulation {
             board,
             streams: Default::default(),
             air_counts,
+            #[cfg(feature = "event-counts")]
+            counts: Default::default(),
         })
     }
 

@@ -95,9 +95,33 @@ impl Simulation {
         let s = &mut self.streams.slab[id as usize];
         s.signals.clear();
         s.next = 0;
-        // The starts sorted by (time, seq); the ends are the starts moved
-        // by d (seq + 1), so in the same order: merge the two runs.
         let k = self.hearers.len();
+        // `hearers` come in arrival order (delay, node). When the first
+        // receiver's last bit comes after the last receiver's first bit
+        // (always, unless the delays spread over more than a frame
+        // duration), the events run starts by (time, node), then ends in
+        // the same order, whatever sequence numbers they carry inside the
+        // block reserved for the frame: number them in that order, no sort.
+        // Numbering by node instead (below) gives the same order of
+        // execution, against this frame's signals and every other event.
+        if k > 0 && self.hearers[k - 1].delay < self.hearers[0].delay + d {
+            for (i, h) in self.hearers.iter().enumerate() {
+                let time = (now + h.delay).0;
+                s.signals.push(Signal { time, seq: base + 2 * i as u64, node: h.node, start: true, power: h.power });
+            }
+            for i in 0..k {
+                let g = s.signals[i];
+                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, start: false, ..g });
+            }
+            let first = s.signals[0];
+            self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
+            return;
+        }
+        // The general case: sequence numbers by node, as the per-receiver
+        // events used to be scheduled (start, end, start, end, ...). The
+        // starts sorted by (time, seq); the ends are the starts moved by d
+        // (seq + 1), so in the same order: merge the two runs.
+        self.hearers.sort_unstable_by_key(|h| h.node);
         for (i, h) in self.hearers.iter().enumerate() {
             let seq = base + 2 * i as u64;
             s.signals.push(Signal { time: (now + h.delay).0, seq, node: h.node, start: true, power: h.power });
@@ -141,6 +165,12 @@ impl Simulation {
         let rate = t.frame.rate;
         let n = &mut self.nodes[node as usize];
         let o = n.radio.begin_signal(now, tx, power, end, rate);
+        #[cfg(feature = "event-counts")]
+        self.counts.add(match (o.captured_out, o.became_busy) {
+            (true, _) => super::counts::Kind::StartCaptured,
+            (false, true) => super::counts::Kind::StartIdle,
+            (false, false) => super::counts::Kind::StartBusy,
+        });
         if o.became_busy {
             n.mac.on_sense_busy(now);
             self.obs.medium(now, node, true);
@@ -156,6 +186,13 @@ impl Simulation {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         let (outcome, idle) = n.radio.finish_signal(now, tx);
+        #[cfg(feature = "event-counts")]
+        self.counts.add(match (outcome, idle) {
+            (RxOutcome::Decoded(_), _) => super::counts::Kind::EndDecoded,
+            (RxOutcome::Failed { .. }, _) => super::counts::Kind::EndFailed,
+            (RxOutcome::Nothing, true) => super::counts::Kind::EndIdle,
+            (RxOutcome::Nothing, false) => super::counts::Kind::EndBusy,
+        });
         match outcome {
             RxOutcome::Decoded(id) => {
                 let f = &self.channel.get(id).frame;

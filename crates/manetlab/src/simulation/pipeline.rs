@@ -28,7 +28,7 @@ impl Simulation {
                 self.bp_transmit(node, &frame);
                 self.nodes[node as usize].radio.start_tx();
                 self.channel.refresh(now);
-                self.channel.hearers(node, now, &mut self.hearers);
+                self.channel.hearers_by_arrival(node, now, &mut self.hearers);
                 if self.radios_off > 0 {
                     // A switched-off radio neither sends nor hears.
                     let off = &self.radio_off;

@@ -16,6 +16,8 @@ impl Simulation {
     /// observers, finishes them (flushing trace files), and returns the
     /// report.
     pub fn finish(mut self) -> Report {
+        #[cfg(feature = "event-counts")]
+        self.print_counts();
         let mut report = self.report();
         if !self.obs.is_empty() {
             let mut held: Vec<(NodeId, Packet)> = Vec::new();

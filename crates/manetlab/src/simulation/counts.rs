@@ -1,0 +1,88 @@
+//! Events by kind, for benchmarks (issue 25): compiled only with the
+//! `event-counts` feature (`cargo build --release -p manetlab-cli
+//! --features manetlab/event-counts`), printed to stderr at the end of a
+//! run. Without the feature this module is empty and the kernel pays
+//! nothing.
+
+use super::Simulation;
+
+/// What an executed event turned out to be.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Kind {
+    /// First bit at a radio that was idle (it becomes busy).
+    StartIdle,
+    /// First bit at a radio that was already sensing something.
+    StartBusy,
+    /// First bit captured out by the frame being received.
+    StartCaptured,
+    /// Last bit of the locked frame, decoded.
+    EndDecoded,
+    /// Last bit of the locked frame, lost (collision or error).
+    EndFailed,
+    /// Last bit of a signal that was not locked; the medium went idle.
+    EndIdle,
+    /// Last bit of a signal that was not locked; still busy after it.
+    EndBusy,
+    TxEnd,
+    MacAccess,
+    MacTimeout,
+    MacResponse,
+    /// A MAC timer whose handler produced no action (stale or superseded).
+    MacNoAction,
+    Endpoint,
+    Routing,
+    Arp,
+    Other,
+}
+
+const NAMES: [&str; 16] = [
+    "signal start, radio idle",
+    "signal start, radio busy",
+    "signal start, captured out",
+    "signal end, decoded",
+    "signal end, lost",
+    "signal end, not locked, idle after",
+    "signal end, not locked, still busy",
+    "tx end",
+    "mac access timer",
+    "mac timeout timer",
+    "mac response timer",
+    "mac timer, no action",
+    "endpoint timer",
+    "routing timer",
+    "arp timer",
+    "other",
+];
+
+/// Counters by [`Kind`] and the largest number of pending events seen.
+#[derive(Default)]
+pub(super) struct Counts {
+    n: [u64; 16],
+    max_pending: usize,
+}
+
+impl Counts {
+    #[inline]
+    pub(super) fn add(&mut self, k: Kind) {
+        self.n[k as usize] += 1;
+    }
+    #[inline]
+    pub(super) fn pending(&mut self, len: usize) {
+        self.max_pending = self.max_pending.max(len);
+    }
+}
+
+impl Simulation {
+    /// Prints the counters to stderr (one `kind<TAB>count` line each).
+    pub(super) fn print_counts(&self) {
+        let c = &self.counts;
+        let total: u64 = c.n.iter().sum();
+        eprintln!("# events by kind ({} events, {} counted)", self.executed, total);
+        for (name, n) in NAMES.iter().zip(c.n) {
+            if n > 0 {
+                eprintln!("{name}\t{n}\t{:.1}%", 100.0 * n as f64 / total.max(1) as f64);
+            }
+        }
+        eprintln!("max pending events\t{}", c.max_pending);
+    }
+}
