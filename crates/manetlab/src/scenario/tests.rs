@@ -958,6 +958,7 @@ fn dsr_keys_parse_and_are_checked() {
         learn_at_destination: true,
         send_buffer: 10,
         send_buffer_timeout: Time::from_secs(5),
+        cache: Default::default(),
         cache_size: 8,
         cache_timeout: Some(Time::from_secs(60)),
         jitter: Time::ZERO,
@@ -975,6 +976,11 @@ fn dsr_keys_parse_and_are_checked() {
     assert!(bad("request_period = \"20s\"").contains("must not be less than"));
     assert!(bad("max_salvage = 300").contains("from 0 to 255"));
     assert!(bad("cache_size = 0").contains("from 1 to"));
+    assert!(bad("cache = \"mobicache\"\ncache_size = 30").contains("has no effect with cache = \"mobicache\""));
+    assert!(bad("cache = \"link\"").contains("mobicache"));
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ncache = \"mobicache\"\n")).unwrap().config(1);
+    let RoutingConfig::Dsr(d) = c.routing else { panic!() };
+    assert_eq!(d.cache, crate::net::routing::dsr::CacheKind::Mobicache);
     let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\nsalvage = true\n");
     assert!(parse(&t).is_err());
 }

@@ -192,7 +192,7 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
     // unless cache replies are off (then it is propagated).
     for replies in [true, false] {
         let mut m = node(2, DsrConfig { cache_replies: replies, jitter: Time::ZERO, ..DsrConfig::default() });
-        m.proto.cache.add(&[2, 5, 3], Time::ZERO);
+        m.proto.cache.add_asked(&[2, 5, 3], Time::ZERO);
         let mut q = rreq;
         q.sr = SourceRoute::from_path(&[0, 1]).unwrap();
         q.ttl = 10;
@@ -223,7 +223,7 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
 fn link_failure_sends_route_error_and_salvages() {
     // Node 2 forwards 0-1-2-3-4; its link to 3 fails; it has 2-6-4 cached.
     let mut n = node(2, DsrConfig::default());
-    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
+    n.proto.cache.add_asked(&[2, 6, 4], Time::ZERO);
     let mut p = data(5, 0, 4);
     p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
     p.sr.cur = 3;
@@ -246,7 +246,7 @@ fn link_failure_sends_route_error_and_salvages() {
 
     // Without salvaging (or an alternative) the packet is dropped, CBK.
     let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
-    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
+    n.proto.cache.add_asked(&[2, 6, 4], Time::ZERO);
     n.call(|d, ctx| d.on_link_failure(ctx, p));
     let out = n.take();
     assert_eq!(sent(&out).len(), 1);
