@@ -61,6 +61,14 @@ pub struct DsrConfig {
     /// Cached paths expire this long after they were last learnt (None: never,
     /// as the CMU cache).
     pub cache_timeout: Option<Time>,
+    /// ns-2.35's flow-state extension as far as it hides routes: a source
+    /// shows a route on the air only in the first 3 packets of a flow (one
+    /// per route and destination) and then once every 5 s; its other
+    /// packets carry no source route (0 header bytes), so relays and
+    /// listeners learn nothing from them (`dsragent.cc`
+    /// `dsragent_enable_flowstate`, `END_TO_END_COUNT` 2,
+    /// `min_adv_interval` 5 s, `default_flow_timeout` 60 s).
+    pub flow_state: bool,
     /// Route requests, originated and forwarded, wait a uniform jitter in
     /// [0, jitter] from the node's routing stream (ns-2 `RREQ_JITTER`, 10 ms;
     /// RFC 5148). Zero turns jitter off.
@@ -88,6 +96,7 @@ impl Default for DsrConfig {
             cache_size: 64,
             cache_timeout: None,
             jitter: Time::from_ms(10),
+            flow_state: false,
         }
     }
 }
@@ -116,6 +125,7 @@ impl RoutingModel for Dsr {
         "cache_size",
         "cache_timeout",
         "jitter",
+        "flow_state",
     ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
@@ -185,6 +195,7 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
             }
         }
     }
+    p.set_flag("flow_state", &mut c.flow_state)?;
     p.set_flag("cache_replies", &mut c.cache_replies)?;
     p.set_flag("salvage", &mut c.salvage)?;
     p.set_flag("snoop", &mut c.snoop)?;

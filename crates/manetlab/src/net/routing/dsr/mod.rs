@@ -52,6 +52,26 @@ struct Discovery {
     propagated: bool,
 }
 
+/// A flow this node is the source of (ns-2.35 flow state, `flow_state`):
+/// packets to `dst` on `route`, how many showed the route, when the last
+/// did, when the flow was last used.
+#[derive(Copy, Clone, Debug)]
+struct Flow {
+    route: SourceRoute,
+    shown: u32,
+    last_shown: Time,
+    last_used: Time,
+}
+
+/// ns-2.35 `flowstruct.h` `END_TO_END_COUNT`: a new flow shows its route
+/// while it has been shown at most this many times.
+const FLOW_SHOW_COUNT: u32 = 2;
+/// `dsragent.cc` `min_adv_interval`: an established flow shows its route
+/// again after this long.
+const FLOW_READVERTISE: Time = Time::from_secs(5);
+/// `dsragent.cc` `default_flow_timeout` (refreshed on every use).
+const FLOW_TIMEOUT: Time = Time::from_secs(60);
+
 /// Propagating requests sent for one target since its last route reply, and
 /// when the last went (ns-2's request table entry).
 #[derive(Copy, Clone, Debug, Default)]
@@ -77,6 +97,8 @@ pub struct Dsr {
     /// Route errors sent at the current instant: (link, notified node).
     errors_now: (Time, Vec<(Link, NodeId)>),
     delayed: super::delayed::Parked,
+    /// Flows this node is the source of (`flow_state`).
+    flows: Vec<Flow>,
     stats: RoutingStats,
     /// Wired-only hosts this node answers route requests for (gateway).
     proxied: Vec<NodeId>,
@@ -98,6 +120,7 @@ impl Dsr {
             last_error: None,
             errors_now: (Time::ZERO, Vec::new()),
             delayed: Default::default(),
+            flows: Vec::new(),
             stats: RoutingStats::default(),
             proxied: Vec::new(),
             cfg,
@@ -154,9 +177,32 @@ impl Dsr {
         pkt.sr = SourceRoute::from_path(path).expect("cached paths fit a source route");
         pkt.sr.salvaged = salvaged;
         pkt.sr.cur = 1;
+        if self.cfg.flow_state && pkt.src == self.me {
+            pkt.sr.flow = self.flow_hides(pkt.sr, ctx.now);
+        }
         pkt.size += pkt.sr.header_bytes();
         pkt.next_hop = path[1];
         ctx.transmit(pkt);
+    }
+
+    /// ns-2.35 `sendOutPacketWithRoute` with flow state: whether this
+    /// packet of this node's flow on `route` goes without its source route.
+    fn flow_hides(&mut self, route: SourceRoute, now: Time) -> bool {
+        let live = |f: &Flow| f.last_used + FLOW_TIMEOUT >= now;
+        let Some(f) = self.flows.iter_mut().find(|f| f.route.hops == route.hops && f.route.len == route.len && live(f))
+        else {
+            self.flows.retain(live);
+            self.flows.push(Flow { route, shown: 1, last_shown: now, last_used: now });
+            self.stats.event("flows_established");
+            return false;
+        };
+        f.last_used = now;
+        if f.shown <= FLOW_SHOW_COUNT || f.last_shown + FLOW_READVERTISE < now {
+            f.shown += 1;
+            f.last_shown = now;
+            return false;
+        }
+        true
     }
 
     /// Sends `pkt` (originated here) on a cached route, or buffers it and
@@ -446,6 +492,8 @@ impl Dsr {
         if self.cache.remove_link(link.from, link.to) > 0 {
             self.stats.event("cache_links_removed");
         }
+        // ns-2 FlowTable::noticeDeadLink: own flows over the link expire.
+        self.flows.retain(|f| !f.route.hops[..f.route.len()].windows(2).any(|w| w == [link.from as u16, link.to as u16]));
     }
 
     // ---- route maintenance ------------------------------------------------
@@ -536,10 +584,10 @@ impl Routing for Dsr {
                         }
                     }
                     Body::Dsr(_) => {}
-                    _ if self.cache.is_mobi() => {}
+                    _ if self.cache.is_mobi() || pkt.sr.flow => {}
                     _ => self.learn_through(&pkt.sr, i, ctx.now),
                 }
-                if self.cache.is_mobi() && self.cfg.snoop {
+                if self.cache.is_mobi() && self.cfg.snoop && !pkt.sr.flow {
                     // ns-2 handleForwarding: noticeRouteUsed on every
                     // forwarded source route (data, replies, errors), from
                     // this node on (`dsragent_snoop_source_routes`).
@@ -607,7 +655,7 @@ impl Routing for Dsr {
     }
 
     fn on_delivered(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        if !self.cfg.learn_at_destination {
+        if !self.cfg.learn_at_destination || pkt.sr.flow {
             // ns-2.35: the destination learns nothing from data packets.
             return;
         }
@@ -620,7 +668,7 @@ impl Routing for Dsr {
     }
 
     fn on_overheard(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        if !self.cfg.snoop || pkt.sr.is_empty() {
+        if !self.cfg.snoop || pkt.sr.is_empty() || pkt.sr.flow {
             return;
         }
         if self.cache.is_mobi() {
