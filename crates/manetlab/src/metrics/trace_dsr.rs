@@ -170,7 +170,7 @@ pub fn encode(
             buf.extend_from_slice(&dsr);
             Some(0)
         }
-        _ if p.sr.len() >= 2 && p.sr.header_bytes() as usize + ip_len <= total => {
+        _ if p.sr.len() >= 2 && !p.sr.flow && p.sr.header_bytes() as usize + ip_len <= total => {
             // A source-routed data packet: the transport packet as it would
             // be without DSR, behind a DSR header with the route.
             let mut plain = *p;

@@ -988,7 +988,7 @@ action = "Radio-On"
 fn dsr_keys_parse_and_are_checked() {
     use crate::net::routing::DsrConfig;
     let text = format!(
-        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\n"
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = true\n"
     );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = DsrConfig {
@@ -1006,9 +1006,11 @@ fn dsr_keys_parse_and_are_checked() {
         learn_at_destination: true,
         send_buffer: 10,
         send_buffer_timeout: Time::from_secs(5),
+        cache: Default::default(),
         cache_size: 8,
         cache_timeout: Some(Time::from_secs(60)),
         jitter: Time::ZERO,
+        flow_state: true,
     };
     assert_eq!(c.routing, RoutingConfig::Dsr(want));
     let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"DSR\"\n")).unwrap().config(1);
@@ -1023,6 +1025,11 @@ fn dsr_keys_parse_and_are_checked() {
     assert!(bad("request_period = \"20s\"").contains("must not be less than"));
     assert!(bad("max_salvage = 300").contains("from 0 to 255"));
     assert!(bad("cache_size = 0").contains("from 1 to"));
+    assert!(bad("cache = \"mobicache\"\ncache_size = 30").contains("has no effect with cache = \"mobicache\""));
+    assert!(bad("cache = \"link\"").contains("mobicache"));
+    let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"dsr\"\ncache = \"mobicache\"\n")).unwrap().config(1);
+    let RoutingConfig::Dsr(d) = c.routing else { panic!() };
+    assert_eq!(d.cache, crate::net::routing::dsr::CacheKind::Mobicache);
     let t = format!("{BASE}\n[routing]\nprotocol = \"aodv\"\nsalvage = true\n");
     assert!(parse(&t).is_err());
 }

@@ -21,6 +21,10 @@ pub struct SourceRoute {
     pub cur: u8,
     /// How many times the packet was salvaged (RFC 4728 §8.4.7).
     pub salvaged: u8,
+    /// ns-2.35's DSR flow state: the packet follows this route by the
+    /// relays' flow tables and carries no source route on the air (0 header
+    /// bytes, ns-2's default flow), so no node can learn the route from it.
+    pub flow: bool,
     pub hops: [u16; MAX_SR_LEN],
 }
 
@@ -31,7 +35,7 @@ impl Default for SourceRoute {
 }
 
 impl SourceRoute {
-    pub const EMPTY: SourceRoute = SourceRoute { len: 0, cur: 0, salvaged: 0, hops: [0; MAX_SR_LEN] };
+    pub const EMPTY: SourceRoute = SourceRoute { len: 0, cur: 0, salvaged: 0, flow: false, hops: [0; MAX_SR_LEN] };
 
     /// The route `path`; None if it is longer than [`MAX_SR_LEN`].
     pub fn from_path(path: &[NodeId]) -> Option<SourceRoute> {
@@ -76,7 +80,11 @@ impl SourceRoute {
     /// Bytes this route adds as a Source Route header: the 4-byte DSR fixed
     /// header plus 4 bytes per hop (ns-2 counts 4 + 4 × addresses; RFC 4728's
     /// option lists only the intermediate nodes; see `docs/dsr.md`).
+    /// A flow-state packet (`flow`) carries none.
     pub fn header_bytes(&self) -> u32 {
+        if self.flow {
+            return 0;
+        }
         4 + 4 * (self.len() as u32).saturating_sub(1)
     }
 }

@@ -3,6 +3,7 @@
 //! in `docs/dsr.md`.
 
 use crate::sim::Time;
+use super::mobicache::CacheKind;
 use super::Dsr;
 use crate::net::routing::{NetEnv, Routing, RoutingConfig, RoutingModel};
 use crate::sim::params::{ParamError, ParamErrorKind, Params};
@@ -51,12 +52,23 @@ pub struct DsrConfig {
     pub send_buffer: usize,
     /// ... dropped (NRTE) after this long (`SEND_TIMEOUT`, 30 s).
     pub send_buffer_timeout: Time,
-    /// Most paths in the route cache (ns-2's primary + secondary caches hold
-    /// 30 + 64 paths).
+    /// Which route cache: manetlab's single path list, or ns-2.35's
+    /// two-level mobicache with its learning rules (`mobicache.rs`).
+    pub cache: CacheKind,
+    /// Most paths in the path cache (ns-2's primary + secondary caches hold
+    /// 30 + 64 paths; the mobicache has those sizes fixed).
     pub cache_size: usize,
     /// Cached paths expire this long after they were last learnt (None: never,
     /// as the CMU cache).
     pub cache_timeout: Option<Time>,
+    /// ns-2.35's flow-state extension as far as it hides routes: a source
+    /// shows a route on the air only in the first 3 packets of a flow (one
+    /// per route and destination) and then once every 5 s; its other
+    /// packets carry no source route (0 header bytes), so relays and
+    /// listeners learn nothing from them (`dsragent.cc`
+    /// `dsragent_enable_flowstate`, `END_TO_END_COUNT` 2,
+    /// `min_adv_interval` 5 s, `default_flow_timeout` 60 s).
+    pub flow_state: bool,
     /// Route requests, originated and forwarded, wait a uniform jitter in
     /// [0, jitter] from the node's routing stream (ns-2 `RREQ_JITTER`, 10 ms;
     /// RFC 5148). Zero turns jitter off.
@@ -80,9 +92,11 @@ impl Default for DsrConfig {
             propagate_last_error: true,
             send_buffer: 64,
             send_buffer_timeout: Time::from_secs(30),
+            cache: CacheKind::Path,
             cache_size: 64,
             cache_timeout: None,
             jitter: Time::from_ms(10),
+            flow_state: false,
         }
     }
 }
@@ -107,9 +121,11 @@ impl RoutingModel for Dsr {
         "learn_at_destination",
         "send_buffer",
         "send_buffer_timeout",
+        "cache",
         "cache_size",
         "cache_timeout",
         "jitter",
+        "flow_state",
     ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
@@ -160,6 +176,26 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
     if let Some(v) = p.uint_in("request_backoff_factor", 1, 16)? {
         c.request_backoff_factor = v;
     }
+    if let Some(k) = p.choice("cache", &[("path", CacheKind::Path), ("mobicache", CacheKind::Mobicache)])? {
+        c.cache = k.v;
+    }
+    if c.cache == CacheKind::Mobicache {
+        for key in ["cache_size", "cache_timeout"] {
+            let at = match key {
+                "cache_size" => p.uint(key)?.map(|v| v.at),
+                _ => p.duration(key)?.map(|v| v.at),
+            };
+            if let Some(at) = at {
+                return Err(p.error(
+                    ParamErrorKind::Inconsistent,
+                    at,
+                    key,
+                    "{key} has no effect with cache = \"mobicache\" (30 primary + 64 secondary paths, no timeout, as ns-2.35); use cache = \"path\", or remove it",
+                ));
+            }
+        }
+    }
+    p.set_flag("flow_state", &mut c.flow_state)?;
     p.set_flag("cache_replies", &mut c.cache_replies)?;
     p.set_flag("salvage", &mut c.salvage)?;
     p.set_flag("snoop", &mut c.snoop)?;

@@ -5,6 +5,7 @@
 //! - `header.rs`: the source route every data packet carries (`Packet::sr`);
 //! - `packet.rs`: Route Request, Route Reply, Route Error and their sizes;
 //! - `cache.rs`: the path cache;
+//! - `mobicache.rs`: ns-2.35's two-level cache (`cache = "mobicache"`);
 //! - `request_table.rs`: duplicate request suppression;
 //! - `config.rs`: parameters (ns-2 defaults).
 //!
@@ -16,12 +17,14 @@
 
 pub mod cache;
 pub mod config;
+pub mod mobicache;
 pub use crate::wire::dsr as packet;
 pub use crate::wire::source_route as header;
 pub mod request_table;
 
 pub use cache::PathCache;
 pub use config::DsrConfig;
+pub use mobicache::{CacheKind, MobiCache, RouteCache};
 pub use header::{SourceRoute, MAX_SR_LEN};
 pub use packet::{DsrMsg, Link, MsgKind};
 
@@ -49,6 +52,26 @@ struct Discovery {
     propagated: bool,
 }
 
+/// A flow this node is the source of (ns-2.35 flow state, `flow_state`):
+/// packets to `dst` on `route`, how many showed the route, when the last
+/// did, when the flow was last used.
+#[derive(Copy, Clone, Debug)]
+struct Flow {
+    route: SourceRoute,
+    shown: u32,
+    last_shown: Time,
+    last_used: Time,
+}
+
+/// ns-2.35 `flowstruct.h` `END_TO_END_COUNT`: a new flow shows its route
+/// while it has been shown at most this many times.
+const FLOW_SHOW_COUNT: u32 = 2;
+/// `dsragent.cc` `min_adv_interval`: an established flow shows its route
+/// again after this long.
+const FLOW_READVERTISE: Time = Time::from_secs(5);
+/// `dsragent.cc` `default_flow_timeout` (refreshed on every use).
+const FLOW_TIMEOUT: Time = Time::from_secs(60);
+
 /// Propagating requests sent for one target since its last route reply, and
 /// when the last went (ns-2's request table entry).
 #[derive(Copy, Clone, Debug, Default)]
@@ -60,7 +83,7 @@ struct Backoff {
 pub struct Dsr {
     cfg: DsrConfig,
     me: NodeId,
-    cache: PathCache,
+    cache: RouteCache,
     buffer: SendBuffer,
     buffer_timer: Option<Time>,
     requests: RequestTable,
@@ -74,6 +97,8 @@ pub struct Dsr {
     /// Route errors sent at the current instant: (link, notified node).
     errors_now: (Time, Vec<(Link, NodeId)>),
     delayed: super::delayed::Parked,
+    /// Flows this node is the source of (`flow_state`).
+    flows: Vec<Flow>,
     stats: RoutingStats,
     /// Wired-only hosts this node answers route requests for (gateway).
     proxied: Vec<NodeId>,
@@ -84,7 +109,7 @@ impl Dsr {
         assert!(me < u16::MAX as NodeId, "DSR source routes hold 16-bit node ids");
         Dsr {
             me,
-            cache: PathCache::new(cfg.cache_size, cfg.cache_timeout),
+            cache: RouteCache::new(&cfg),
             buffer: SendBuffer::new(cfg.send_buffer, cfg.send_buffer_timeout),
             buffer_timer: None,
             requests: RequestTable::default(),
@@ -95,6 +120,7 @@ impl Dsr {
             last_error: None,
             errors_now: (Time::ZERO, Vec::new()),
             delayed: Default::default(),
+            flows: Vec::new(),
             stats: RoutingStats::default(),
             proxied: Vec::new(),
             cfg,
@@ -105,7 +131,7 @@ impl Dsr {
         &self.cfg
     }
     /// The route cache (read-only, for tests and inspection).
-    pub fn cache(&self) -> &PathCache {
+    pub fn cache(&self) -> &RouteCache {
         &self.cache
     }
     pub fn buffered(&self) -> usize {
@@ -151,15 +177,38 @@ impl Dsr {
         pkt.sr = SourceRoute::from_path(path).expect("cached paths fit a source route");
         pkt.sr.salvaged = salvaged;
         pkt.sr.cur = 1;
+        if self.cfg.flow_state && pkt.src == self.me {
+            pkt.sr.flow = self.flow_hides(pkt.sr, ctx.now);
+        }
         pkt.size += pkt.sr.header_bytes();
         pkt.next_hop = path[1];
         ctx.transmit(pkt);
     }
 
+    /// ns-2.35 `sendOutPacketWithRoute` with flow state: whether this
+    /// packet of this node's flow on `route` goes without its source route.
+    fn flow_hides(&mut self, route: SourceRoute, now: Time) -> bool {
+        let live = |f: &Flow| f.last_used + FLOW_TIMEOUT >= now;
+        let Some(f) = self.flows.iter_mut().find(|f| f.route.hops == route.hops && f.route.len == route.len && live(f))
+        else {
+            self.flows.retain(live);
+            self.flows.push(Flow { route, shown: 1, last_shown: now, last_used: now });
+            self.stats.event("flows_established");
+            return false;
+        };
+        f.last_used = now;
+        if f.shown <= FLOW_SHOW_COUNT || f.last_shown + FLOW_READVERTISE < now {
+            f.shown += 1;
+            f.last_shown = now;
+            return false;
+        }
+        true
+    }
+
     /// Sends `pkt` (originated here) on a cached route, or buffers it and
     /// starts a discovery.
     fn send_or_buffer(&mut self, ctx: &mut RouteCtx, mut pkt: Packet) {
-        if let Some(path) = self.cache.find(pkt.dst, ctx.now) {
+        if let Some(path) = self.cache.find_for_use(pkt.dst, ctx.now) {
             return self.send_on(ctx, pkt, &path);
         }
         if !pkt.sr.is_empty() {
@@ -188,13 +237,13 @@ impl Dsr {
     fn flush(&mut self, ctx: &mut RouteCtx) {
         let mut out = Vec::new();
         let (cache, now) = (&self.cache, ctx.now);
-        self.buffer.take_if(|p| cache.find(p.dst, now).is_some(), &mut out);
+        self.buffer.take_if(|p| cache.has(p.dst, now), &mut out);
         for p in out {
-            let path = self.cache.find(p.dst, ctx.now).unwrap();
+            let path = self.cache.find_for_use(p.dst, ctx.now).unwrap();
             self.send_on(ctx, p, &path);
         }
         let done: Vec<NodeId> =
-            self.discoveries.keys().copied().filter(|&d| self.cache.find(d, ctx.now).is_some()).collect();
+            self.discoveries.keys().copied().filter(|&d| self.cache.has(d, ctx.now)).collect();
         for d in done {
             self.discoveries.remove(&d);
         }
@@ -285,7 +334,7 @@ impl Dsr {
             self.discoveries.remove(&target);
             return;
         }
-        if self.cache.find(target, ctx.now).is_some() {
+        if self.cache.has(target, ctx.now) {
             self.flush(ctx);
             return;
         }
@@ -317,7 +366,7 @@ impl Dsr {
                 back.pop();
             }
             back.reverse();
-            self.cache.add(&back, ctx.now);
+            self.cache.add_asked(&back, ctx.now);
             self.reply(ctx, initiator, route, &back, false);
             return;
         }
@@ -334,6 +383,11 @@ impl Dsr {
                     let mut back = record.path();
                     back.push(self.me);
                     back.reverse();
+                    if self.cache.is_mobi() {
+                        // ns-2 replyFromRouteCache caches the reversed
+                        // record (to the initiator) in its primary cache.
+                        self.cache.add_asked(&back, ctx.now);
+                    }
                     self.stats.event("replies_from_cache");
                     let route = SourceRoute::from_path(&route).unwrap();
                     self.reply(ctx, initiator, route, &back, true);
@@ -365,10 +419,10 @@ impl Dsr {
     /// part after it, and the reversed part before it.
     fn learn_through(&mut self, route: &SourceRoute, i: usize, now: Time) {
         let path = route.path();
-        let mut learnt = self.cache.add(&path[i..], now);
+        let mut learnt = self.cache.add_seen(&path[i..], now);
         let mut back: Vec<NodeId> = path[..=i].to_vec();
         back.reverse();
-        learnt |= self.cache.add(&back, now);
+        learnt |= self.cache.add_seen(&back, now);
         if learnt {
             self.stats.event("routes_learnt");
         }
@@ -385,8 +439,52 @@ impl Dsr {
         fwd.extend_from_slice(&path[t..]);
         let mut back = vec![self.me];
         back.extend(path[..=t].iter().rev());
-        if self.cache.add(&fwd, now) | self.cache.add(&back, now) {
+        if self.cache.add_seen(&fwd, now) | self.cache.add_seen(&back, now) {
             self.stats.event("routes_snooped");
+        }
+    }
+
+    /// ns-2.35's `noticeRouteUsed` (mobicache): from a source route this
+    /// node forwards, or overhears from its node at `t`, it learns only
+    /// the part ahead: from itself if it is on the route, else itself +
+    /// the transmitter + the rest (`routecache.cc` pre_noticeRouteUsed).
+    /// Nothing behind the transmitter, nothing reversed.
+    fn notice_route_used(&mut self, path: &[NodeId], t: usize, now: Time) {
+        let stub: Vec<NodeId> = match path.iter().position(|&n| n == self.me) {
+            Some(0) => return, // own packet (ns-2's tap ignores them)
+            Some(c) => path[c..].to_vec(),
+            None => std::iter::once(self.me).chain(path[t..].iter().copied()).take(MAX_SR_LEN).collect(),
+        };
+        if self.cache.add_seen(&stub, now) {
+            self.stats.event("routes_snooped");
+        }
+    }
+
+    /// ns-2.35 `DSRAgent::tap` with the mobicache: an overheard route
+    /// error removes its link; an overheard reply whose route holds this
+    /// node gives the part from it on; and every overheard source route
+    /// (data or control) gives this node + the transmitter + the rest.
+    fn tap_ns2(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
+        match pkt.body {
+            Body::Dsr(DsrMsg::Rerr { link, .. }) => {
+                self.stats.event("route_errors_snooped");
+                self.link_broken(link);
+            }
+            Body::Dsr(DsrMsg::Rrep { route, .. }) => {
+                if let Some(c) = route.position(self.me) {
+                    let path = route.path();
+                    if self.cache.add_seen(&path[c..], ctx.now) {
+                        self.stats.event("routes_snooped");
+                    }
+                }
+            }
+            Body::Dsr(DsrMsg::Rreq { .. }) => return,
+            _ => {}
+        }
+        let t = (pkt.sr.cur as usize).saturating_sub(1);
+        if t < pkt.sr.len() && pkt.sr.node(t) == pkt.prev_hop {
+            let path = pkt.sr.path();
+            self.notice_route_used(&path, t, ctx.now);
         }
     }
 
@@ -394,6 +492,8 @@ impl Dsr {
         if self.cache.remove_link(link.from, link.to) > 0 {
             self.stats.event("cache_links_removed");
         }
+        // ns-2 FlowTable::noticeDeadLink: own flows over the link expire.
+        self.flows.retain(|f| !f.route.hops[..f.route.len()].windows(2).any(|w| w == [link.from as u16, link.to as u16]));
     }
 
     // ---- route maintenance ------------------------------------------------
@@ -476,12 +576,23 @@ impl Routing for Dsr {
                     }
                     Body::Dsr(DsrMsg::Rrep { route, .. }) => {
                         self.stats.count_received(MsgKind::Rrep.name(), pkt.size);
-                        if let Some(j) = route.position(self.me) {
+                        if self.cache.is_mobi() {
+                            // ns-2 learns the route the reply travels on
+                            // (towards the initiator), not its content.
+                        } else if let Some(j) = route.position(self.me) {
                             self.learn_through(&route, j, ctx.now);
                         }
                     }
                     Body::Dsr(_) => {}
+                    _ if self.cache.is_mobi() || pkt.sr.flow => {}
                     _ => self.learn_through(&pkt.sr, i, ctx.now),
+                }
+                if self.cache.is_mobi() && self.cfg.snoop && !pkt.sr.flow {
+                    // ns-2 handleForwarding: noticeRouteUsed on every
+                    // forwarded source route (data, replies, errors), from
+                    // this node on (`dsragent_snoop_source_routes`).
+                    let path = pkt.sr.path();
+                    self.notice_route_used(&path, i, ctx.now);
                 }
                 pkt.sr.cur += 1;
                 pkt.next_hop = pkt.sr.node(i + 1);
@@ -522,7 +633,7 @@ impl Routing for Dsr {
                     if from_cache {
                         self.stats.event("cached_replies_received");
                     }
-                    if self.cache.add(&route.path(), ctx.now) {
+                    if self.cache.add_asked(&route.path(), ctx.now) {
                         self.stats.event("routes_learnt");
                     }
                     // A reply clears the target's request backoff (ns-2
@@ -544,7 +655,7 @@ impl Routing for Dsr {
     }
 
     fn on_delivered(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        if !self.cfg.learn_at_destination {
+        if !self.cfg.learn_at_destination || pkt.sr.flow {
             // ns-2.35: the destination learns nothing from data packets.
             return;
         }
@@ -557,8 +668,11 @@ impl Routing for Dsr {
     }
 
     fn on_overheard(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        if !self.cfg.snoop || pkt.sr.is_empty() {
+        if !self.cfg.snoop || pkt.sr.is_empty() || pkt.sr.flow {
             return;
+        }
+        if self.cache.is_mobi() {
+            return self.tap_ns2(ctx, pkt);
         }
         match pkt.body {
             Body::Dsr(DsrMsg::Rerr { link, .. }) => {

@@ -192,7 +192,7 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
     // unless cache replies are off (then it is propagated).
     for replies in [true, false] {
         let mut m = node(2, DsrConfig { cache_replies: replies, jitter: Time::ZERO, ..DsrConfig::default() });
-        m.proto.cache.add(&[2, 5, 3], Time::ZERO);
+        m.proto.cache.add_asked(&[2, 5, 3], Time::ZERO);
         let mut q = rreq;
         q.sr = SourceRoute::from_path(&[0, 1]).unwrap();
         q.ttl = 10;
@@ -223,7 +223,7 @@ fn target_replies_on_reversed_record_and_intermediate_from_cache() {
 fn link_failure_sends_route_error_and_salvages() {
     // Node 2 forwards 0-1-2-3-4; its link to 3 fails; it has 2-6-4 cached.
     let mut n = node(2, DsrConfig::default());
-    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
+    n.proto.cache.add_asked(&[2, 6, 4], Time::ZERO);
     let mut p = data(5, 0, 4);
     p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
     p.sr.cur = 3;
@@ -246,7 +246,7 @@ fn link_failure_sends_route_error_and_salvages() {
 
     // Without salvaging (or an alternative) the packet is dropped, CBK.
     let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
-    n.proto.cache.add(&[2, 6, 4], Time::ZERO);
+    n.proto.cache.add_asked(&[2, 6, 4], Time::ZERO);
     n.call(|d, ctx| d.on_link_failure(ctx, p));
     let out = n.take();
     assert_eq!(sent(&out).len(), 1);
@@ -297,4 +297,46 @@ fn elfn_notice_rides_on_the_route_error_to_the_tcp_source() {
     own.next_hop = 1;
     s.call(|d, ctx| d.on_link_failure(ctx, own));
     assert!(!s.take().iter().any(|a| matches!(a, NetAction::Notify(_))));
+}
+
+#[test]
+fn flow_state_shows_the_route_in_three_packets_then_every_5s_and_hides_it_from_learning() {
+    let cfg = DsrConfig { flow_state: true, jitter: Time::ZERO, ..DsrConfig::default() };
+    let mut n = node(0, cfg.clone());
+    n.proto.cache.add_asked(&[0, 1, 2, 3], Time::ZERO);
+    let mut shown = Vec::new();
+    let mut last = None;
+    for (uid, at_ms) in [(1, 0), (2, 10), (3, 20), (4, 30), (5, 40), (6, 5100)] {
+        n.run_until(Time::from_ms(at_ms));
+        n.call(|d, ctx| d.route(ctx, data(uid, 0, 3), Origin::Local));
+        let p = sent(&n.take())[0];
+        assert_eq!(p.sr.path(), vec![0, 1, 2, 3]);
+        // A shown route adds 4 + 4 × 3 bytes; a flow-only packet nothing.
+        assert_eq!(p.size, 532 + if p.sr.flow { 0 } else { 16 });
+        shown.push(!p.sr.flow);
+        last = Some(p);
+    }
+    assert_eq!(shown, [true, true, true, false, false, true]);
+    assert_eq!(n.proto.stats.event_count("flows_established"), 1);
+    // A broken link on the route ends the flow: the next packet shows
+    // its (new) route again.
+    n.call(|d, _| d.link_broken(Link { from: 1, to: 2 }));
+    n.proto.cache.add_asked(&[0, 1, 4, 3], Time::ZERO);
+    n.call(|d, ctx| d.route(ctx, data(7, 0, 3), Origin::Local));
+    let p = sent(&n.take())[0];
+    assert!(!p.sr.flow && p.sr.path() == vec![0, 1, 4, 3]);
+
+    // A relay forwards a flow-only packet without learning from it; from
+    // a shown route it learns.
+    for flow in [true, false] {
+        let mut r = node(1, cfg.clone());
+        let mut p = last.unwrap();
+        p.sr.flow = flow;
+        p.sr.cur = 1;
+        p.next_hop = 1;
+        r.call(|d, ctx| d.route(ctx, p, Origin::Forward));
+        let out = sent(&r.take());
+        assert_eq!(out[0].next_hop, 2);
+        assert_eq!(r.proto.cache().find(3, Time::ZERO).is_some(), !flow);
+    }
 }
