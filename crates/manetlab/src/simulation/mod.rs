@@ -238,7 +238,9 @@ impl Simulation {
             Event::Frame { stream, tx } => self.frame_event(stream, tx),
             Event::TxEnd { node } => {
                 let n = &mut self.nodes[node as usize];
-                n.radio.end_tx();
+                if n.radio.end_tx() {
+                    n.mac.on_signal_end(now, true, &mut self.mac_out);
+                }
                 n.mac.on_tx_end(now, &mut self.mac_out);
                 node
             }
