@@ -98,10 +98,48 @@ OnDataFailed(std::string ctx, Mac48Address)
     Count(ctx, "mac_ack_timeout");
 }
 
+// Transmissions per MPDU (packet uid), to see how many attempts a frame
+// had when it was dropped: WifiRemoteStationManager's retry counters
+// (m_ssrc[ac]) are per station and access category, reset only by a
+// success or a retry-limit drop, so a frame whose predecessor expired
+// between two retries inherits the predecessor's count.
+static std::map<uint64_t, uint32_t> g_attempts;
+
 static void
-OnQueueExpired(std::string ctx, Ptr<const WifiMpdu>)
+OnPhyTxPsdu(std::string, WifiConstPsduMap psdus, WifiTxVector, double)
+{
+    for (auto& [sta, psdu] : psdus)
+    {
+        for (auto& mpdu : *psdu)
+        {
+            if (mpdu->GetHeader().IsData())
+            {
+                g_attempts[mpdu->GetPacket()->GetUid()]++;
+            }
+        }
+    }
+}
+
+static void
+OnQueueExpired(std::string ctx, Ptr<const WifiMpdu> mpdu)
 {
     Count(ctx, "wifi_queue_expired");
+    if (mpdu->GetHeader().IsRetry())
+    {
+        // expired while the MAC was retrying it (in flight)
+        Count(ctx, "wifi_queue_expired_in_flight");
+    }
+}
+
+static void
+OnDroppedMpdu(std::string ctx, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    if (reason == WIFI_MAC_DROP_REACHED_RETRY_LIMIT)
+    {
+        auto it = g_attempts.find(mpdu->GetPacket()->GetUid());
+        uint32_t n = it == g_attempts.end() ? 0 : it->second;
+        Count(ctx, n < 7 ? "mac_retry_limit_after_fewer_than_7_tx" : "mac_retry_limit_after_7_tx");
+    }
 }
 
 static void
@@ -308,6 +346,8 @@ main(int argc, char* argv[])
                         MakeCallback(&OnFinalDataFailed));
         Config::Connect(dev + "RemoteStationManager/MacTxDataFailed", MakeCallback(&OnDataFailed));
         Config::Connect(dev + "Mac/Txop/Queue/Expired", MakeCallback(&OnQueueExpired));
+        Config::Connect(dev + "Phy/PhyTxPsduBegin", MakeCallback(&OnPhyTxPsdu));
+        Config::Connect(dev + "Mac/DroppedMpdu", MakeCallback(&OnDroppedMpdu));
         Config::Connect(dev + "Mac/Txop/Queue/Drop", MakeCallback(&OnQueueDrop));
         Config::Connect("/NodeList/*/$ns3::TrafficControlLayer/RootQueueDiscList/*/Drop",
                         MakeCallback(&OnQdiscDrop));

@@ -209,9 +209,16 @@ enum Cmd {
         /// effects differ most) are also switched two at a time.
         #[arg(long, default_value_t = 6)]
         pairs: usize,
-        /// Orders the choices are switched in for the Shapley values.
+        /// Orders the choices are switched in for the Shapley values (with
+        /// --groups: orders sampled inside a group too large to enumerate).
         #[arg(long, default_value_t = 8)]
         orders: usize,
+        /// Exact attributions for interacting rows: exact Shapley values of
+        /// row groups (TCP, radio, MAC, queue and ARP, routing) and exact
+        /// Owen values of the rows inside them; writes groups.md and
+        /// groups.csv instead of the per-row files (docs/profiles.md).
+        #[arg(long)]
+        groups: bool,
         /// Override a key (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -270,8 +277,8 @@ fn main() {
         Cmd::Merge { dirs, out, quiet } => sweep::merge(&dirs, &out, quiet),
         Cmd::Plan(args) => plan(args),
         Cmd::Movement { file, seed, set, out } => movement(file, seed, set, out),
-        Cmd::Explain { file, profile, vs, runs, seed, pairs, orders, set, out } => {
-            explain(file, &profile, &vs, runs, seed, (pairs, orders), set, out)
+        Cmd::Explain { file, profile, vs, runs, seed, pairs, orders, groups, set, out } => {
+            explain(file, &profile, &vs, runs, seed, (pairs, orders, groups), set, out)
         }
         Cmd::Study { name, list, runs, quick, seed, out, resume, strict, no_title } => {
             let style = manetlab::study::FigureStyle { title: !no_title };
@@ -296,7 +303,7 @@ fn explain(
     b: &str,
     runs: u32,
     seed: Option<u64>,
-    (pairs, orders): (usize, usize),
+    (pairs, orders, groups): (usize, usize, bool),
     set: Vec<String>,
     out: Option<PathBuf>,
 ) -> i32 {
@@ -318,6 +325,9 @@ fn explain(
             file.file_stem().map_or("scenario".into(), |s| s.to_string_lossy().into_owned())
         ))
     });
+    if groups {
+        return explain_grouped(&file, &set, (pa, pb), &seeds, orders, &dir);
+    }
     let ex = match manetlab::exec::explain::explain(&file, &set, pa, pb, &seeds, pairs, orders) {
         Ok(e) => e,
         Err(e) => {
@@ -350,6 +360,58 @@ fn explain(
         }
     }
     println!("wrote {}", dir.join("explain.md").display());
+    0
+}
+
+/// `explain --groups`: exact group attributions (exec/explain_groups.rs).
+fn explain_grouped(
+    file: &std::path::Path,
+    set: &[String],
+    (pa, pb): (manetlab::scenario::Profile, manetlab::scenario::Profile),
+    seeds: &[u64],
+    orders: usize,
+    dir: &std::path::Path,
+) -> i32 {
+    let ex = match manetlab::exec::explain_groups::explain_groups(file, set, pa, pb, seeds, orders) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if let Err(e) = ex.write(dir) {
+        eprintln!("error: writing {}: {e}", dir.display());
+        return 1;
+    }
+    let pm = |v: manetlab::exec::explain_groups::Value| match (v.mean, v.ci95) {
+        (Some(x), Some(c)) => format!("{x:+.1} ± {c:.1}"),
+        (Some(x), None) => format!("{x:+.1}"),
+        _ => "-".into(),
+    };
+    let pct = |x: Option<f64>| x.map_or("-".into(), |x| format!("{:.0}%", x * 100.0));
+    for (f, name) in ex.flow_names.iter().enumerate() {
+        println!(
+            "{name}: goodput {pa} {} kbit/s, {pb} {} kbit/s, difference {}; attributed to named groups: {} \
+             (seed noise: {}); {} configurations x {} seeds",
+            pm(ex.base(false, f, 0)),
+            pm(ex.base(true, f, 0)),
+            pm(ex.total(f, 0)),
+            pct(ex.attributed(f, 0)),
+            pct(ex.seed_noise(f, 0)),
+            ex.configurations(),
+            seeds.len()
+        );
+        for (k, g) in ex.groups.iter().enumerate() {
+            println!("  {:<20} {:>18} kbit/s (exact)", g.name, pm(ex.group_value(k, f, 0)));
+            if g.rows.len() > 1 {
+                for (i, row) in g.rows.iter().enumerate() {
+                    let how = if g.exact { "exact" } else { "sampled" };
+                    println!("    {:<18} {:>18} kbit/s ({how})", row, pm(ex.row_value(k, i, f, 0)));
+                }
+            }
+        }
+    }
+    println!("wrote {}", dir.join("groups.md").display());
     0
 }
 

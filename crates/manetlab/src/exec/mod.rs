@@ -13,6 +13,7 @@
 //!   seed), the unit a distributed executor ships to a worker.
 
 pub mod explain;
+pub mod explain_groups;
 pub mod store;
 pub mod summary;
 pub mod sweep;

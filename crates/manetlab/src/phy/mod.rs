@@ -83,6 +83,10 @@ pub struct RadioConfig {
     /// `CcaEdThreshold`, -62 dBm); `None` = busy while any signal is at or
     /// above the carrier-sense threshold.
     pub energy_detection_w: Option<f64>,
+    /// With `energy_detection_w`: ns-3.37's CCA in full (`sinr.rs`): signals
+    /// not received hold the medium down to the carrier-sense threshold,
+    /// except a reception abandoned for a transmission.
+    pub cca_sensitivity_hold: bool,
     /// Per-frame fading and the shadowing process (`fading.rs`).
     pub fading: FadingConfig,
 }
@@ -104,6 +108,7 @@ impl Default for RadioConfig {
             reception: Reception::Threshold,
             preamble_detection_snr: None,
             energy_detection_w: None,
+            cca_sensitivity_hold: false,
             fading: FadingConfig::default(),
         }
     }

@@ -129,6 +129,7 @@ impl Radio {
             let mut rx = SinrRx::new(*phy, noise, cfg.rx_threshold_w, cfg.cs_threshold_w, rng);
             rx.set_preamble_detection(cfg.preamble_detection_snr);
             rx.set_energy_detection(cfg.energy_detection_w);
+            rx.set_sensitivity_hold(cfg.cca_sensitivity_hold);
             r.sinr = Some(Box::new(rx));
         }
         r
@@ -260,11 +261,13 @@ impl Radio {
         }
     }
 
-    pub fn end_tx(&mut self) {
-        if let Some(s) = self.sinr.as_mut() {
-            s.end_tx();
-        }
+    /// The transmission ended. True when the medium became idle during it
+    /// without a signal ending (`radio.cca_sensitivity_hold`: ns-3.37
+    /// forgets a reception abandoned for the transmission, `sinr.rs`): the
+    /// MAC must be told.
+    pub fn end_tx(&mut self) -> bool {
         self.transmitting = false;
+        self.sinr.as_mut().is_some_and(|s| s.end_tx())
     }
 }
 

@@ -26,13 +26,31 @@
 //! Carrier sense stays a threshold: the medium is busy while any signal at
 //! or above the carrier-sense threshold is on the air. With an
 //! energy-detection threshold (`radio.energy_detection_threshold`, ns-3's
-//! `WifiPhy::CcaEdThreshold`, -62 dBm in ns-3.37) it is ns-3's clear
-//! channel assessment instead: busy while the receiver is locked onto a
-//! frame (ns-3's RX state: a frame whose preamble it detected), or while
+//! `WifiPhy::CcaEdThreshold`, -62 dBm in ns-3.37) it is a clear channel
+//! assessment after ns-3's instead: busy while the receiver is locked onto
+//! a frame (ns-3's RX state: a frame whose preamble it detected), or while
 //! the total power on the air reaches the energy-detection threshold; a
 //! signal the receiver is not receiving (too weak against the
 //! interference, arrived while it was busy or transmitting) does not hold
 //! the medium below that.
+//!
+//! `radio.cca_sensitivity_hold = true` refines this to what ns-3.37's code
+//! does (`src/wifi/model/phy-entity.cc`, `wifi-phy.cc`): every frame ns-3
+//! drops because it was receiving, transmitting or could not detect the
+//! preamble calls `SwitchMaybeToCcaBusy(ppdu)`, which holds the medium
+//! until the total energy falls below `CcaSensitivity` (-82 dBm, here the
+//! carrier-sense threshold), so such signals do hold the medium. The
+//! exception is a reception the radio abandons because it starts to
+//! transmit (`RECEPTION_ABORTED_BY_TX`, e.g. an ACK sent SIFS after a frame
+//! while the next one has begun): ns-3 clears its preamble events in
+//! `WifiPhy::Send` and at the end of the transmission calls
+//! `WifiPhy::Reset`, i.e. `SwitchMaybeToCcaBusy(nullptr)`, which tests the
+//! energy against `CcaEdThreshold` only; the abandoned frame then holds the
+//! medium only at or above -62 dBm, the radio may lock onto the next frame
+//! at once, and no EIFS follows (`ChannelAccessManager::NotifyTxStartNow`
+//! marks the last reception good). Checked against ns-3.37's own logs
+//! (`NS_LOG=PhyEntity`) on the TCP chain; its measured effect is in
+//! docs/profiles.md.
 
 use super::error_rate::{self, DSSS_BANDWIDTH_HZ, OFDM_BANDWIDTH_HZ};
 use super::radio::{RadioStats, RxOutcome, StartOutcome};
@@ -58,6 +76,9 @@ pub fn noise_floor_w(standard: PhyStandard, noise_figure_db: f64) -> f64 {
 struct Signal {
     tx: TxId,
     power: f64,
+    /// Holds ns-3's CCA at the carrier-sense threshold (false: a reception
+    /// abandoned for a transmission; energy detection only).
+    holds: bool,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -90,6 +111,10 @@ pub struct SinrRx {
     detect_snr: Option<f64>,
     /// ns-3 CCA: busy while locked or while the total power reaches this.
     ed_threshold: Option<f64>,
+    /// ns-3.37's CCA in full (`radio.cca_sensitivity_hold`, module doc).
+    hold_sensitivity: bool,
+    /// A reception was abandoned for the current transmission.
+    abandoned: bool,
     rng: RngStream,
 }
 
@@ -106,6 +131,8 @@ impl SinrRx {
             transmitting: false,
             detect_snr: None,
             ed_threshold: None,
+            hold_sensitivity: false,
+            abandoned: false,
             rng,
         }
     }
@@ -122,9 +149,20 @@ impl SinrRx {
         self.ed_threshold = ed;
     }
 
+    /// With energy detection: signals not received hold the medium down to
+    /// the carrier-sense threshold, except a reception abandoned for a
+    /// transmission (ns-3.37, module doc).
+    pub fn set_sensitivity_hold(&mut self, on: bool) {
+        self.hold_sensitivity = on;
+    }
+
     /// Medium busy under ns-3's CCA rule.
     fn ed_busy(&self, ed: f64) -> bool {
-        self.lock.is_some() || self.active.iter().map(|s| s.power).sum::<f64>() >= ed
+        if self.lock.is_some() {
+            return true;
+        }
+        let total: f64 = self.active.iter().map(|s| s.power).sum();
+        total >= ed || (self.hold_sensitivity && total >= self.cs_threshold && self.active.iter().any(|s| s.holds))
     }
 
     pub fn noise_w(&self) -> f64 {
@@ -183,7 +221,7 @@ impl SinrRx {
     pub fn signal_start(&mut self, now: Time, tx: TxId, power: f64, _end: Time, rate: u64) -> StartOutcome {
         self.advance(now);
         let was_busy = self.ed_threshold.map(|ed| self.ed_busy(ed));
-        self.active.push(Signal { tx, power });
+        self.active.push(Signal { tx, power, holds: true });
         let mut became_busy = false;
         if power >= self.cs_threshold {
             became_busy = self.sensed == 0;
@@ -254,13 +292,26 @@ impl SinrRx {
 
     pub fn start_tx(&mut self) {
         self.transmitting = true;
-        if let Some(l) = self.lock.as_mut() {
+        if self.ed_threshold.is_some() && self.hold_sensitivity {
+            // ns-3.37: the reception is aborted and forgotten (module doc).
+            if let Some(l) = self.lock.take() {
+                if let Some(s) = self.active.iter_mut().find(|s| s.tx == l.tx) {
+                    s.holds = false;
+                }
+                self.abandoned = true;
+            }
+        } else if let Some(l) = self.lock.as_mut() {
             l.ok = false;
         }
     }
 
-    pub fn end_tx(&mut self) {
+    /// The transmission ended. True when a reception was abandoned for it
+    /// (`cca_sensitivity_hold`) and the medium is now idle: the MAC must be told,
+    /// as no signal end will (the abandoned frame may still be on the air).
+    pub fn end_tx(&mut self) -> bool {
         self.transmitting = false;
+        let abandoned = std::mem::take(&mut self.abandoned);
+        abandoned && !self.sensing()
     }
 }
 

@@ -151,6 +151,8 @@ pub(crate) struct RadioSection {
     pub preamble_detection_threshold: Option<Spanned<Ratio>>,
     /// SINR reception: ns-3's CCA energy-detection threshold (-62 dBm).
     pub energy_detection_threshold: Option<Spanned<Power>>,
+    /// With `energy_detection_threshold`: ns-3.37's CCA in full (phy/sinr.rs).
+    pub cca_sensitivity_hold: Option<Spanned<bool>>,
     /// "none" (default), "nakagami" or "rayleigh" (Nakagami m = 1).
     pub fading: Option<Spanned<String>>,
     pub nakagami_m: Option<Spanned<f64>>,

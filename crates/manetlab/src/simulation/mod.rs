@@ -254,7 +254,9 @@ impl Simulation {
             Event::TxEnd { node } => {
                 count!(self, TxEnd);
                 let n = &mut self.nodes[node as usize];
-                n.radio.end_tx();
+                if n.radio.end_tx() {
+                    n.mac.on_signal_end(now, true, &mut self.mac_out);
+                }
                 n.mac.on_tx_end(now, &mut self.mac_out);
                 node
             }

@@ -226,6 +226,7 @@ pub(super) fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Resul
             }
             radio.preamble_detection_snr = r.preamble_detection_threshold.as_ref().map(|v| v.get_ref().0);
             radio.energy_detection_w = r.energy_detection_threshold.as_ref().map(|v| v.get_ref().0);
+            radio.cca_sensitivity_hold = r.cca_sensitivity_hold.as_ref().is_some_and(|v| *v.get_ref());
         }
         Reception::Threshold => refuse_unused_keys(
             "radio",
@@ -236,6 +237,7 @@ pub(super) fn radio(f: &ScenarioFile, doc: &Table, cfg: &mut SimConfig) -> Resul
                 ("noise_figure", r.noise_figure.as_ref().map(|v| v.span().start)),
                 ("preamble_detection_threshold", r.preamble_detection_threshold.as_ref().map(|v| v.span().start)),
                 ("energy_detection_threshold", r.energy_detection_threshold.as_ref().map(|v| v.span().start)),
+                ("cca_sensitivity_hold", r.cca_sensitivity_hold.as_ref().map(|v| v.span().start)),
             ],
         )?,
     }
