@@ -330,7 +330,10 @@ impl<'a> Crossings<'a> {
         }
         self.pending.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
         let k = self.pending.partition_point(|r| r.0 < self.horizon);
-        debug_assert!(fin.back().map_or(true, |b| self.pending.first().map_or(true, |p| p.0 >= b.0)));
+        debug_assert!(match (fin.back(), self.pending.first()) {
+            (Some(b), Some(p)) => p.0 >= b.0,
+            _ => true,
+        });
         fin.extend(self.pending.drain(..k));
         true
     }
