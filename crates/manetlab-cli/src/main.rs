@@ -801,19 +801,29 @@ fn movement(file: PathBuf, seed: Option<u64>, set: Vec<String>, out: Option<Path
         Err(code) => return code,
     };
     let cfg = s.config(seed.unwrap_or(s.seed()));
-    let text = manetlab::mobility::ns2::write(&cfg.mobility.trajectories(&cfg.nodes));
+    // Streamed leg by leg: memory does not grow with the run's duration.
+    let trajs = cfg.mobility.trajectories(&cfg.nodes);
+    let write = |w: &mut dyn std::io::Write| {
+        let mut w = std::io::BufWriter::new(w);
+        manetlab::mobility::ns2::write_to(&trajs, &mut w)?;
+        std::io::Write::flush(&mut w)
+    };
     match out {
-        Some(p) => match std::fs::write(&p, text) {
+        Some(p) => match std::fs::File::create(&p).and_then(|mut f| write(&mut f)) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("error: writing {}: {e}", p.display());
                 1
             }
         },
-        None => {
-            print!("{text}");
-            0
-        }
+        None => match write(&mut std::io::stdout().lock()) {
+            Ok(()) => 0,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(e) => {
+                eprintln!("error: writing the movement file: {e}");
+                1
+            }
+        },
     }
 }
 

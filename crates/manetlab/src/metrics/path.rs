@@ -54,9 +54,19 @@ pub(super) fn window_roots(a: &Trajectory, b: &Trajectory, t0: f64, t1: f64, r2:
     if t1 <= t0 {
         return;
     }
-    let mid = Time::from_secs_f64((t0 + t1) / 2.0);
-    let (a0, b0) = (a.position(Time::from_secs_f64(t0)), b.position(Time::from_secs_f64(t0)));
-    let (am, bm) = (a.position(mid), b.position(mid));
+    let (s, mid) = (Time::from_secs_f64(t0), Time::from_secs_f64((t0 + t1) / 2.0));
+    let ends = [a.position(s), b.position(s), a.position(mid), b.position(mid)];
+    window_roots_at(ends, t0, t1, r2, out);
+}
+
+/// [`window_roots`] from the positions `[a(t0), b(t0), a(mid), b(mid)]`,
+/// with t0 and mid as `Time`s (`Time::from_secs_f64` of t0 and of
+/// (t0 + t1) / 2).
+pub(super) fn window_roots_at(p: [crate::sim::Position; 4], t0: f64, t1: f64, r2: f64, out: &mut Vec<f64>) {
+    if t1 <= t0 {
+        return;
+    }
+    let [a0, b0, am, bm] = p;
     // Relative velocity from the mid-interval positions (exact for linear
     // motion).
     let h = (t1 - t0) / 2.0;
@@ -108,7 +118,8 @@ pub fn path_profile(trajs: &[Trajectory], a: usize, b: usize, range: f64, until:
 }
 
 /// Path profiles of several pairs: incrementally (`path_incr.rs`, cost
-/// linear in link changes) when all nodes share one height, else by
+/// linear in link changes, legs streamed from each trajectory so memory
+/// does not grow with `until`) when all nodes share one height, else by
 /// [`path_profiles_reference`]. Both give the same spans.
 pub fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], range: f64, until: Time) -> Vec<Vec<Span>> {
     if pairs.is_empty() {
@@ -117,7 +128,11 @@ pub fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], range: f64,
     if super::path_incr::applies(trajs) {
         super::path_incr::path_profiles(trajs, pairs, range, until)
     } else {
-        path_profiles_reference(trajs, pairs, range, until)
+        // The reference asks for positions in any order: generated paths
+        // are held for it (memory grows with the run; only when nodes are
+        // at different heights).
+        let held: Vec<Trajectory> = trajs.iter().map(|t| t.materialized()).collect();
+        path_profiles_reference(&held, pairs, range, until)
     }
 }
 
@@ -248,6 +263,23 @@ mod tests {
             }
         }
         assert!(p.len() > 3, "the pattern should change the path: {p:?}");
+    }
+
+    /// The incremental profiles stream legs epoch by epoch (issue 15, D4):
+    /// with pauses (windows spanning epochs in which a pair is no
+    /// candidate), over generated and held legs alike, they equal the
+    /// reference's spans.
+    #[test]
+    fn streamed_profiles_equal_the_reference_with_pauses_and_held_legs() {
+        let until = Time::from_secs(400);
+        let lazy = waypoint::pattern(1200.0, 600.0, Time::from_secs(30), 30, 7, 12.0, until);
+        assert!(lazy.iter().all(|t| t.is_generated()));
+        let held: Vec<Trajectory> = lazy.iter().map(|t| t.materialized()).collect();
+        let pairs: Vec<(usize, usize)> = (0..8).map(|k| (k % 3, (k * 5 + 4) % 30)).collect();
+        let slow = path_profiles_reference(&held, &pairs, 250.0, until);
+        assert_eq!(path_profiles(&lazy, &pairs, 250.0, until), slow);
+        assert_eq!(path_profiles(&held, &pairs, 250.0, until), slow);
+        assert!(slow.iter().map(|p| p.len()).sum::<usize>() > 20, "{slow:?}");
     }
 
     /// The incremental profiles (grid candidates, link changes only,

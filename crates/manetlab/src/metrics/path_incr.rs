@@ -26,8 +26,8 @@
 //! plane, the link test is 3-D); `path::path_profiles` falls back to the
 //! reference otherwise. Tests in `path.rs` compare both on random patterns.
 
-use super::path::{leg_breaks, window_roots, Span};
-use crate::mobility::Trajectory;
+use super::path::{window_roots_at, Span};
+use crate::mobility::{Leg, Trajectory};
 use crate::sim::{Position, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -44,16 +44,17 @@ pub(super) fn applies(trajs: &[Trajectory]) -> bool {
 
 pub(super) fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], range: f64, until: Time) -> Vec<Vec<Span>> {
     let end = until.as_secs_f64();
-    let mut roots = crossings(trajs, range, end);
-    roots.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // The cut times exactly as the reference makes them.
-    let mut cuts = vec![0.0];
-    let mut ts: Vec<f64> = roots.iter().map(|r| r.0).collect();
-    ts.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    cuts.extend(ts);
-    cuts.push(end);
-
     let n = trajs.len();
+    // The range crossings, epoch by epoch; `fin` holds those final (below
+    // the generator's horizon) from the first still needed on, sorted as
+    // the reference sorts them. `base` is the index of `fin[0]` in the
+    // run's whole sorted sequence of crossings.
+    let mut gen = Crossings::new(trajs, range, end);
+    let mut fin: VecDeque<(f64, u32, u32)> = VecDeque::new();
+    let mut base = 0usize;
+    // Positions at the windows' midpoints, which only increase.
+    let mut here: Vec<LegWindow> = trajs.iter().map(LegWindow::new).collect();
+
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut sources: Vec<Sssp> = Vec::new();
     let mut src_of: Vec<usize> = Vec::with_capacity(pairs.len());
@@ -70,65 +71,153 @@ pub(super) fn path_profiles(trajs: &[Trajectory], pairs: &[(usize, usize)], rang
     let mut scratch =
         Scratch { in_a: vec![false; n], list: Vec::new(), queue: VecDeque::new(), heap: BinaryHeap::new() };
     let mut out: Vec<Vec<Span>> = vec![Vec::new(); pairs.len()];
-    let (mut lo, mut hi) = (0usize, 0usize);
+    // Indices (in the whole sequence) as the reference keeps them: `lo`,
+    // `hi` bound the crossings re-tested at a window, `next` is the next
+    // crossing that may become a cut (cut times are the crossings' times,
+    // deduplicated within 1 ns as the reference does).
+    let (mut lo, mut hi, mut next) = (0usize, 0usize, 0usize);
+    let mut retained: Option<f64> = None;
     let mut prev_mid: Option<f64> = None;
-    for w in cuts.windows(2) {
-        if w[1] <= w[0] {
-            continue;
-        }
-        let mid = Time::from_secs_f64((w[0] + w[1]) / 2.0);
-        let mid_s = mid.as_secs_f64();
-        match prev_mid {
-            None => {
-                let pos: Vec<Position> = trajs.iter().map(|t| t.position(mid)).collect();
-                for (i, j) in pairs_within(&pos, range) {
-                    adj[i].push(j as u32);
-                    adj[j].push(i as u32);
+    let mut w0 = 0.0;
+    loop {
+        // The window's end: the next cut, or the end of the run.
+        let (w1, last) = loop {
+            if next < base + fin.len() {
+                let t = fin[next - base].0;
+                next += 1;
+                if retained.is_some_and(|r| (t - r).abs() < 1e-9) {
+                    continue;
                 }
-                for s in &mut sources {
-                    s.bfs(&adj, &mut scratch.queue);
-                }
+                retained = Some(t);
+                break (t, false);
             }
-            Some(pm) => {
-                while lo < roots.len() && roots[lo].0 <= pm - SLACK_S {
-                    lo += 1;
-                }
-                while hi < roots.len() && roots[hi].0 <= mid_s + SLACK_S {
-                    hi += 1;
-                }
-                for &(_, i, j) in &roots[lo.min(hi)..hi] {
-                    let (i, j) = (i as usize, j as usize);
-                    let linked = trajs[i].position(mid).distance(&trajs[j].position(mid)) <= range;
-                    let had = adj[i].contains(&(j as u32));
-                    if linked == had {
-                        continue;
-                    }
-                    if linked {
+            if !gen.advance(&mut fin) {
+                break (end, true);
+            }
+        };
+        if w1 > w0 {
+            let mid = Time::from_secs_f64((w0 + w1) / 2.0);
+            let mid_s = mid.as_secs_f64();
+            // Every crossing up to the midpoint (and its slack) is final.
+            while mid_s + SLACK_S >= gen.horizon() && gen.advance(&mut fin) {}
+            match prev_mid {
+                None => {
+                    let pos: Vec<Position> = here.iter_mut().map(|w| w.position_forward(mid)).collect();
+                    for (i, j) in pairs_within(&pos, range) {
                         adj[i].push(j as u32);
                         adj[j].push(i as u32);
-                        for s in &mut sources {
-                            s.link_up(&adj, i, j, &mut scratch);
+                    }
+                    for s in &mut sources {
+                        s.bfs(&adj, &mut scratch.queue);
+                    }
+                }
+                Some(pm) => {
+                    while lo < base + fin.len() && fin[lo - base].0 <= pm - SLACK_S {
+                        lo += 1;
+                    }
+                    while hi < base + fin.len() && fin[hi - base].0 <= mid_s + SLACK_S {
+                        hi += 1;
+                    }
+                    for k in lo.min(hi)..hi {
+                        let (_, i, j) = fin[k - base];
+                        let (i, j) = (i as usize, j as usize);
+                        let (pi, pj) = (here[i].position_forward(mid), here[j].position_forward(mid));
+                        let linked = pi.distance(&pj) <= range;
+                        let had = adj[i].contains(&(j as u32));
+                        if linked == had {
+                            continue;
                         }
-                    } else {
-                        unlink(&mut adj, i, j);
-                        for s in &mut sources {
-                            s.link_down(&adj, i, j, &mut scratch);
+                        if linked {
+                            adj[i].push(j as u32);
+                            adj[j].push(i as u32);
+                            for s in &mut sources {
+                                s.link_up(&adj, i, j, &mut scratch);
+                            }
+                        } else {
+                            unlink(&mut adj, i, j);
+                            for s in &mut sources {
+                                s.link_down(&adj, i, j, &mut scratch);
+                            }
                         }
                     }
                 }
             }
+            prev_mid = Some(mid_s);
+            for ((spans, &(_, b)), &k) in out.iter_mut().zip(pairs).zip(&src_of) {
+                let d = sources[k].dist[b];
+                let hops = (d != INF).then_some(d);
+                match spans.last_mut() {
+                    Some(last) if last.hops == hops => last.end_s = w1,
+                    _ => spans.push(Span { start_s: w0, end_s: w1, hops }),
+                }
+            }
+            // Crossings no index will visit again.
+            while base < lo.min(hi).min(next) {
+                fin.pop_front();
+                base += 1;
+            }
         }
-        prev_mid = Some(mid_s);
-        for ((spans, &(_, b)), &k) in out.iter_mut().zip(pairs).zip(&src_of) {
-            let d = sources[k].dist[b];
-            let hops = (d != INF).then_some(d);
-            match spans.last_mut() {
-                Some(last) if last.hops == hops => last.end_s = w[1],
-                _ => spans.push(Span { start_s: w[0], end_s: w[1], hops }),
+        if last {
+            break;
+        }
+        w0 = w1;
+    }
+    out
+}
+
+/// A node's legs around the times asked for, pulled from its trajectory
+/// (generator or held legs) and dropped behind: the path profile's memory
+/// does not grow with the length of the run (issue 15, D4).
+struct LegWindow<'a> {
+    gen: Box<dyn Iterator<Item = Leg> + Send + 'a>,
+    legs: VecDeque<Leg>,
+    done: bool,
+}
+
+impl<'a> LegWindow<'a> {
+    fn new(t: &'a Trajectory) -> Self {
+        let mut gen = t.leg_iter();
+        let first = gen.next().expect("a trajectory has a leg");
+        LegWindow { gen, legs: VecDeque::from([first]), done: false }
+    }
+
+    /// Pulls legs until one starts after `t` (every leg starting at or
+    /// before `t` is then held).
+    fn ensure(&mut self, t: Time) {
+        while !self.done && self.legs.back().is_some_and(|l| l.start <= t) {
+            match self.gen.next() {
+                Some(l) => self.legs.push_back(l),
+                None => self.done = true,
             }
         }
     }
-    out
+
+    /// The position at `t` (legs up to `t` held, none needed dropped):
+    /// `Trajectory::position`'s rule, the last leg starting at or before
+    /// `t`.
+    fn at(&self, t: Time) -> Position {
+        let i = self.legs.partition_point(|l| l.start <= t);
+        self.legs[i.saturating_sub(1)].at(t)
+    }
+
+    fn position(&mut self, t: Time) -> Position {
+        self.ensure(t);
+        self.at(t)
+    }
+
+    /// Drops the legs before the last one starting at or before `t`.
+    fn trim(&mut self, t: Time) {
+        while self.legs.len() >= 2 && self.legs[1].start <= t {
+            self.legs.pop_front();
+        }
+    }
+
+    /// The position at `t`, for queries at non-decreasing times.
+    fn position_forward(&mut self, t: Time) -> Position {
+        self.ensure(t);
+        self.trim(t);
+        self.at(t)
+    }
 }
 
 fn unlink(adj: &mut [Vec<u32>], i: usize, j: usize) {
@@ -162,109 +251,203 @@ fn pairs_within(pos: &[Position], range: f64) -> Vec<(usize, usize)> {
 }
 
 /// Every range crossing in (0, end) as (time, i, j), i < j, found only for
-/// the pairs that come within range in some epoch.
-fn crossings(trajs: &[Trajectory], range: f64, end: f64) -> Vec<(f64, u32, u32)> {
-    let n = trajs.len();
-    let vmax = trajs.iter().map(|t| t.max_speed()).fold(0.0, f64::max);
-    let mut out = Vec::new();
-    if vmax <= 0.0 || n < 2 || end <= 0.0 {
-        return out;
+/// the pairs that come within range in some epoch, generated epoch by
+/// epoch. The crossings are exactly those of the whole-run computation:
+/// a pair's windows (between the leg starts of both nodes) are solved once,
+/// at the first epoch in which the pair is a candidate and the window
+/// overlaps it, and sorted by (time, i, j).
+struct Crossings<'a> {
+    legs: Vec<LegWindow<'a>>,
+    range: f64,
+    end: f64,
+    epoch: f64,
+    epochs: usize,
+    e: usize,
+    /// Per pair with a solved window reaching beyond the current epoch:
+    /// the end of the last one solved.
+    solved_to: HashMap<(u32, u32), f64>,
+    /// Crossings at or after the horizon (not yet final).
+    pending: Vec<(f64, u32, u32)>,
+    horizon: f64,
+    boxes: Vec<[f64; 4]>,
+    grid: HashMap<(i64, i64), Vec<u32>>,
+    cand: Vec<(u32, u32)>,
+    bounds: Vec<f64>,
+    roots: Vec<f64>,
+}
+
+impl<'a> Crossings<'a> {
+    fn new(trajs: &'a [Trajectory], range: f64, end: f64) -> Self {
+        let n = trajs.len();
+        let vmax = trajs.iter().map(|t| t.max_speed()).fold(0.0, f64::max);
+        let (epoch, epochs) = if vmax <= 0.0 || n < 2 || end <= 0.0 {
+            (1.0, 0)
+        } else {
+            let epoch = (range / vmax).max(1e-3).min(end);
+            (epoch, (end / epoch).ceil() as usize)
+        };
+        Crossings {
+            legs: if epochs > 0 { trajs.iter().map(LegWindow::new).collect() } else { Vec::new() },
+            range,
+            end,
+            epoch,
+            epochs,
+            e: 0,
+            solved_to: HashMap::new(),
+            pending: Vec::new(),
+            horizon: if epochs > 0 { f64::NEG_INFINITY } else { f64::INFINITY },
+            boxes: vec![[0.0; 4]; n],
+            grid: HashMap::new(),
+            cand: Vec::new(),
+            bounds: Vec::new(),
+            roots: Vec::new(),
+        }
     }
-    let epoch = (range / vmax).max(1e-3).min(end);
-    let epochs = (end / epoch).ceil() as usize;
-    let reach = range + 1.0;
-    // (i, j, epoch) for every candidate pair.
-    let mut cand: Vec<(u32, u32, u32)> = Vec::new();
-    let mut boxes: Vec<[f64; 4]> = vec![[0.0; 4]; n];
-    let mut grid: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
-    for e in 0..epochs {
-        let (t0, t1) = (Time::from_secs_f64(e as f64 * epoch), Time::from_secs_f64(((e + 1) as f64 * epoch).min(end)));
+
+    /// Every crossing before this time is in the output sequence.
+    fn horizon(&self) -> f64 {
+        self.horizon
+    }
+
+    fn done(&self) -> bool {
+        self.horizon == f64::INFINITY
+    }
+
+    /// Solves the next epoch and appends the crossings that became final
+    /// to `fin`; false when there was nothing left to do.
+    fn advance(&mut self, fin: &mut VecDeque<(f64, u32, u32)>) -> bool {
+        if self.done() {
+            return false;
+        }
+        if self.e == self.epochs {
+            self.horizon = f64::INFINITY;
+        } else {
+            self.solve_epoch();
+            self.e += 1;
+            // A crossing found later lies in a later candidate epoch: one
+            // epoch of margin before the one just solved.
+            self.horizon = (self.e - 1) as f64 * self.epoch;
+        }
+        self.pending.sort_by(|a, b| a.0.total_cmp(&b.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+        let k = self.pending.partition_point(|r| r.0 < self.horizon);
+        debug_assert!(match (fin.back(), self.pending.first()) {
+            (Some(b), Some(p)) => p.0 >= b.0,
+            _ => true,
+        });
+        fin.extend(self.pending.drain(..k));
+        true
+    }
+
+    fn solve_epoch(&mut self) {
+        let (e, epoch, end) = (self.e, self.epoch, self.end);
+        let reach = self.range + 1.0;
+        let (e0, e1) = (e as f64 * epoch, (e + 1) as f64 * epoch);
+        let (t0, t1) = (Time::from_secs_f64(e0), Time::from_secs_f64(e1.min(end)));
         let mut ext: f64 = 0.0;
-        for (b, tr) in boxes.iter_mut().zip(trajs) {
-            let p = tr.position(t0);
+        for (b, w) in self.boxes.iter_mut().zip(&mut self.legs) {
+            // Keep the last leg starting before the epoch (a window of
+            // the pairs below may start there) and everything after.
+            let keep = w.legs.iter().rposition(|l| l.start.as_secs_f64() < e0).unwrap_or(0);
+            w.legs.drain(..keep);
+            // Legs up to the first one starting after the epoch (and all
+            // legs sharing that start).
+            w.ensure(Time::from_secs_f64(e1) + Time::from_ns(2));
+            if let Some(after) = w.legs.iter().find(|l| l.start.as_secs_f64() > e1).map(|l| l.start) {
+                w.ensure(after);
+            }
+            let p = w.at(t0);
             *b = [p.x, p.y, p.x, p.y];
-            let legs = tr.legs();
-            let first = legs.partition_point(|l| l.start <= t0);
             let mut grow = |p: Position| {
                 b[0] = b[0].min(p.x);
                 b[1] = b[1].min(p.y);
                 b[2] = b[2].max(p.x);
                 b[3] = b[3].max(p.y);
             };
-            for l in legs[first..].iter().take_while(|l| l.start < t1) {
-                grow(tr.position(l.start));
+            let first = w.legs.partition_point(|l| l.start <= t0);
+            for l in w.legs.range(first..).take_while(|l| l.start < t1) {
+                grow(w.at(l.start));
                 grow(l.from);
             }
-            grow(tr.position(t1));
+            grow(w.at(t1));
             ext = ext.max(b[2] - b[0]).max(b[3] - b[1]);
         }
         let size = reach + ext;
         let cell =
             |b: &[f64; 4]| (((b[0] + b[2]) / 2.0 / size).floor() as i64, ((b[1] + b[3]) / 2.0 / size).floor() as i64);
-        grid.values_mut().for_each(Vec::clear);
-        for (i, b) in boxes.iter().enumerate() {
-            grid.entry(cell(b)).or_default().push(i as u32);
+        self.grid.values_mut().for_each(Vec::clear);
+        for (i, b) in self.boxes.iter().enumerate() {
+            self.grid.entry(cell(b)).or_default().push(i as u32);
         }
-        for (i, bi) in boxes.iter().enumerate() {
+        self.cand.clear();
+        for (i, bi) in self.boxes.iter().enumerate() {
             let (cx, cy) = cell(bi);
             for dx in -1..=1 {
                 for dy in -1..=1 {
-                    for &j in grid.get(&(cx + dx, cy + dy)).map(|v| v.as_slice()).unwrap_or(&[]) {
+                    for &j in self.grid.get(&(cx + dx, cy + dy)).map(|v| v.as_slice()).unwrap_or(&[]) {
                         if (j as usize) <= i {
                             continue;
                         }
-                        let bj = &boxes[j as usize];
+                        let bj = &self.boxes[j as usize];
                         let gx = (bi[0] - bj[2]).max(bj[0] - bi[2]).max(0.0);
                         let gy = (bi[1] - bj[3]).max(bj[1] - bi[3]).max(0.0);
                         if gx * gx + gy * gy <= reach * reach {
-                            cand.push((i as u32, j, e as u32));
+                            self.cand.push((i as u32, j));
                         }
                     }
                 }
             }
         }
-    }
-    cand.sort_unstable();
-    let r2 = range * range;
-    let mut k = 0;
-    let mut bounds: Vec<f64> = Vec::new();
-    let mut roots: Vec<f64> = Vec::new();
-    while k < cand.len() {
-        let (i, j) = (cand[k].0, cand[k].1);
-        let mut m = k;
-        while m < cand.len() && (cand[m].0, cand[m].1) == (i, j) {
-            m += 1;
+        let r2 = self.range * self.range;
+        for k in 0..self.cand.len() {
+            let (i, j) = self.cand[k];
+            let from = self.solved_to.get(&(i, j)).copied().unwrap_or(f64::NEG_INFINITY);
+            // The pair's window bounds around the epoch: each node's leg
+            // starts from its last before the epoch to its first after.
+            self.bounds.clear();
+            for w in [&self.legs[i as usize], &self.legs[j as usize]] {
+                let mut past = false;
+                for l in &w.legs {
+                    let s = l.start.as_secs_f64();
+                    if s >= end || past {
+                        break;
+                    }
+                    past = s > e1;
+                    self.bounds.push(s);
+                }
+            }
+            self.bounds.push(end);
+            self.bounds.sort_by(f64::total_cmp);
+            self.bounds.dedup();
+            let mut solved = None;
+            for x in 0..self.bounds.len().saturating_sub(1) {
+                let (a, b) = (self.bounds[x], self.bounds[x + 1]);
+                // Windows overlapping the epoch not solved before (the same
+                // tests as the whole-run computation's).
+                if b <= a || a < from || e1 < a || e0 > b {
+                    continue;
+                }
+                let (s, mid) = (Time::from_secs_f64(a), Time::from_secs_f64((a + b) / 2.0));
+                let (wi, wj) = (i as usize, j as usize);
+                let ends = [
+                    self.legs[wi].position(s),
+                    self.legs[wj].position(s),
+                    self.legs[wi].position(mid),
+                    self.legs[wj].position(mid),
+                ];
+                self.roots.clear();
+                window_roots_at(ends, a, b, r2, &mut self.roots);
+                self.pending.extend(self.roots.iter().map(|&t| (t, i, j)));
+                solved = Some(b);
+            }
+            if let Some(b) = solved {
+                self.solved_to.insert((i, j), b);
+            }
         }
-        let eps = &cand[k..m];
-        let (a, b) = (&trajs[i as usize], &trajs[j as usize]);
-        bounds.clear();
-        bounds.extend(leg_breaks(a, end).chain(leg_breaks(b, end)));
-        bounds.push(end);
-        bounds.sort_by(f64::total_cmp);
-        bounds.dedup();
-        let mut ep = 0;
-        for w in bounds.windows(2) {
-            let (t0, t1) = (w[0], w[1]);
-            if t1 <= t0 {
-                continue;
-            }
-            // Skip candidate epochs that end before this window starts.
-            while ep < eps.len() && ((eps[ep].2 + 1) as f64 * epoch) < t0 {
-                ep += 1;
-            }
-            if ep == eps.len() {
-                break;
-            }
-            if (eps[ep].2 as f64 * epoch) > t1 {
-                continue;
-            }
-            roots.clear();
-            window_roots(a, b, t0, t1, r2, &mut roots);
-            out.extend(roots.iter().map(|&t| (t, i, j)));
-        }
-        k = m;
+        // A pair whose solved windows end before the next epoch needs no
+        // memory: the windows overlapping later epochs all start after.
+        let next = (e + 1) as f64 * epoch;
+        self.solved_to.retain(|_, b| *b >= next);
     }
-    out
 }
 
 struct Scratch {

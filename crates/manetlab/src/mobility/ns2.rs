@@ -16,7 +16,6 @@
 use super::Trajectory;
 use crate::sim::Position;
 use crate::sim::Time;
-use std::fmt::Write;
 
 #[derive(Debug, PartialEq, thiserror::Error)]
 #[error("movement file line {line}: {msg}")]
@@ -141,36 +140,45 @@ pub fn parse(text: &str, n: usize) -> Result<Vec<Trajectory>, MovementError> {
     Ok(parse_script(text, n)?.trajectories(&vec![Position::default(); n]))
 }
 
-/// Writes trajectories as an ns-2 movement file.
+/// Writes trajectories as an ns-2 movement file (a string: see
+/// [`write_to`] for large files).
 pub fn write(trajs: &[Trajectory]) -> String {
-    let mut s = String::from("# manetlab movement file (ns-2 setdest format)\n");
+    let mut v = Vec::new();
+    write_to(trajs, &mut v).expect("writing to memory");
+    String::from_utf8(v).expect("the file is ASCII")
+}
+
+/// Writes trajectories as an ns-2 movement file to `w`, streaming: each
+/// node's legs come one at a time from its generator (or its held legs),
+/// so memory does not grow with the length of the run (issue 15, D4).
+pub fn write_to<W: std::io::Write>(trajs: &[Trajectory], w: &mut W) -> std::io::Result<()> {
+    w.write_all(b"# manetlab movement file (ns-2 setdest format)\n")?;
     for (i, t) in trajs.iter().enumerate() {
         let p = t.position(Time::ZERO);
-        let _ =
-            writeln!(s, "$node_({i}) set X_ {:.6}\n$node_({i}) set Y_ {:.6}\n$node_({i}) set Z_ {:.6}", p.x, p.y, p.z);
+        writeln!(w, "$node_({i}) set X_ {:.6}\n$node_({i}) set Y_ {:.6}\n$node_({i}) set Z_ {:.6}", p.x, p.y, p.z)?;
     }
     for (i, t) in trajs.iter().enumerate() {
-        let legs = t.legs();
-        for (k, l) in legs.iter().enumerate() {
+        let mut legs = t.leg_iter().peekable();
+        while let Some(l) = legs.next() {
             let speed = (l.vx * l.vx + l.vy * l.vy).sqrt();
             if speed == 0.0 {
                 continue;
             }
-            let end = match legs.get(k + 1) {
+            let end = match legs.peek() {
                 Some(next) => next.from,
                 None => continue, // moves forever: cannot be written as setdest
             };
-            let _ = writeln!(
-                s,
+            writeln!(
+                w,
                 "$ns_ at {:.9} \"$node_({i}) setdest {:.6} {:.6} {:.6}\"",
                 l.start.as_secs_f64(),
                 end.x,
                 end.y,
                 speed
-            );
+            )?;
         }
     }
-    s
+    Ok(())
 }
 
 #[cfg(test)]

@@ -63,10 +63,9 @@ impl Simulation {
         let profiles: Vec<Option<Vec<crate::metrics::path::Span>>> = if self.channel.is_mobile()
             && self.cfg.record.path_profiles
         {
-            // Held in memory for the analysis (opt-in; generated paths
-            // would be replayed on every query).
-            let trajs: Vec<_> =
-                self.cfg.mobility.trajectories(&self.cfg.nodes).iter().map(|t| t.materialized()).collect();
+            // Legs streamed from each trajectory (memory independent of
+            // the run's duration, issue 15 D4).
+            let trajs = self.cfg.mobility.trajectories(&self.cfg.nodes);
             let range = self.cfg.radio.rx_range();
             let pairs: Vec<(usize, usize)> = self.cfg.flows.iter().map(|f| (f.src as usize, f.dst as usize)).collect();
             crate::metrics::path::path_profiles(&trajs, &pairs, range, end).into_iter().map(Some).collect()

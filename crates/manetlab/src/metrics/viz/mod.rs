@@ -13,8 +13,9 @@
 //! agent sends and deliveries, drops, queue lengths, routing-table changes
 //! and link failures, plus per-node counters at the window's start.
 //!
-//! Large runs: a window (`viz_window`) bounds everything but the
-//! trajectories; `decimate = N` keeps the frames of every N-th flow packet
+//! Large runs: a window (`viz_window`) bounds everything, trajectories
+//! included (the legs overlapping it, streamed from each node's generator:
+//! memory does not grow with the run's duration); `decimate = N` keeps the frames of every N-th flow packet
 //! (by uid) and drops RTS/CTS/ACK frames; `sensed = false` leaves out the
 //! receivers that only sensed a frame (below the receive threshold).
 

@@ -5,6 +5,7 @@
 use super::{VizOptions, FRAME_KINDS, OUTCOMES};
 use crate::config::SimConfig;
 use crate::metrics::DropReason;
+use crate::mobility::Mover;
 use crate::net::routing::RouteEntry;
 use crate::net::NodeId;
 use crate::sim::Time;
@@ -298,24 +299,32 @@ impl Recording {
     pub(super) fn header(cfg: &SimConfig, scenario: &str, opts: &VizOptions) -> Recording {
         let to = opts.to.unwrap_or(cfg.duration).min(cfg.duration);
         let from = opts.from.min(to);
-        // The viewer writes every leg in its window: hold them (opt-in).
-        let trajs: Vec<_> = cfg.mobility.trajectories(&cfg.nodes).iter().map(|t| t.materialized()).collect();
+        // The legs in the window, streamed from each node's generator (or
+        // held legs) through a `Mover` for the positions: memory grows with
+        // the window's legs, not the run's (issue 15, D4).
+        let trajs = cfg.mobility.trajectories(&cfg.nodes);
         let mut area = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
         let mut grow = |x: f64, y: f64| {
             area = [area[0].min(x), area[1].min(y), area[2].max(x), area[3].max(y)];
         };
         let nodes = trajs
-            .iter()
+            .into_iter()
             .map(|tr| {
-                let legs = tr.legs();
                 let mut kept = Vec::new();
-                for (i, l) in legs.iter().enumerate() {
-                    let end = legs.get(i + 1).map_or(Time(u64::MAX), |n| n.start);
-                    if end <= from && i + 1 < legs.len() || l.start > to {
-                        continue; // entirely outside the window
+                let mut legs = tr.leg_iter_owned().peekable();
+                // Positions at non-decreasing times: the mover never rewinds.
+                let mut mover = Mover::new(tr);
+                while let Some(l) = legs.next() {
+                    if l.start > to {
+                        break; // this and every later leg start after the window
+                    }
+                    let next = legs.peek().map(|n| n.start);
+                    let end = next.unwrap_or(Time(u64::MAX));
+                    if end <= from && next.is_some() {
+                        continue; // ends before the window
                     }
                     for t in [l.start.max(from), end.min(to)] {
-                        let p = tr.position(t.max(l.start));
+                        let p = mover.position(t.max(l.start));
                         grow(p.x, p.y);
                     }
                     kept.push((l.start.as_ns(), l.from.x, l.from.y, l.vx, l.vy));
