@@ -16,11 +16,12 @@
 #   SIZES="50 400" REPS=3 scripts/bench_scale.sh
 #   DURATION=50 SIZES=10000 scripts/bench_scale.sh   # shorter simulated time
 #   NO_BUILD=1 ...                          # use the existing target/dist binary
+#   NO_BUILD=1 BIN=/tmp/manetlab.old ...    # another manetlab binary
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 [ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q
-BIN=$ROOT/target/dist/manetlab
+BIN=${BIN:-$ROOT/target/dist/manetlab}
 SIZES=${SIZES:-"50 100 200 400 1000 2000"}
 REPS=${REPS:-1}
 DURATION=${DURATION:-200}

@@ -4,7 +4,8 @@
 //! run. Without the feature this module is empty and the kernel pays
 //! nothing.
 
-use super::Simulation;
+use super::{Event, Simulation};
+use crate::mac::dcf::MacTimer;
 
 /// What an executed event turned out to be.
 #[derive(Copy, Clone, Debug)]
@@ -66,13 +67,33 @@ impl Counts {
     pub(super) fn add(&mut self, k: Kind) {
         self.n[k as usize] += 1;
     }
-    #[inline]
-    pub(super) fn pending(&mut self, len: usize) {
-        self.max_pending = self.max_pending.max(len);
-    }
 }
 
 impl Simulation {
+    /// Before an event is popped: notes the number of pending events and
+    /// returns the MAC's output mark.
+    pub(super) fn count_pop(&mut self) -> usize {
+        self.counts.max_pending = self.counts.max_pending.max(self.queue.len());
+        self.mac_out.len()
+    }
+
+    /// After `ev` was handled (signal events are counted in `frames.rs`).
+    pub(super) fn count_handled(&mut self, ev: &Event, mac_mark: usize) {
+        let k = match *ev {
+            Event::Frame { .. } => return,
+            Event::TxEnd { .. } => Kind::TxEnd,
+            Event::Mac { .. } if self.mac_out.len() == mac_mark => Kind::MacNoAction,
+            Event::Mac { kind: MacTimer::Access, .. } => Kind::MacAccess,
+            Event::Mac { kind: MacTimer::Timeout, .. } => Kind::MacTimeout,
+            Event::Mac { kind: MacTimer::Response, .. } => Kind::MacResponse,
+            Event::Endpoint { .. } => Kind::Endpoint,
+            Event::Routing { .. } => Kind::Routing,
+            Event::Arp { .. } => Kind::Arp,
+            _ => Kind::Other,
+        };
+        self.counts.add(k);
+    }
+
     /// Prints the counters to stderr (one `kind<TAB>count` line each).
     pub(super) fn print_counts(&self) {
         let c = &self.counts;

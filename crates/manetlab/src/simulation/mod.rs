@@ -40,15 +40,6 @@ use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use observe::Observers;
 use std::collections::VecDeque;
 
-/// Counts an executed event by kind (feature `event-counts`, `counts.rs`);
-/// expands to nothing without the feature.
-macro_rules! count {
-    ($s:expr, $k:ident) => {
-        #[cfg(feature = "event-counts")]
-        $s.counts.add(crate::simulation::counts::Kind::$k);
-    };
-}
-
 /// Kernel events. Small and `Copy`: the queue stores them by value.
 #[derive(Copy, Clone, Debug)]
 enum Event {
@@ -238,10 +229,12 @@ impl Simulation {
                 break;
             }
             #[cfg(feature = "event-counts")]
-            self.counts.pending(self.queue.len());
+            let mark = self.count_pop();
             let (_, ev) = self.queue.pop().unwrap();
             self.executed += 1;
             self.handle(ev);
+            #[cfg(feature = "event-counts")]
+            self.count_handled(&ev, mark);
             self.drain_work();
         }
         self.queue.advance_to(t);
@@ -252,7 +245,6 @@ impl Simulation {
         let node = match ev {
             Event::Frame { stream, tx } => self.frame_event(stream, tx),
             Event::TxEnd { node } => {
-                count!(self, TxEnd);
                 let n = &mut self.nodes[node as usize];
                 if n.radio.end_tx() {
                     n.mac.on_signal_end(now, true, &mut self.mac_out);
@@ -261,46 +253,18 @@ impl Simulation {
                 node
             }
             Event::Mac { node, kind, gen } => {
-                #[cfg(feature = "event-counts")]
-                let before = self.mac_out.len();
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
-                #[cfg(feature = "event-counts")]
-                self.counts.add(match kind {
-                    _ if self.mac_out.len() == before => counts::Kind::MacNoAction,
-                    MacTimer::Access => counts::Kind::MacAccess,
-                    MacTimer::Timeout => counts::Kind::MacTimeout,
-                    MacTimer::Response => counts::Kind::MacResponse,
-                });
                 node
             }
             Event::Endpoint { node, idx, timer } => {
-                count!(self, Endpoint);
-                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer));
+                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
             }
-            Event::Routing { node, timer } => {
-                count!(self, Routing);
-                return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer));
-            }
-            Event::Arp { node, timer } => {
-                count!(self, Arp);
-                return self.arp_timer(node, timer);
-            }
-            Event::Backpressure { node } => {
-                count!(self, Other);
-                return self.bp_recheck(node);
-            }
-            Event::Wire { dir, arrive } => {
-                count!(self, Other);
-                return self.wire_event(dir, arrive);
-            }
-            Event::Gateway { to_wire } => {
-                count!(self, Other);
-                return self.gateway_release(to_wire);
-            }
-            Event::Node { node, action } => {
-                count!(self, Other);
-                return self.node_event(node, action);
-            }
+            Event::Routing { node, timer } => return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer)),
+            Event::Arp { node, timer } => return self.arp_timer(node, timer),
+            Event::Backpressure { node } => return self.bp_recheck(node),
+            Event::Wire { dir, arrive } => return self.wire_event(dir, arrive),
+            Event::Gateway { to_wire } => return self.gateway_release(to_wire),
+            Event::Node { node, action } => return self.node_event(node, action),
         };
         self.collect_mac(node);
     }
