@@ -988,7 +988,7 @@ action = "Radio-On"
 fn dsr_keys_parse_and_are_checked() {
     use crate::net::routing::DsrConfig;
     let text = format!(
-        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = true\n"
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = false\ngrat_replies = false\n"
     );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = DsrConfig {
@@ -1010,7 +1010,8 @@ fn dsr_keys_parse_and_are_checked() {
         cache_size: 8,
         cache_timeout: Some(Time::from_secs(60)),
         jitter: Time::ZERO,
-        flow_state: true,
+        flow_state: false,
+        grat_replies: false,
     };
     assert_eq!(c.routing, RoutingConfig::Dsr(want));
     let c = parse(&format!("{BASE}\n[routing]\nprotocol = \"DSR\"\n")).unwrap().config(1);

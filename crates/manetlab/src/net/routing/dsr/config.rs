@@ -69,6 +69,12 @@ pub struct DsrConfig {
     /// `dsragent_enable_flowstate`, `END_TO_END_COUNT` 2,
     /// `min_adv_interval` 5 s, `default_flow_timeout` 60 s).
     pub flow_state: bool,
+    /// Route shortening: a node that overhears a data packet it will
+    /// receive later on the packet's source route sends the source a
+    /// gratuitous route reply without the nodes in between (ns-2.35
+    /// `dsragent_send_grat_replies`, `sendRouteShortening`; at most one per
+    /// route and second, `grat_hold_down_time`). Needs `snoop`.
+    pub grat_replies: bool,
     /// Route requests, originated and forwarded, wait a uniform jitter in
     /// [0, jitter] from the node's routing stream (ns-2 `RREQ_JITTER`, 10 ms;
     /// RFC 5148). Zero turns jitter off.
@@ -96,7 +102,8 @@ impl Default for DsrConfig {
             cache_size: 64,
             cache_timeout: None,
             jitter: Time::from_ms(10),
-            flow_state: false,
+            flow_state: true,
+            grat_replies: true,
         }
     }
 }
@@ -126,6 +133,7 @@ impl RoutingModel for Dsr {
         "cache_timeout",
         "jitter",
         "flow_state",
+        "grat_replies",
     ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
@@ -196,6 +204,7 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
         }
     }
     p.set_flag("flow_state", &mut c.flow_state)?;
+    p.set_flag("grat_replies", &mut c.grat_replies)?;
     p.set_flag("cache_replies", &mut c.cache_replies)?;
     p.set_flag("salvage", &mut c.salvage)?;
     p.set_flag("snoop", &mut c.snoop)?;

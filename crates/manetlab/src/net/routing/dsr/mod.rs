@@ -72,6 +72,12 @@ const FLOW_READVERTISE: Time = Time::from_secs(5);
 /// `dsragent.cc` `default_flow_timeout` (refreshed on every use).
 const FLOW_TIMEOUT: Time = Time::from_secs(60);
 
+/// ns-2.35 `grat_hold_down_time`: at most one gratuitous reply per route
+/// and second ...
+const GRAT_HOLD_DOWN: Time = Time::from_secs(1);
+/// ... remembered for this many routes (`RTREP_HOLDOFF_SIZE`).
+const GRAT_HOLD_SLOTS: usize = 10;
+
 /// Propagating requests sent for one target since its last route reply, and
 /// when the last went (ns-2's request table entry).
 #[derive(Copy, Clone, Debug, Default)]
@@ -99,6 +105,10 @@ pub struct Dsr {
     delayed: super::delayed::Parked,
     /// Flows this node is the source of (`flow_state`).
     flows: Vec<Flow>,
+    /// Routes this node sent a gratuitous reply for, and when
+    /// (`grat_replies`; ns-2 `grat_hold`, 10 entries, round-robin).
+    grat_hold: Vec<(SourceRoute, Time)>,
+    grat_victim: usize,
     stats: RoutingStats,
     /// Wired-only hosts this node answers route requests for (gateway).
     proxied: Vec<NodeId>,
@@ -121,6 +131,8 @@ impl Dsr {
             errors_now: (Time::ZERO, Vec::new()),
             delayed: Default::default(),
             flows: Vec::new(),
+            grat_hold: Vec::new(),
+            grat_victim: 0,
             stats: RoutingStats::default(),
             proxied: Vec::new(),
             cfg,
@@ -488,6 +500,37 @@ impl Dsr {
         }
     }
 
+    /// ns-2.35 `tap` + `sendRouteShortening`: this node overheard a data
+    /// packet sent to the node at `cur` of its route, but stands later on
+    /// it, at `at`: the nodes between can be skipped. The source gets a
+    /// gratuitous reply with the shorter route, along this node, the
+    /// transmitter and back along the route (which this node caches).
+    fn shorten(&mut self, ctx: &mut RouteCtx, sr: &SourceRoute, cur: usize, at: usize) {
+        let same = |r: &SourceRoute| r.len == sr.len && r.hops == sr.hops;
+        match self.grat_hold.iter_mut().find(|(r, _)| same(r)) {
+            Some((_, t)) if *t + GRAT_HOLD_DOWN > ctx.now => return,
+            Some((_, t)) => *t = ctx.now,
+            None => {
+                let e = (SourceRoute { cur: 0, salvaged: 0, flow: false, ..*sr }, ctx.now);
+                if self.grat_hold.len() < GRAT_HOLD_SLOTS {
+                    self.grat_hold.push(e);
+                } else {
+                    self.grat_hold[self.grat_victim] = e;
+                    self.grat_victim = (self.grat_victim + 1) % GRAT_HOLD_SLOTS;
+                }
+            }
+        }
+        let path = sr.path();
+        let mut short = path[..cur].to_vec();
+        short.extend_from_slice(&path[at..]);
+        let mut back = vec![self.me];
+        back.extend(path[..cur].iter().rev());
+        let (Some(route), true) = (SourceRoute::from_path(&short), back.len() >= 2) else { return };
+        self.cache.add_asked(&back, ctx.now);
+        self.stats.event("grat_replies_sent");
+        self.reply(ctx, path[0], route, &back, false);
+    }
+
     fn link_broken(&mut self, link: Link) {
         if self.cache.remove_link(link.from, link.to) > 0 {
             self.stats.event("cache_links_removed");
@@ -668,7 +711,21 @@ impl Routing for Dsr {
     }
 
     fn on_overheard(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
-        if !self.cfg.snoop || pkt.sr.is_empty() || pkt.sr.flow {
+        if !self.cfg.snoop || pkt.sr.is_empty() {
+            return;
+        }
+        if self.cfg.grat_replies && !pkt.is_control() && pkt.src != self.me {
+            // ns-2 shortens from source-routed packets (tap) and, by its
+            // flow tables, from flow-only ones (processFlowARS).
+            let cur = pkt.sr.cur as usize;
+            if cur >= 1 && cur < pkt.sr.len() && pkt.sr.node(cur) != self.me {
+                if let Some(at) = (cur + 1..pkt.sr.len()).find(|&i| pkt.sr.node(i) == self.me) {
+                    let sr = pkt.sr;
+                    self.shorten(ctx, &sr, cur, at);
+                }
+            }
+        }
+        if pkt.sr.flow {
             return;
         }
         if self.cache.is_mobi() {

@@ -340,3 +340,37 @@ fn flow_state_shows_the_route_in_three_packets_then_every_5s_and_hides_it_from_l
         assert_eq!(r.proto.cache().find(3, Time::ZERO).is_some(), !flow);
     }
 }
+
+#[test]
+fn route_shortening_sends_a_gratuitous_reply_once_per_second() {
+    let cfg = DsrConfig { grat_replies: true, jitter: Time::ZERO, ..DsrConfig::default() };
+    let mut n = node(3, cfg);
+    // 1 sends to 2 a packet on 0-1-2-3-4: node 3 hears it one hop early.
+    let mut p = data(1, 0, 4);
+    p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
+    p.sr.cur = 2;
+    p.prev_hop = 1;
+    p.next_hop = 2;
+    n.call(|d, ctx| d.on_overheard(ctx, &p));
+    let out = sent(&n.take());
+    let rep = out.iter().find(|q| matches!(q.body, Body::Dsr(DsrMsg::Rrep { .. }))).expect("a gratuitous reply");
+    assert_eq!((rep.dst, rep.next_hop), (0, 1));
+    assert_eq!(rep.sr.path(), vec![3, 1, 0]);
+    match rep.body {
+        Body::Dsr(DsrMsg::Rrep { route, .. }) => assert_eq!(route.path(), vec![0, 1, 3, 4]),
+        b => panic!("{b:?}"),
+    }
+    assert_eq!(n.proto.cache().find(0, Time::ZERO), Some(vec![3, 1, 0]));
+    // Held down for a second, then sent again.
+    n.run_until(Time::from_ms(500));
+    n.call(|d, ctx| d.on_overheard(ctx, &p));
+    assert!(!sent(&n.take()).iter().any(|q| matches!(q.body, Body::Dsr(DsrMsg::Rrep { .. }))));
+    n.run_until(Time::from_ms(1001));
+    n.call(|d, ctx| d.on_overheard(ctx, &p));
+    assert!(sent(&n.take()).iter().any(|q| matches!(q.body, Body::Dsr(DsrMsg::Rrep { .. }))));
+    assert_eq!(n.proto.stats.event_count("grat_replies_sent"), 2);
+    // A packet to this node itself, or one it is not on, gives nothing.
+    let mut n = node(5, DsrConfig { grat_replies: true, ..DsrConfig::default() });
+    n.call(|d, ctx| d.on_overheard(ctx, &p));
+    assert!(sent(&n.take()).is_empty());
+}
