@@ -1,6 +1,7 @@
 //! `manetlab explain` (exec/explain.rs) on a short TCP chain: ns2 vs ns3.
 
 use manetlab::exec::explain::explain;
+use manetlab::exec::explain_groups::explain_groups;
 use manetlab::scenario::Profile;
 
 const CHAIN: &str = r#"
@@ -58,5 +59,51 @@ fn explain_attributes_the_ns2_ns3_difference_of_a_tcp_chain_to_named_choices() {
     assert!(files.iter().any(|f| f.extension().is_some_and(|e| e == "svg")));
     let csv = std::fs::read_to_string(dir.join("out/explain.csv")).unwrap();
     assert!(csv.starts_with("flow,metric,row,ns2,ns3,total,first,last,share,waterfall,shapley,shapley_ci95,attributed"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn grouped_explain_splits_the_difference_exactly_between_named_groups() {
+    let dir = std::env::temp_dir().join(format!("manetlab-explain-groups-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chain.toml");
+    std::fs::write(&file, CHAIN).unwrap();
+    let set = ["run.duration=8s", "run.warmup=3s"];
+    let ex = explain_groups(&file, &set, Profile::Ns2, Profile::Ns3, &[1, 2], 8).unwrap();
+    let names: Vec<&str> = ex.groups.iter().map(|g| g.name).collect();
+    assert_eq!(names, ["tcp", "radio", "mac", "queue-arp"]);
+    // Every group is small enough to be exact: 2^13 configurations are not
+    // needed, only the subsets the formulas use.
+    assert!(ex.groups.iter().all(|g| g.exact));
+    assert!(ex.configurations() < 600, "{}", ex.configurations());
+    let total = ex.total(0, 0).mean.unwrap();
+    assert!(total < -50.0, "ns2 -> ns3 {total:.1} kbit/s");
+    // Efficiency: the groups sum to the difference, the rows to their group.
+    let gsum: f64 = (0..ex.groups.len()).map(|k| ex.group_value(k, 0, 0).mean.unwrap()).sum();
+    assert!((gsum - total).abs() < 1e-6 * total.abs(), "{gsum} vs {total}");
+    assert!(ex.attributed(0, 0).unwrap() > 0.999);
+    for (k, g) in ex.groups.iter().enumerate() {
+        let gv = ex.group_value(k, 0, 0).mean.unwrap();
+        let rsum: f64 = (0..g.rows.len()).map(|i| ex.row_value(k, i, 0, 0).mean.unwrap()).sum();
+        assert!((rsum - gv).abs() < 1e-6 * total.abs(), "{}: rows {rsum} vs group {gv}", g.name);
+    }
+    // The TCP rows cost most (536 B segments), RTS-off gives some back, and
+    // the seed noise leaves both clear of zero.
+    let tcp = ex.group_value(0, 0, 0);
+    let mac = ex.group_value(2, 0, 0);
+    assert!(tcp.mean.unwrap() < -150.0 && tcp.mean.unwrap() + tcp.ci95.unwrap() < 0.0, "{tcp:?}");
+    assert!(mac.mean.unwrap() > 50.0 && mac.mean.unwrap() - mac.ci95.unwrap() > 0.0, "{mac:?}");
+    let mss = ex.groups[0].rows.iter().position(|r| *r == "tcp-mss").unwrap();
+    assert!(ex.row_value(0, mss, 0, 0).mean.unwrap() < -200.0);
+    // Seed noise: the groups' 95 % half-widths over the difference (two
+    // 5-second seeds, Student t with 1 degree of freedom = 12.7: wide).
+    let noise = ex.seed_noise(0, 0).unwrap();
+    assert!(noise > 0.0 && noise < 1.5, "seed noise {noise:.2}");
+    let files = ex.write(&dir.join("out")).unwrap();
+    assert_eq!(files.len(), 2);
+    let md = std::fs::read_to_string(dir.join("out/groups.md")).unwrap();
+    assert!(md.contains("| **tcp** |") && md.contains("tcp-mss"), "{md}");
+    let csv = std::fs::read_to_string(dir.join("out/groups.csv")).unwrap();
+    assert!(csv.starts_with("flow,metric,group,row,ns2,ns3,total,value,value_ci95,exact,attributed,seed_noise"));
     let _ = std::fs::remove_dir_all(&dir);
 }

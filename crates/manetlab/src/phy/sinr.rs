@@ -508,6 +508,50 @@ mod tests {
     }
 
     #[test]
+    fn sensitivity_hold_keeps_unreceived_signals_but_forgets_an_abandoned_reception() {
+        let mut st = RadioStats::default();
+        let ed = 1e-9;
+        let hold = || {
+            let mut r = rx();
+            r.set_energy_detection(Some(ed));
+            r.set_sensitivity_hold(true);
+            r
+        };
+        // ns-3.37 drops a frame that arrives during a reception (RXING) and
+        // holds CCA busy while the energy is above CcaSensitivity: after
+        // the locked frame ends the medium stays busy until the second ends
+        // (the plain energy-detection rule would call it idle).
+        let mut r = hold();
+        r.signal_start(t(0), 1, 1e-10, t(LEN), 2_000_000);
+        r.signal_start(t(10), 2, 1e-10, t(10 + LEN), 2_000_000);
+        let (_, idle) = r.signal_end(t(LEN), 1, &mut st);
+        assert!(!idle);
+        assert!(r.sensing());
+        assert!(r.signal_end(t(10 + LEN), 2, &mut st).1);
+        // A reception abandoned for a transmission is forgotten: after the
+        // transmission the medium is idle though the frame is on the air,
+        // `end_tx` says so, and the radio can lock onto the next frame.
+        let mut r = hold();
+        r.signal_start(t(0), 3, 1e-10, t(LEN), 2_000_000);
+        r.start_tx();
+        assert!(r.end_tx());
+        assert!(!r.sensing());
+        r.signal_start(t(400), 4, 1e-10, t(400 + LEN), 2_000_000);
+        assert_eq!(r.lock_power(4), Some(1e-10));
+        let errors = st.errors + st.collisions;
+        assert_eq!(r.signal_end(t(LEN), 3, &mut st).0, RxOutcome::Nothing);
+        assert_eq!(st.errors + st.collisions, errors);
+        // Without the hold the abandoned frame stays locked (and fails).
+        let mut r = rx();
+        r.set_energy_detection(Some(ed));
+        r.signal_start(t(0), 5, 1e-10, t(LEN), 2_000_000);
+        r.start_tx();
+        assert!(!r.end_tx());
+        assert!(r.sensing());
+        assert!(matches!(r.signal_end(t(LEN), 5, &mut st).0, RxOutcome::Failed { .. }));
+    }
+
+    #[test]
     fn transmitting_spoils_reception() {
         let mut st = RadioStats::default();
         let mut r = rx();
