@@ -106,7 +106,7 @@ fn paired_runs_move_as_the_setdest_file_says() {
     let p = traj[0].position(Time::from_secs(50));
     assert!((p.x - 201.532821966993).abs() < 1e-6 && (p.y - 317.229466741842).abs() < 1e-6, "{p:?}");
     let q = traj[0].position(Time::from_secs(110));
-    let (dx, dy) = (20.105986362799 - 201.532821966993, 813.132675511669 - 317.229466741842);
+    let (dx, dy): (f64, f64) = (20.105986362799 - 201.532821966993, 813.132675511669 - 317.229466741842);
     let len = (dx * dx + dy * dy).sqrt();
     let want = (201.532821966993 + dx / len * 80.03370907321, 317.229466741842 + dy / len * 80.03370907321);
     assert!((q.x - want.0).abs() < 1e-3 && (q.y - want.1).abs() < 1e-3, "{q:?} vs {want:?}");

@@ -170,7 +170,9 @@ pub fn config_with(
         Movement::Draw => {
             format!("model = \"random-waypoint\"\nspeed = [\"0m/s\", \"{max_speed}m/s\"]\npause = \"{pause}s\"\n")
         }
-        Movement::File(run) => format!("model = \"ns2-file\"\nfile = \"{}\"\n", paired::moves_name(max_speed, pause, run)),
+        Movement::File(run) => {
+            format!("model = \"ns2-file\"\nfile = \"{}\"\n", paired::moves_name(max_speed, pause, run))
+        }
     };
     let text = format!(
         "[run]\nduration = \"{d}s\"\n\n\

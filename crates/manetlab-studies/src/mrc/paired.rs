@@ -137,11 +137,7 @@ fn pair(
             if within_spread(&p.diff) { "within" } else { "outside" }
         )
     };
-    Some(Paired {
-        accepted: within || text.starts_with("explained"),
-        verdict: format!("{text}{spread}"),
-        ..p
-    })
+    Some(Paired { accepted: within || text.starts_with("explained"), verdict: format!("{text}{spread}"), ..p })
 }
 
 /// The paired rows, and the acceptance checks: per row and reference, PDR
@@ -252,12 +248,13 @@ pub fn report(rows: &[PairedRow], doc: &mut manetlab::study::ReportDoc) {
         _ => format!("{} ± {}", num(a.mean, d), num(a.ci95, d)),
     };
     let ratio = |x: &Option<Paired>| {
-        x.as_ref().map_or("-".into(), |x| {
-            format!("{} [{}, {}]", agg(&x.ratio, 2), num(x.ratio.min, 2), num(x.ratio.max, 2))
-        })
+        x.as_ref()
+            .map_or("-".into(), |x| format!("{} [{}, {}]", agg(&x.ratio, 2), num(x.ratio.min, 2), num(x.ratio.max, 2)))
     };
     let dev = |x: &Option<Paired>| x.as_ref().map_or("-".into(), |x| deviation(x.ours.mean, x.reference.mean));
-    let refpdr = |x: &Option<Paired>| x.as_ref().map_or("-".into(), |x| format!("{} (n={})", agg(&x.reference, 3), x.runs.len()));
+    let refpdr = |x: &Option<Paired>| {
+        x.as_ref().map_or("-".into(), |x| format!("{} (n={})", agg(&x.reference, 3), x.runs.len()))
+    };
     doc.section("Paired comparison: the same movement files in all three simulators (the acceptance)");
     doc.para(
         "Run RUN of a point is the setdest movement file `data/mrc/moves/rwp50-vSPEED-pPAUSE-RUN.tcl` in manetlab \

@@ -207,8 +207,7 @@ pub fn report(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<
     doc.subsection(
         "Verdict per row (independent draws): within 15 % of the reference mean, or the counter that explains the difference",
     );
-    let mut t =
-        Table::new(&["max speed (m/s)", "pause (s)", "protocol", "vs ns-3.37", "vs ns-2.35"]).align("rrlll");
+    let mut t = Table::new(&["max speed (m/s)", "pause (s)", "protocol", "vs ns-3.37", "vs ns-2.35"]).align("rrlll");
     for r in &f.rows {
         t.row([
             r.max_speed.to_string(),
