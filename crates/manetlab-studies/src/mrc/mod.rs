@@ -128,6 +128,10 @@ pub enum ArpVariant {
     /// manetlab's default queue mode: the first held packet goes back to
     /// routing as a link failure, no dead time (the ablation).
     Manetlab,
+    /// ns-2.35's ARP (`ArpConfig::ns2`: one packet held per address, no
+    /// request timer, failure to routing after 3 requests): the paired
+    /// ablation against ns-2.35 (`paired::NS2_ARP`).
+    Ns2,
 }
 
 /// The ablation point: the ARP variant is run at (20 m/s, pause 0), where
@@ -193,8 +197,10 @@ pub fn config_with(
     let sc = Scenario::parse(&text, &origin.to_string_lossy(), &[] as &[&str])
         .unwrap_or_else(|e| panic!("the mrc scenario is valid: {e}"));
     let mut cfg = sc.config(seed);
-    if arp == ArpVariant::Ns3 {
-        cfg.arp = ArpConfig::ns3();
+    match arp {
+        ArpVariant::Ns3 => cfg.arp = ArpConfig::ns3(),
+        ArpVariant::Ns2 => cfg.arp = ArpConfig::ns2(),
+        ArpVariant::Manetlab => {}
     }
     for i in 0..FLOWS {
         cfg.flows.push(FlowConfig {
@@ -478,6 +484,10 @@ impl Study for Mrc {
                     let seed = opts.seed + run - 1;
                     let cfg = config_with(p, v, pause, seed, s, ArpVariant::Ns3, Movement::File(run));
                     jobs.push(Job::new(paired::key(p, v, pause, run, s), cfg));
+                    if paired::ns2_arp_at(p, v, opts) {
+                        let cfg = config_with(p, v, pause, seed, s, ArpVariant::Ns2, Movement::File(run));
+                        jobs.push(Job::new(paired::ns2_arp_key(p, v, pause, run, s), cfg));
+                    }
                 }
             }
         }
