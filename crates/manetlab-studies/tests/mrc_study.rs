@@ -15,13 +15,21 @@ fn quick_study_produces_every_table_beside_the_references() {
     let t0 = std::time::Instant::now();
     let out = study::run("mrc", &opts, &|_, _| {}).unwrap();
     println!("{}\n({:.1} s wall)", out.markdown, t0.elapsed().as_secs_f64());
-    assert_eq!(out.runs, 4, "4 protocols x 1 point x 1 seed");
-    for s in ["## Packet delivery ratio", "## Goodput", "## Mean delay", "## Normalized routing load", "## Topology"] {
+    assert_eq!(out.runs, 8, "4 protocols x 1 point x 1 seed, on movement file 1 and on a random waypoint draw");
+    for s in [
+        "## Paired comparison",
+        "### Packet delivery ratio per movement file",
+        "### Packet delivery ratio",
+        "### Goodput",
+        "### Mean delay",
+        "### Normalized routing load",
+        "### Topology",
+    ] {
         assert!(out.markdown.contains(s), "{s} missing");
     }
     assert!(dir.join("pdr.csv").exists());
-    // A PDR check against ns-3 for each protocol and against ns-2 for the
-    // three it has, at the quick point.
+    // A paired PDR check against ns-3 for each protocol and against ns-2
+    // for the three it has, at the quick point (movement file 1).
     assert_eq!(out.checks.len(), 4 + 3);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
@@ -46,6 +54,24 @@ fn quick_study_produces_every_table_beside_the_references() {
     // The network is sparse at 7.5 dBm: a few neighbours in the 138 m range.
     let degree = rows[0]["ours"]["mean_degree"]["mean"].as_f64().unwrap();
     assert!((2.0..12.0).contains(&degree), "mean degree {degree}");
+    // The paired rows: manetlab on movement file 1, beside ns-3's and
+    // ns-2's runs on the same file.
+    let paired = json["paired"].as_array().unwrap();
+    assert_eq!(paired.len(), 4);
+    for r in paired {
+        let p = r["protocol"].as_str().unwrap();
+        let run = &r["per_run"][0];
+        assert_eq!(run["run"], 1);
+        let pdr = run["manetlab"].as_f64().unwrap();
+        assert!(pdr > 0.0 && pdr <= 1.0, "{p}: PDR {pdr}");
+        assert!(run["ns3"].as_f64().is_some(), "{p}: ns-3 ran movement file 1");
+        assert_eq!(run["ns2"].is_null(), p == "olsr", "{p}");
+        assert_eq!(r["ns3"]["runs"], serde_json::json!([1]), "{p}");
+        // Same movement file for every protocol: same topology numbers,
+        // and not the random waypoint draw's.
+        assert_eq!(r["ours"]["mean_degree"]["mean"], paired[0]["ours"]["mean_degree"]["mean"]);
+        assert_ne!(r["ours"]["mean_degree"]["mean"], rows[0]["ours"]["mean_degree"]["mean"]);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -64,5 +90,36 @@ fn range_and_references_are_as_documented() {
         assert!((3900..=4000).contains(&r.offered), "{r:?}");
         assert!(r.received <= r.offered);
         assert_eq!(r.pdr.is_some(), r.offered > 0);
+    }
+}
+
+#[test]
+fn paired_runs_move_as_the_setdest_file_says() {
+    use manetlab::sim::Time;
+    let s = mrc::Scale { seeds: 5, duration_s: 200, traffic_start_s: 100 };
+    let cfg = mrc::config_with("aodv", 20.0, 100.0, 1, s, mrc::ArpVariant::Ns3, mrc::Movement::File(1));
+    let traj: Vec<_> = cfg.mobility.trajectories(&cfg.nodes).iter().map(|t| t.materialized()).collect();
+    assert_eq!(traj.len(), 50);
+    // rwp50-v20-p100-1.tcl: node 0 starts at (201.53, 317.23) and, setdest
+    // v1 pausing first, stays there until 100 s, then heads for
+    // (20.11, 813.13) at 8.0034 m/s.
+    let p = traj[0].position(Time::from_secs(50));
+    assert!((p.x - 201.532821966993).abs() < 1e-6 && (p.y - 317.229466741842).abs() < 1e-6, "{p:?}");
+    let q = traj[0].position(Time::from_secs(110));
+    let (dx, dy): (f64, f64) = (20.105986362799 - 201.532821966993, 813.132675511669 - 317.229466741842);
+    let len = (dx * dx + dy * dy).sqrt();
+    let want = (201.532821966993 + dx / len * 80.03370907321, 317.229466741842 + dy / len * 80.03370907321);
+    assert!((q.x - want.0).abs() < 1e-3 && (q.y - want.1).abs() < 1e-3, "{q:?} vs {want:?}");
+    // Every point has its five files, and the flows are ns-2's and ns-3's
+    // (mrc.tcl, mrc --moves): node 10+i -> node i from 100 + 0.1 i s.
+    for (v, pause) in mrc::POINTS {
+        for run in 1..=mrc::paired::MOVE_FILES {
+            let f = mrc::paired::moves_dir().join(mrc::paired::moves_name(v, pause, run));
+            assert!(f.exists(), "{}", f.display());
+        }
+    }
+    for (i, f) in cfg.flows.iter().enumerate() {
+        assert_eq!((f.src, f.dst), (10 + i as u32, i as u32));
+        assert_eq!(f.start, Time::from_ms(100_000 + 100 * i as u64));
     }
 }

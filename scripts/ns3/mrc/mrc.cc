@@ -13,6 +13,12 @@
 // 2048 bit/s (4 packets/s), node 10+i -> node i, each starting at a
 // uniform time in [100, 101] s and stopping at 200 s; the run ends at 200 s.
 //
+// With --moves=FILE the nodes move as in the ns-2 movement file FILE
+// (ns-3's Ns2MobilityHelper; the study's files were written by ns-2's
+// setdest and are the ones ns-2 and manetlab run on), and flow i starts at
+// 100 + 0.1 i s as in ns-2's mrc.tcl and manetlab's study, instead of the
+// random waypoint draw and the uniform start: the paired comparison.
+//
 // One CSV line per run on stdout (header with --header):
 //   protocol,max_speed,pause,run,offered,sent,received,pdr,goodput_kbps,delay_ms,
 //   routing_tx,routing_bytes,data_tx,nrl,mean_degree,connected
@@ -430,6 +436,7 @@ main(int argc, char* argv[])
     bool header = false;
     bool probe = false;
     std::string counters;
+    std::string moves;
     g_range = 100.0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("protocol", "AODV, OLSR, DSDV or DSR", protocol);
@@ -440,6 +447,7 @@ main(int argc, char* argv[])
     cmd.AddValue("range", "unit-disk range for degree and connectivity (m)", g_range);
     cmd.AddValue("header", "print the CSV header first", header);
     cmd.AddValue("counters", "append the run's counters as a CSV line to this file", counters);
+    cmd.AddValue("moves", "ns-2 movement file (setdest); flows then start at 100 + 0.1 i s", moves);
     cmd.AddValue("probe", "print the PHY and loss defaults on stderr", probe);
     cmd.Parse(argc, argv);
 
@@ -514,6 +522,14 @@ main(int argc, char* argv[])
         }
     }
 
+    if (!moves.empty())
+    {
+        // Node ids 0..49 are g_nodes (created first): the file's $node_(i).
+        Ns2MobilityHelper ns2(moves);
+        ns2.Install();
+    }
+    else
+    {
     MobilityHelper mobility;
     int64_t streamIndex = 0;
     ObjectFactory pos;
@@ -536,6 +552,7 @@ main(int argc, char* argv[])
     mobility.SetPositionAllocator(alloc);
     mobility.Install(g_nodes);
     streamIndex += mobility.AssignStreams(g_nodes, streamIndex);
+    }
 
     AodvHelper aodv;
     OlsrHelper olsr;
@@ -588,6 +605,10 @@ main(int argc, char* argv[])
         Ptr<UniformRandomVariable> var = CreateObject<UniformRandomVariable>();
         ApplicationContainer app = onoff.Install(g_nodes.Get(i + kSinks));
         double start = var->GetValue(kStart, kStart + 1.0);
+        if (!moves.empty())
+        {
+            start = kStart + 0.1 * i;
+        }
         app.Start(Seconds(start));
         g_offered += uint64_t(std::floor((total - start) / 0.25));
         app.Stop(Seconds(total));

@@ -10,15 +10,29 @@
 # checked against the stored one (a mismatch is reported on stderr, the
 # stored line kept). Seeds are the outer loop so an interrupted run leaves
 # whole seeds.
-# Usage: [POINTS="speed:pause ..."] [PROTOCOLS="AODV ..."] [COUNTERS=1] scripts/ns3/mrc/run.sh [SEEDS] [JOBS]
+# MOVES=1: the paired comparison instead: run RUN moves as in the ns-2
+# movement file crates/manetlab-studies/data/mrc/moves/rwp50-vSPEED-pPAUSE-RUN.tcl
+# (the file ns-2 and manetlab run on; mrc --moves), flows start at
+# 100 + 0.1 i s, and the lines go to ns3-moves-runs.csv and
+# ns3-moves-counters.csv (counters always).
+# Usage: [POINTS="speed:pause ..."] [PROTOCOLS="AODV ..."] [COUNTERS=1] [MOVES=1] scripts/ns3/mrc/run.sh [SEEDS] [JOBS]
 set -e
 cd "$(dirname "$0")"
 [ -x ./mrc ] || ./build.sh
 SEEDS=${1:-5}
 JOBS=${2:-2}
 DIR=../../../crates/manetlab-studies/data/reference/mrc
-OUT=$DIR/ns3-runs.csv
-CNT=$DIR/ns3-counters.csv
+MOVES=${MOVES:-0}
+if [ "$MOVES" = 1 ]; then
+  OUT=$DIR/ns3-moves-runs.csv
+  CNT=$DIR/ns3-moves-counters.csv
+  COUNTERS=1
+  MOVEDIR=$(cd ../../../crates/manetlab-studies/data/mrc/moves && pwd)
+else
+  OUT=$DIR/ns3-runs.csv
+  CNT=$DIR/ns3-counters.csv
+  MOVEDIR=
+fi
 # The unit-disk range for mean degree / connectivity: ns-3's preamble
 # detection needs -82 dBm; Friis at 5.15 GHz (ns-3's default frequency,
 # which the example does not change) from 7.5 dBm reaches it at 138.5 m.
@@ -26,7 +40,7 @@ RANGE=138.5
 POINTS=${POINTS:-"1:0 20:0 20:100"}
 PROTOCOLS=${PROTOCOLS:-"AODV DSR DSDV OLSR"}
 # COUNTERS=1: also re-run stored runs that have no counters line yet.
-COUNTERS=${COUNTERS:-0}
+COUNTERS=${COUNTERS:-$MOVES}
 [ -f "$OUT" ] || ./mrc --time=0 --header | head -1 > "$OUT"
 # The counters' header (as mrc.cc's COUNTERS_HEADER comment).
 [ -f "$CNT" ] || echo "protocol,max_speed,pause,run,offered,refused,received,rreq_orig,rreq_fwd,rrep,hello,rerr,olsr_packets,olsr_hello,olsr_tc,olsr_other,ip_ttl,ip_noroute,ip_route_error,ip_other,arp_drop,mac_retry_data,mac_retry_ctl,mac_lifetime_data,mac_enqueue_data,mac_txdrop,dsr_drop,phy_rx_drop" > "$CNT"
@@ -46,7 +60,8 @@ done > "$TMP/todo"
 echo "$(wc -l < "$TMP/todo") runs to do"
 # JOBS at a time; each run's lines are appended when it finishes.
 cat "$TMP/todo" | xargs -P "$JOBS" -L 1 sh -c '
-  line=$(./mrc --protocol=$0 --speed=$1 --pause=$2 --RngRun=$3 --range='"$RANGE"' --counters='"$CNT"' 2>/dev/null) || exit 0
+  mv=; [ -n "'"$MOVEDIR"'" ] && mv="--moves='"$MOVEDIR"'/rwp50-v$1-p$2-$3.tcl"
+  line=$(./mrc --protocol=$0 --speed=$1 --pause=$2 --RngRun=$3 --range='"$RANGE"' --counters='"$CNT"' $mv 2>/dev/null) || exit 0
   old=$(grep "^$0,$1,$2,$3," '"$OUT"' || true)
   if [ -z "$old" ]; then echo "$line" >> '"$OUT"'
   elif [ "$old" != "$line" ]; then echo "MISMATCH $0 $1 $2 $3: stored $old, now $line" >&2; fi

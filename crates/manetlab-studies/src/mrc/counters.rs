@@ -46,9 +46,16 @@ pub struct Ns3Counters {
     pub phy_rx_drop: u64,
 }
 
-/// The stored ns-3 counters (empty when the file is missing).
+/// The stored ns-3 counters of the independent draws (empty when the file
+/// is missing).
 pub fn ns3_counters() -> Vec<Ns3Counters> {
-    let path = super::reference_dir().join("ns3-counters.csv");
+    ns3_counters_from("ns3-counters.csv")
+}
+
+/// The stored ns-3 counters in `file` of the reference folder
+/// (`ns3-moves-counters.csv`: the paired runs).
+pub fn ns3_counters_from(file: &str) -> Vec<Ns3Counters> {
+    let path = super::reference_dir().join(file);
     let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
     csv::Reader::from_reader(text.as_bytes())
         .deserialize()
@@ -240,11 +247,4 @@ pub fn control_of_ours(protocol: &str, rows: &[&Outcome]) -> BTreeMap<String, f6
         *m.entry("MAC drops of control (retries)".into()).or_insert(0.0) += r.control_ret as f64 / k;
     }
     m
-}
-
-/// The loss group where manetlab and the reference differ most (per run,
-/// absolute), for the report's explanation of a row outside the band.
-pub fn largest_difference(ours: &Fate, reference: &Fate) -> (usize, f64, f64) {
-    let (a, b) = (ours.groups(), reference.groups());
-    (0..GROUPS.len()).map(|i| (i, a[i], b[i])).max_by(|x, y| (x.1 - x.2).abs().total_cmp(&(y.1 - y.2).abs())).unwrap()
 }
