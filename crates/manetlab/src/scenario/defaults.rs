@@ -91,10 +91,7 @@ const SECTIONS: &[Entry] = &[
     ("routing", "learn_at_destination", &["false"]),
     ("routing", "send_buffer", &["64"]),
     ("routing", "send_buffer_timeout", &["\"30s\""]),
-    ("routing", "cache", &["\"path\""]),
     ("routing", "cache_size", &["64"]),
-    ("routing", "flow_state", &["true"]),
-    ("routing", "grat_replies", &["true"]),
     // DSDV
     ("routing", "update_interval", &["\"15s\""]),
     ("routing", "settling_time", &["\"5s\""]),

@@ -102,8 +102,8 @@ impl Default for DsrConfig {
             cache_size: 64,
             cache_timeout: None,
             jitter: Time::from_ms(10),
-            flow_state: true,
-            grat_replies: true,
+            flow_state: false,
+            grat_replies: false,
         }
     }
 }
