@@ -177,7 +177,7 @@ pub fn explain_groups<S: AsRef<str> + Sync>(
     }
     let flows = ca.flows.len();
     let tasks: Vec<(usize, usize)> = (0..jobs.len()).flat_map(|j| (0..seeds.len()).map(move |s| (j, s))).collect();
-    let done: Vec<(usize, usize, Vec<[Option<f64>; 3]>)> = tasks
+    let done: Vec<Measured> = tasks
         .par_iter()
         .map(|&(j, s)| {
             let r = run_config(jobs[j].1.config(seeds[s]), &Cancel::new(), &AtomicU64::new(0))
@@ -211,6 +211,9 @@ pub fn explain_groups<S: AsRef<str> + Sync>(
         orders: sampled,
     })
 }
+
+/// One configuration's run: (configuration index, seed index, per flow [goodput, delay, delivery]).
+type Measured = (usize, usize, Vec<[Option<f64>; 3]>);
 
 fn factorial(n: usize) -> f64 {
     (1..=n).map(|x| x as f64).product()

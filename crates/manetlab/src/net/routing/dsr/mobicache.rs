@@ -8,8 +8,8 @@
 //!   record it answers a request with (target, or a node replying from its
 //!   cache). A **secondary** cache of 64 paths holds routes seen in use:
 //!   the rest of a source route this node forwards (from itself to the
-//!   end, one direction only), and, overheard, this node + the transmitter
-//!   + the rest of the route (again one direction only: ns-2 never learns
+//!   end, one direction only), and, overheard, this node, the transmitter
+//!   and the rest of the route (again one direction only: ns-2 never learns
 //!   the part of a route behind the transmitter).
 //! - Each level is an array of slots. A new path goes into the first slot
 //!   (in slot order) that is empty or holds a prefix of it (which is
