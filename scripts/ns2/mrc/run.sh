@@ -1,13 +1,15 @@
 #!/bin/sh
 # Runs the ns-2.35 reference for the mrc study (AODV, DSR, DSDV) on the
-# movement files in moves/ and appends one CSV line per run to
+# movement files in crates/manetlab-studies/data/mrc/moves/ (shared with
+# manetlab and ns-3) and appends one CSV line per run to
 # crates/manetlab-studies/data/reference/mrc/ns2-runs.csv (runs already there
 # are skipped). The movement files were written once by ns-2's own
 #   setdest -v 1 -n 50 -p PAUSE -M SPEED -t 200 -x 300 -y 1500
-# (God lines removed): moves/rwp50-vSPEED-pPAUSE-RUN.tcl; run RUN also seeds
+# (God lines removed): rwp50-vSPEED-pPAUSE-RUN.tcl; run RUN also seeds
 # ns-2's RNG. Usage: [POINTS="speed:pause ..."] scripts/ns2/mrc/run.sh [SEEDS]
 set -e
 cd "$(dirname "$0")"
+MOVEDIR=../../../crates/manetlab-studies/data/mrc/moves
 SEEDS=${1:-3}
 POINTS=${POINTS:-"1:0 20:0 20:100"}
 OUT=../../../crates/manetlab-studies/data/reference/mrc/ns2-runs.csv
@@ -36,7 +38,7 @@ for run in $(seq 1 "$SEEDS"); do
       # A run still going after NS_TIMEOUT s of wall time is recorded in
       # ns2-hung.csv instead (ns-2.35's DSDV stopped advancing simulated
       # time on one movement file: see docs/mrc-report.md).
-      if timeout "${NS_TIMEOUT:-900}" ns mrc.tcl rtg=$rtg moves=moves/rwp50-v$speed-p$pause-$run.tcl seed=$run trace="$TR" > /dev/null; then
+      if timeout "${NS_TIMEOUT:-900}" ns mrc.tcl rtg=$rtg moves=$MOVEDIR/rwp50-v$speed-p$pause-$run.tcl seed=$run trace="$TR" > /dev/null; then
         line=$(./summarize.py "$TR" $rtg $speed $pause $run --counters "$CNT")
         old=$(grep "^$rtg,$speed,$pause,$run," "$OUT" || true)
         if [ -z "$old" ]; then echo "$line" | tee -a "$OUT"
