@@ -9,6 +9,19 @@ import pytest
 import manetlab as ml
 
 
+@pytest.fixture(autouse=True)
+def sigint_raises():
+    # A process started in the background by a non-interactive shell
+    # (`cmd &`, as CI wrappers and nohup do) inherits SIGINT ignored, and
+    # CPython then installs no KeyboardInterrupt handler: os.kill(SIGINT)
+    # would do nothing and these tests would wait for the whole run. They
+    # test how the package reacts to a KeyboardInterrupt, so make SIGINT
+    # raise one for their duration, whatever the caller's disposition.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 def test_keyboard_interrupt_stops_a_long_run(chain_text):
     # 2 simulated hours of a busy chain: minutes of work if not stopped.
