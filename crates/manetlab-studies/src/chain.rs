@@ -137,6 +137,7 @@ impl Routed {
 /// DSR with its ns2 defaults, AODV as ns-2.35's stock agent.
 fn routed_config(r: Routed, hops: u32, seed: u64, duration: Time) -> SimConfig {
     use manetlab::net::arp::ArpConfig;
+    use manetlab::net::routing::aodv::RreqTiming;
     use manetlab::net::routing::{AodvConfig, DsrConfig, LinkDetection, RoutingConfig};
     let mut cfg = config(hops, seed, duration, CaptureRule::Ns2);
     cfg.arp = ArpConfig::ns2();
@@ -147,6 +148,7 @@ fn routed_config(r: Routed, hops: u32, seed: u64, duration: Time) -> SimConfig {
             link_detection: LinkDetection::Mac,
             local_repair: true,
             ns2_quirks: true,
+            rreq_timing: RreqTiming::Ns2,
             ..AodvConfig::default()
         }),
     };

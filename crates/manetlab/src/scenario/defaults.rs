@@ -76,6 +76,7 @@ const SECTIONS: &[Entry] = &[
     ("routing", "buffer_size", &["64", "500"]),
     ("routing", "buffer_timeout", &["\"30s\""]),
     ("routing", "jitter", &["\"10ms\""]),
+    ("routing", "rreq_timing", &["\"rfc\"", "\"ns2\""]),
     // DSR
     ("routing", "cache_replies", &["true"]),
     ("routing", "salvage", &["true"]),

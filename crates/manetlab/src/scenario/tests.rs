@@ -1060,6 +1060,8 @@ fn aodv_keys_and_events_parse() {
         buffer_timeout: Time::from_secs(10),
         jitter: Time::from_ms(5),
         ns2_quirks: true,
+        // not given: follows ns2_quirks
+        rreq_timing: crate::net::routing::aodv::RreqTiming::Ns2,
     };
     assert_eq!(c.routing, RoutingConfig::Aodv(want));
     assert_eq!(
@@ -1079,6 +1081,17 @@ fn aodv_keys_and_events_parse() {
         RoutingConfig::Aodv(a) => assert_eq!((a.link_detection, a.buffer_size), (LinkDetection::Mac, 8)),
         r => panic!("{r:?}"),
     }
+    // rreq_timing follows ns2_quirks unless given.
+    use crate::net::routing::aodv::RreqTiming;
+    let timing = |sets: &[&str]| match Scenario::parse(&text, "t.toml", sets).unwrap().config(1).routing {
+        RoutingConfig::Aodv(a) => a.rreq_timing,
+        r => panic!("{r:?}"),
+    };
+    assert_eq!(timing(&[]), RreqTiming::Rfc);
+    assert_eq!(timing(&["routing.ns2_quirks=true"]), RreqTiming::Ns2);
+    assert_eq!(timing(&["routing.ns2_quirks=true", "routing.rreq_timing=rfc"]), RreqTiming::Rfc);
+    assert_eq!(timing(&["routing.rreq_timing=ns2"]), RreqTiming::Ns2);
+    assert!(Scenario::parse(&text, "t.toml", &["routing.rreq_timing=fast"]).is_err());
 }
 
 #[test]

@@ -35,6 +35,33 @@ impl LinkDetection {
     }
 }
 
+/// When a node may send the next RREQ of a discovery.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RreqTiming {
+    /// RFC 3561 §6.3-§6.4: a timer per RREQ, RING_TRAVERSAL_TIME for a ring
+    /// and NET_TRAVERSAL_TIME × 2^k (binary exponential backoff) at
+    /// NET_DIAMETER; the next RREQ goes out when it expires.
+    Rfc,
+    /// ns-2.35 `aodv.cc` (`sendRequest`, `PerHopTime`, `recvReply`,
+    /// `rt_resolve`, `rt_purge`): the wait is 2 × TTL × the per-hop
+    /// discovery latency measured on the last (up to 3) discoveries of
+    /// that destination (NODE_TRAVERSAL_TIME before any), times the number
+    /// of network-wide RREQs so far, at most 10 s; once it has passed, the
+    /// next RREQ goes out when the node originates another packet for the
+    /// destination or at the next 0.5 s poll of the route table while
+    /// packets wait. See docs/aodv.md.
+    Ns2,
+}
+
+impl RreqTiming {
+    pub fn name(self) -> &'static str {
+        match self {
+            RreqTiming::Rfc => "rfc",
+            RreqTiming::Ns2 => "ns2",
+        }
+    }
+}
+
 /// AODV configuration. Defaults are RFC 3561's (§10), except the send
 /// buffer (ns-2's 64 packets / 30 s) and the link detection (`Both`).
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +116,10 @@ pub struct AodvConfig {
     /// is tried only past the middle of the route (`rt_ll_failed`:
     /// `num_forwards > rt_hops`). See docs/aodv.md.
     pub ns2_quirks: bool,
+    /// When the next RREQ of a discovery may go out. The scenario key
+    /// `rreq_timing` defaults to `"ns2"` when `ns2_quirks = true` and to
+    /// `"rfc"` otherwise.
+    pub rreq_timing: RreqTiming,
 }
 
 impl Default for AodvConfig {
@@ -113,6 +144,7 @@ impl Default for AodvConfig {
             buffer_timeout: Time::from_secs(30),
             jitter: Time::from_ms(10),
             ns2_quirks: false,
+            rreq_timing: RreqTiming::Rfc,
         }
     }
 }
@@ -127,6 +159,13 @@ pub const LOCAL_ADD_TTL: u8 = 2;
 /// ns-2.35 `MAX_RREQ_TIMEOUT` (`aodv.h`): with `ns2_quirks`, how long a
 /// node sends no RREQ for a destination after its retries ran out.
 pub const NS2_MAX_RREQ_TIMEOUT: Time = Time::from_secs(10);
+/// ns-2.35 `RouteCacheTimer` period (`aodv.cc`, FREQUENCY 0.5 s): with
+/// `rreq_timing = "ns2"`, a discovery whose wait has passed asks again at
+/// the next multiple of this while packets wait.
+pub const NS2_POLL_INTERVAL: Time = Time::from_ms(500);
+/// ns-2.35 `MAX_HISTORY` (`aodv_rtable.h`): discovery latencies kept per
+/// destination for `PerHopTime`.
+pub const NS2_LATENCY_HISTORY: usize = 3;
 /// K of DELETE_PERIOD = K × max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
 pub const DELETE_PERIOD_K: u64 = 5;
 
@@ -207,6 +246,7 @@ impl RoutingModel for Aodv {
         "buffer_timeout",
         "jitter",
         "ns2_quirks",
+        "rreq_timing",
     ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
@@ -292,6 +332,11 @@ fn parse(p: &dyn Params) -> Result<AodvConfig, ParamError> {
     p.set_flag("gratuitous_rrep", &mut c.gratuitous_rrep)?;
     p.set_flag("dest_only", &mut c.dest_only)?;
     p.set_flag("ns2_quirks", &mut c.ns2_quirks)?;
+    c.rreq_timing = match p.choice("rreq_timing", &[("rfc", RreqTiming::Rfc), ("ns2", RreqTiming::Ns2)])? {
+        Some(t) => t.v,
+        None if c.ns2_quirks => RreqTiming::Ns2,
+        None => RreqTiming::Rfc,
+    };
     Ok(c)
 }
 

@@ -14,7 +14,7 @@ impl Aodv {
         .max(c.ttl_start)
         .min(c.net_diameter);
         self.stats.event("route_discoveries");
-        self.discoveries.insert(dst, Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: None, holdoff: false });
+        self.discoveries.insert(dst, Discovery::new(ttl, None));
         self.send_rreq(ctx, dst);
     }
 
@@ -67,13 +67,16 @@ impl Aodv {
         // sends its own RREQ without delay but its MAC draws a random defer
         // even on an idle medium, which separates them the same way.
         self.emit_jittered(ctx, p);
-        let wait = if !repair && ttl >= self.cfg.net_diameter {
-            if let Some(d) = self.discoveries.get_mut(&dst) {
-                d.at_max += 1;
-            }
-            self.cfg.backoff_wait(at_max)
-        } else {
-            self.cfg.ring_traversal_time(ttl)
+        let wide = !repair && ttl >= self.cfg.net_diameter;
+        if let Some(d) = self.discoveries.get_mut(&dst) {
+            d.at_max += wide as u32;
+            d.sent_at = now;
+        }
+        let wait = match (self.ns2_timing(), wide) {
+            // ns-2.35 `sendRequest`: × the network-wide RREQs so far, this one included.
+            (true, _) => self.ns2_rreq_wait(dst, ttl, if wide { at_max + 1 } else { at_max }),
+            (false, true) => self.cfg.backoff_wait(at_max),
+            (false, false) => self.cfg.ring_traversal_time(ttl),
         };
         self.arm_discovery_timer(ctx, dst, now + wait);
     }
@@ -105,6 +108,11 @@ impl Aodv {
             self.discoveries.remove(&dst);
             return self.flush_buffer(ctx);
         }
+        // ns-2 timing: the wait is over, but the RREQ waits for a packet or a poll.
+        if self.ns2_timing() && !self.ns2_may_ask(ctx, dst) {
+            return;
+        }
+        let Some(d) = self.discoveries.get_mut(&dst) else { return };
         if d.ttl >= self.cfg.net_diameter {
             if d.at_max > self.cfg.rreq_retries {
                 if self.cfg.ns2_quirks {
@@ -232,6 +240,7 @@ impl Aodv {
         if r.orig == self.me {
             if updated {
                 if let Some(d) = self.discoveries.remove(&r.dst) {
+                    self.ns2_record_latency(r.dst, d.sent_at, now, hops);
                     match d.repair {
                         Some(old_hops) => {
                             self.stats.event("local_repairs_succeeded");

@@ -22,12 +22,13 @@ pub mod buffer;
 pub mod config;
 mod discovery;
 mod ns2_quirks;
+mod ns2_timing;
 pub mod neighbours;
 pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
 pub mod table;
 
-pub use config::{AodvConfig, LinkDetection};
+pub use config::{AodvConfig, LinkDetection, RreqTiming};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
 use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
@@ -73,6 +74,25 @@ struct Discovery {
     repair: Option<u8>,
     /// `ns2_quirks`: retries ran out; no RREQ until the timer fires.
     holdoff: bool,
+    /// `rreq_timing = "ns2"`: what the discovery waits for.
+    wait: ns2_timing::Wait,
+    /// When the last RREQ was sent (its discovery latency, ns-2 timing).
+    sent_at: Time,
+}
+
+impl Discovery {
+    fn new(ttl: u8, repair: Option<u8>) -> Discovery {
+        Discovery {
+            ttl,
+            at_max: 0,
+            gen: 0,
+            deferred: false,
+            repair,
+            holdoff: false,
+            wait: ns2_timing::Wait::Reply,
+            sent_at: Time::ZERO,
+        }
+    }
 }
 
 /// What detected a link break.
@@ -93,6 +113,8 @@ pub struct Aodv {
     buffer: SendBuffer,
     buffer_timer: bool,
     discoveries: BTreeMap<NodeId, Discovery>,
+    /// Per-hop discovery latencies by destination (`rreq_timing = "ns2"`).
+    latencies: BTreeMap<NodeId, ns2_timing::Latencies>,
     next_gen: u32,
     neighbours: Neighbours,
     neighbour_timer: bool,
@@ -119,6 +141,7 @@ impl Aodv {
             buffer: SendBuffer::new(cfg.buffer_size, cfg.buffer_timeout),
             buffer_timer: false,
             discoveries: BTreeMap::new(),
+            latencies: BTreeMap::new(),
             next_gen: 0,
             neighbours: Neighbours::new(cfg.neighbour_timeout()),
             neighbour_timer: false,
@@ -446,12 +469,11 @@ impl Aodv {
         let to_src = self.table.get(pkt.src).map_or(0, |r| r.hops);
         let ttl =
             ((old_hops.max(to_src / 2) as u32 + config::LOCAL_ADD_TTL as u32).min(self.cfg.net_diameter as u32)) as u8;
-        let wait = self.cfg.ring_traversal_time(ttl);
+        let wait = if self.ns2_timing() { self.ns2_rreq_wait(dst, ttl, 0) } else { self.cfg.ring_traversal_time(ttl) };
         self.table.start_repair(dst, ctx.now + wait, !self.cfg.ns2_quirks);
         self.stats.event("local_repairs");
         self.buffer_packet(ctx, pkt);
-        let d = Discovery { ttl, at_max: 0, gen: 0, deferred: false, repair: Some(old_hops), holdoff: false };
-        self.discoveries.insert(dst, d);
+        self.discoveries.insert(dst, Discovery::new(ttl, Some(old_hops)));
         self.send_rreq(ctx, dst);
         if self.cfg.ns2_quirks {
             self.ns2_arm_repair_deadline(ctx, dst, wait);
@@ -521,6 +543,8 @@ impl Routing for Aodv {
                 self.buffer_packet(ctx, pkt);
                 if !self.discoveries.contains_key(&dst) {
                     self.start_discovery(ctx, dst);
+                } else {
+                    self.ns2_packet_buffered(ctx, dst, true);
                 }
             }
             Origin::Forward => {
@@ -532,6 +556,8 @@ impl Routing for Aodv {
                     // packets (`rt_purge`).
                     if self.cfg.ns2_quirks && !self.discoveries.contains_key(&dst) {
                         self.start_discovery(ctx, dst);
+                    } else {
+                        self.ns2_packet_buffered(ctx, dst, false);
                     }
                     return;
                 }

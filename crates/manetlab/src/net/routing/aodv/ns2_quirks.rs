@@ -79,6 +79,9 @@ impl Aodv {
             d.holdoff = false;
             d.ttl = self.cfg.net_diameter;
         }
+        if self.ns2_timing() {
+            return self.ns2_after_holdoff(ctx, dst);
+        }
         self.send_rreq(ctx, dst);
     }
 
