@@ -155,7 +155,9 @@ impl Aodv {
         if q.dst == self.me || self.proxied.contains(&q.dst) {
             // §6.6.1: the destination replies with a fresh sequence number
             // (a gateway replies for its wired-only hosts with its own).
-            if !q.unknown_seq && seq_newer(q.dst_seq, self.seq) {
+            if self.cfg.ns2_quirks {
+                self.ns2_seq_for_reply(&q);
+            } else if !q.unknown_seq && seq_newer(q.dst_seq, self.seq) {
                 self.seq = q.dst_seq;
             }
             let lifetime_ms = self.cfg.my_route_timeout().as_ns() / 1_000_000;

@@ -22,6 +22,15 @@
 //!    2 × (start time) + wait, and then brings the route down if it is still
 //!    under repair (`LocalRepairTimer::handle`, no RERR is sent).
 //!
+//! 4. `recvRequest`: the destination answers every RREQ with a new
+//!    sequence number, one above the larger of its own and the request's
+//!    (ns-2 rounds it up to the next even number; its odd numbers mark
+//!    invalidated routes), where RFC 3561 §6.6.1 takes the larger of the
+//!    two. So the destination's reply always repairs routes that quirk 1
+//!    holds at an equal sequence number, and relays whose route to the
+//!    destination is still up forward it instead of discarding it as no
+//!    better than theirs.
+//!
 //! Also `rt_ll_failed`: local repair only when the break is closer to the
 //! destination than to the source (`num_forwards > rt_hops`), and when it
 //! repairs, nothing else happens: the neighbour is not forgotten, other
@@ -52,6 +61,14 @@ impl Aodv {
             self.stats.event("ns2_rrep_rejected_in_repair");
         }
         reject
+    }
+
+    /// Quirk 4: the destination's sequence number for its RREP.
+    pub(super) fn ns2_seq_for_reply(&mut self, q: &Rreq) {
+        if !q.unknown_seq && seq_newer(q.dst_seq, self.seq) {
+            self.seq = q.dst_seq;
+        }
+        self.seq = self.seq.wrapping_add(1);
     }
 
     /// Quirk 2: retries ran out: drop what waits for `dst`, keep the
