@@ -11,6 +11,8 @@ manetlab mean, ratio) to data/ns2-compare/table-<tag>.md.
 
 Usage: python3 scripts/ns2/compare_profiles.py [--tag TAG] [--only chains|rwp]
        [--set key=value ...]   (extra manetlab overrides for every run)
+       [--seeds N --ns2-log LOG --hops 9 --moves 4,5,8]   (more seeds on chosen
+       points, against an ns-2 log with as many, e.g. results/aodv10.log)
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
 from collections import defaultdict
@@ -60,34 +62,41 @@ def main():
     ap.add_argument("--protocols", default="dsr,aodv,static")
     ap.add_argument("--no-quirks", action="store_true")
     ap.add_argument("--ns2-constants", action="store_true")
+    ap.add_argument("--seeds", type=int, default=len(SEEDS))
+    ap.add_argument("--ns2-log", help="one ns-2 log for chains and rwp (default s4.log / rwp.log)")
+    ap.add_argument("--hops", default="1,2,3,4,5,6,7,8,9,10")
+    ap.add_argument("--moves", default="1,2,3,4,5,6,7,8")
     a = ap.parse_args()
+    seeds = list(range(1, a.seeds + 1))
+    hops = [int(x) for x in a.hops.split(",") if x]
+    moves = [int(x) for x in a.moves.split(",") if x]
     protos = a.protocols.split(",")
     aodv = AODV_NS2 + ([] if a.no_quirks else AODV_QUIRKS) + (AODV_NS2_CONSTANTS if a.ns2_constants else [])
     rows, table = [], []
     if a.only in (None, "chains"):
-        ns = ns2_results("s4.log", r"rtg=(\w+) hops=(\d+) seed=\d+")
+        ns = ns2_results(a.ns2_log or "s4.log", r"rtg=(\w+) hops=(\d+) seed=\d+")
         chain = os.path.join(ROOT, "scenarios", "chain-tcp.toml")
         for proto in [p for p in ["dsr", "aodv", "static"] if p in protos]:
-            for h in range(1, 11):
+            for h in hops:
                 sets = [f"topology.nodes={h + 1}", f"flow.0.dst={h}", f"routing.protocol={proto}",
                         "arp.mode=ns2", "run.duration=200s", "flow.0.start=1s"]
                 if proto == "aodv":
                     sets += aodv
-                g = manetlab(chain, sets + a.set, len(SEEDS))
-                rows += [("chain", proto, h, s, x) for s, x in zip(SEEDS, g)]
+                g = manetlab(chain, sets + a.set, len(seeds))
+                rows += [("chain", proto, h, s, x) for s, x in zip(seeds, g)]
                 ref = ns.get(("DSR" if proto == "static" else proto.upper(), str(h)))
                 table.append(("chain TCP", proto, f"{h} hops", ref, g, proto == "static"))
                 print(table[-1][:3], [round(x / 1e3, 1) for x in g], file=sys.stderr)
     if a.only in (None, "rwp"):
-        ns = ns2_results("rwp.log", r"rtg=(\w+) moves=(\d+) seed=\d+")
+        ns = ns2_results(a.ns2_log or "rwp.log", r"rtg=(\w+) moves=(\d+) seed=\d+")
         sc = os.path.join(HERE, "rwp.toml")
         for proto in [p for p in ["dsr", "aodv"] if p in protos]:
-            for m in range(1, 9):
+            for m in moves:
                 sets = [f"routing.protocol={proto}", f"mobility.file=moves/rwp30-{m}.tcl"]
                 if proto == "aodv":
                     sets += aodv
-                g = manetlab(sc, sets + a.set, len(SEEDS))
-                rows += [("rwp", proto, m, s, x) for s, x in zip(SEEDS, g)]
+                g = manetlab(sc, sets + a.set, len(seeds))
+                rows += [("rwp", proto, m, s, x) for s, x in zip(seeds, g)]
                 table.append(("random waypoint TCP", proto, f"rwp30-{m}", ns.get((proto.upper(), str(m))), g, False))
                 print(table[-1][:3], [round(x / 1e3, 1) for x in g], file=sys.stderr)
     out = os.path.join(ROOT, "data", "ns2-compare")

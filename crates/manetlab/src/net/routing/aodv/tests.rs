@@ -599,3 +599,6 @@ fn elfn_notice_rides_on_the_rerr_to_the_tcp_source() {
 
 #[path = "ns2_quirks_tests.rs"]
 mod ns2_quirks_tests;
+
+#[path = "ns2_timing_tests.rs"]
+mod ns2_timing_tests;
