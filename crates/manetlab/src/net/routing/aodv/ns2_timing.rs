@@ -62,11 +62,7 @@ impl Aodv {
     fn ns2_per_hop_time(&self, dst: NodeId) -> Time {
         let Some(l) = self.latencies.get(&dst) else { return self.cfg.node_traversal_time };
         let (n, sum) = l.per_hop.iter().filter(|t| **t > Time::ZERO).fold((0u64, 0u64), |(n, s), t| (n + 1, s + t.as_ns()));
-        if n == 0 {
-            self.cfg.node_traversal_time
-        } else {
-            Time::from_ns(sum / n)
-        }
+        sum.checked_div(n).map_or(self.cfg.node_traversal_time, Time::from_ns)
     }
 
     /// `sendRequest`'s wait after a RREQ with `ttl`, the `wide`-th at
