@@ -29,6 +29,11 @@ mod backoff;
 mod dup;
 mod edca;
 mod model;
+mod ns3;
+mod stats;
+
+pub use ns3::RetryCounters;
+pub use stats::MacStats;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.
@@ -58,36 +63,11 @@ pub enum MacAction {
     TxSuccess(Packet),
     /// Retries exhausted for this packet (link failure feedback).
     TxFailed(Packet),
+    /// The packet outlived the interface queue's lifetime while the MAC
+    /// held it (`queue.expire_in_flight`, `dcf/ns3.rs`): dropped.
+    Expired(Packet),
     /// The MAC can take another packet from the interface queue.
     Ready,
-}
-
-/// Counters of one MAC.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MacStats {
-    pub data_sent: u64,
-    pub rts_sent: u64,
-    pub cts_sent: u64,
-    pub ack_sent: u64,
-    pub broadcast_sent: u64,
-    /// Retransmission attempts (RTS or DATA sent again).
-    pub retries: u64,
-    /// RTS frames not answered by a CTS.
-    pub rts_failures: u64,
-    /// DATA frames not answered by an ACK.
-    pub ack_failures: u64,
-    /// Packets dropped after the retry limit (link-failure signals).
-    pub retry_drops: u64,
-    pub unicast_success: u64,
-    pub duplicates: u64,
-    /// Bytes this MAC put on the air (all frame kinds).
-    pub bytes_on_air: u64,
-    /// Time spent transmitting, ns.
-    pub airtime_ns: u64,
-    /// EDCA: access categories that lost an internal collision.
-    pub internal_collisions: u64,
-    /// EDCA: frames sent inside a TXOP without a new backoff.
-    pub txop_continuations: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -129,6 +109,10 @@ struct Ac {
     tid: Option<u8>,
     ssrc: u32,
     slrc: u32,
+    /// When the packet's queue lifetime ends (`None`: never), and whether
+    /// it ended during the exchange in progress (`dcf/ns3.rs`).
+    expires: Option<Time>,
+    expired: bool,
     /// DATA attempts of the current packet that got no ACK, and the rate
     /// chosen for attempt `rate_attempt` (`u32::MAX`: none yet).
     data_failures: u32,
@@ -154,6 +138,8 @@ impl Ac {
             tid: None,
             ssrc: 0,
             slrc: 0,
+            expires: None,
+            expired: false,
             data_failures: 0,
             rate: 0,
             rate_attempt: u32::MAX,
@@ -172,6 +158,11 @@ pub struct Dcf {
     long_limit: u32,
     /// ns-2 sets the NAV to EIFS past a frame that was captured out.
     nav_on_capture: bool,
+    /// Retry counters per station and access category, not per frame
+    /// (ns-3.37; `dcf/ns3.rs`).
+    station_counters: bool,
+    /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
+    pub expired_in_flight: u64,
 
     // Carrier sense.
     sensing: bool,
@@ -240,6 +231,8 @@ impl Dcf {
             short_limit: cfg.short_retry_limit.max(1),
             long_limit: cfg.long_retry_limit.max(1),
             nav_on_capture,
+            station_counters: cfg.retry_counters == RetryCounters::Station,
+            expired_in_flight: 0,
             sensing: false,
             transmitting: false,
             idle_since: Time::ZERO,
@@ -382,16 +375,21 @@ impl Dcf {
 
     /// Makes `pkt` the current frame of entity `i`: next sequence number
     /// (EDCA unicast: of its <receiver, TID>; otherwise the shared one),
-    /// retry counters cleared.
+    /// retry counters cleared (unless they are the station's).
     fn load(&mut self, i: usize, pkt: Packet) {
         let tid = self.acs[i].tid.filter(|_| pkt.next_hop != BROADCAST);
         let seq = self.seqs.next(pkt.next_hop, tid);
+        let station = self.station_counters;
         let a = &mut self.acs[i];
         a.current = Some(pkt);
         a.current_seq = seq;
         a.current_retry = false;
-        a.ssrc = 0;
-        a.slrc = 0;
+        if !station {
+            a.ssrc = 0;
+            a.slrc = 0;
+        }
+        a.expires = None;
+        a.expired = false;
         a.data_failures = 0;
         a.rate_attempt = u32::MAX;
     }
@@ -543,6 +541,7 @@ impl Dcf {
                     let a = &self.acs[self.active];
                     if let Some(p) = a.current {
                         self.rate.ok(now, p.next_hop, a.rate, a.data_failures);
+                        self.reset_counter(self.uses_rts(&p));
                     }
                     let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
                     out.push(MacAction::TxSuccess(p));
@@ -593,7 +592,9 @@ impl Dcf {
                 if self.n_acs == 1 {
                     self.acs[0].backoff = None;
                     if self.state == State::Contend {
-                        self.start_attempt(now, out);
+                        if !self.expire_at_access(now, out) {
+                            self.start_attempt(now, out);
+                        }
                     } else {
                         // Post-backoff finished with nothing to send.
                         self.state = State::Idle;
@@ -611,10 +612,10 @@ impl Dcf {
                 if !self.sensing {
                     self.idle_since = self.idle_since.max(now);
                 }
-                let exhausted = if self.state == State::WaitCts {
+                let (exhausted, long) = if self.state == State::WaitCts {
                     self.stats.rts_failures += 1;
                     self.acs[self.active].ssrc += 1;
-                    self.acs[self.active].ssrc >= self.short_limit
+                    (self.acs[self.active].ssrc >= self.short_limit, false)
                 } else {
                     self.stats.ack_failures += 1;
                     let p = self.acs[self.active].current.expect("ACK timeout without a packet");
@@ -623,12 +624,15 @@ impl Dcf {
                     a.data_failures += 1;
                     if self.uses_rts(&p) {
                         self.acs[self.active].slrc += 1;
-                        self.acs[self.active].slrc >= self.long_limit
+                        (self.acs[self.active].slrc >= self.long_limit, true)
                     } else {
                         self.acs[self.active].ssrc += 1;
-                        self.acs[self.active].ssrc >= self.short_limit
+                        (self.acs[self.active].ssrc >= self.short_limit, false)
                     }
                 };
+                if exhausted {
+                    self.reset_counter(long);
+                }
                 self.attempt_failed(now, exhausted, out);
             }
             MacTimer::Response if gen == self.response_gen => {
@@ -751,11 +755,14 @@ impl Dcf {
             out.push(MacAction::TxFailed(p));
             self.finish_exchange(now, out);
         } else {
-            self.stats.retries += 1;
-            self.acs[self.active].current_retry = true;
             self.acs[self.active].cw = (2 * self.acs[self.active].cw + 1).min(self.acs[self.active].cw_max);
             self.acs[self.active].backoff = Some(self.draw_backoff());
             self.state = State::Contend;
+            if self.in_flight_expired(now) {
+                return self.drop_expired(now, out);
+            }
+            self.stats.retries += 1;
+            self.acs[self.active].current_retry = true;
             self.schedule_access(now, out);
         }
     }
@@ -763,8 +770,10 @@ impl Dcf {
     /// Success or drop: reset CW, start the post-backoff, ask for more.
     fn finish_exchange(&mut self, now: Time, out: &mut Vec<MacAction>) {
         self.acs[self.active].cw = self.acs[self.active].cw_min;
-        self.acs[self.active].ssrc = 0;
-        self.acs[self.active].slrc = 0;
+        if !self.station_counters {
+            self.acs[self.active].ssrc = 0;
+            self.acs[self.active].slrc = 0;
+        }
         self.state =
             if self.acs[..self.n_acs].iter().any(|a| a.current.is_some()) { State::Contend } else { State::Idle };
         self.acs[self.active].backoff = Some(self.draw_backoff());

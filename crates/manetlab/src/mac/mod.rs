@@ -11,7 +11,7 @@ pub mod edca;
 pub use crate::wire::frame;
 pub mod rate;
 
-pub use dcf::{Dcf, MacAction, MacStats, MacTimer};
+pub use dcf::{Dcf, MacAction, MacStats, MacTimer, RetryCounters};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
@@ -43,6 +43,9 @@ pub struct MacConfig {
     /// Data-rate control per neighbour (`rate/`); with anything but
     /// `Constant`, `phy.data_rate` is the highest rate used.
     pub rate_control: RateControlKind,
+    /// DCF retry counters per frame (default) or per station and access
+    /// category as ns-3.37 (`dcf/ns3.rs`).
+    pub retry_counters: RetryCounters,
 }
 
 /// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
@@ -182,6 +185,13 @@ pub trait MacProtocol {
     }
     /// Rate control: a frame from `src` decoded at power `power_w`.
     fn on_rx_power(&mut self, _src: MacAddr, _power_w: f64) {}
+    /// The packet just handed over leaves the interface queue's lifetime
+    /// at `at` (`queue.expire_in_flight`); a MAC that does not model
+    /// ns-3's in-flight expiry ignores it.
+    fn set_expiry(&mut self, _at: Time) {}
+    /// The interface queue took a packet (a MAC holding an expired packet
+    /// may drop it: `MacAction::Expired`).
+    fn on_queue_enqueue(&mut self, _now: Time, _out: &mut Vec<MacAction>) {}
     /// DATA attempts and ACKs per rate.
     fn rate_counts(&self) -> Vec<RateCount> {
         Vec::new()
@@ -255,6 +265,14 @@ impl Mac {
     pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
         each!(self, m => MacProtocol::on_rx_power(m, src, power_w))
     }
+    #[inline]
+    pub fn set_expiry(&mut self, at: Time) {
+        each!(self, m => MacProtocol::set_expiry(m, at))
+    }
+    #[inline]
+    pub fn on_queue_enqueue(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        each!(self, m => MacProtocol::on_queue_enqueue(m, now, out))
+    }
     /// DATA attempts and ACKs per rate (DCF only).
     pub fn rate_counts(&self) -> Vec<RateCount> {
         each!(self, m => MacProtocol::rate_counts(m))
@@ -277,6 +295,7 @@ impl Default for MacConfig {
             kind: MacKind::Dcf,
             edca: false,
             rate_control: RateControlKind::Constant,
+            retry_counters: RetryCounters::Mpdu,
         }
     }
 }

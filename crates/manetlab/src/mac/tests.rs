@@ -322,3 +322,141 @@ fn test_packet_arriving_during_post_backoff_keeps_the_countdown() {
     h.fire(MacTimer::Access);
     assert_eq!(h.transmitted().expect("DATA sent").0, FrameKind::Data);
 }
+
+// ---- ns-3.37 retry counters and in-flight expiry (dcf/ns3.rs) -------------
+
+fn ns3_mac(counters: super::RetryCounters) -> H {
+    let cfg = MacConfig { rts_threshold: None, retry_counters: counters, ..MacConfig::default() };
+    H { dcf: Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0)), out: Vec::new() }
+}
+
+impl H {
+    /// One DATA attempt that gets no ACK: returns when the timeout fired
+    /// and whether the packet was dropped at the retry limit.
+    fn unanswered(&mut self) -> (Time, bool) {
+        let t = self.fire(MacTimer::Access);
+        let (kind, d) = self.transmitted().expect("DATA sent");
+        assert_eq!(kind, FrameKind::Data);
+        self.out.clear();
+        self.dcf.on_tx_end(t + d, &mut self.out);
+        let at = self.fire(MacTimer::Timeout);
+        (at, self.out.iter().any(|a| matches!(a, MacAction::TxFailed(_))))
+    }
+    /// One DATA attempt answered by an ACK.
+    fn acknowledged(&mut self) {
+        let t = self.fire(MacTimer::Access);
+        let (_, d) = self.transmitted().expect("DATA sent");
+        self.out.clear();
+        self.dcf.on_tx_end(t + d, &mut self.out);
+        self.dcf.on_sense_busy(t + d + US(10));
+        let ack = frame(FrameKind::Ack, 1, 0, Time::ZERO);
+        self.dcf.on_rx_end(t + d + US(10 + 248), Some(&ack), true, &mut self.out);
+        assert!(self.out.iter().any(|a| matches!(a, MacAction::TxSuccess(_))), "{:?}", self.out);
+    }
+    /// Transmissions of the packet handed over at `now` until it is
+    /// dropped at the retry limit.
+    fn attempts_until_dropped(&mut self, now: Time) -> u32 {
+        self.out.clear();
+        self.dcf.enqueue(now, pkt(1), &mut self.out);
+        (1..=20).find(|_| self.unanswered().1).expect("dropped within 20 attempts")
+    }
+}
+
+/// ns-3.37 keeps one short retry counter per station and AC
+/// (`WifiRemoteStationManager::m_ssrc`): a frame that expires after 3
+/// failed attempts hands its count to the next frame, which is dropped
+/// after 7 - 3 = 4 transmissions; a success or a retry-limit drop resets
+/// it (`ReportDataOk`, `ReportFinalDataFailed`). Per-frame counters give
+/// every frame its 7 transmissions.
+#[test]
+fn test_station_retry_counter_outlives_an_expired_frame_and_resets_on_success() {
+    use super::RetryCounters::{Mpdu, Station};
+    let mut seen = Vec::new();
+    for counters in [Mpdu, Station] {
+        let mut h = ns3_mac(counters);
+        h.dcf.enqueue(US(0), pkt(1), &mut h.out);
+        h.dcf.set_expiry(Time::from_secs(1));
+        let mut t = US(0);
+        for _ in 0..3 {
+            let (at, dropped) = h.unanswered();
+            assert!(!dropped);
+            t = at;
+        }
+        // The queue takes another packet after the lifetime ended, while the
+        // MAC waits for access to retry: the frame is dropped as expired.
+        assert!(t < Time::from_secs(1));
+        h.out.clear();
+        h.dcf.on_queue_enqueue(Time::from_secs(1), &mut h.out);
+        assert!(matches!(h.out.first(), Some(MacAction::Expired(_))), "{:?}", h.out);
+        assert!(h.out.iter().any(|a| matches!(a, MacAction::Ready)) && h.dcf.can_accept());
+        assert_eq!((h.dcf.expired_in_flight, h.dcf.stats.retries), (1, 3));
+        let next = h.attempts_until_dropped(Time::from_secs(1));
+        // After a retry-limit drop the counter starts from zero.
+        let after_drop = h.attempts_until_dropped(Time::from_secs(2));
+        // A success resets it too: one failure, then an ACK, then a frame
+        // that fails throughout gets all 7 transmissions.
+        h.out.clear();
+        h.dcf.enqueue(Time::from_secs(3), pkt(1), &mut h.out);
+        assert!(!h.unanswered().1);
+        h.acknowledged();
+        let after_success = h.attempts_until_dropped(Time::from_secs(4));
+        seen.push((next, after_drop, after_success));
+    }
+    assert_eq!(seen, vec![(7, 7, 7), (4, 7, 7)]);
+}
+
+/// ns-3.37 `FrameExchangeManager::StartTransmission` wipes expired MPDUs
+/// when access is granted: the expired frame is not sent and the access
+/// goes to the next packet at once.
+#[test]
+fn test_frame_expired_at_channel_access_is_dropped_and_the_next_goes_at_once() {
+    let mut h = ns3_mac(super::RetryCounters::Station);
+    h.dcf.on_sense_busy(US(0));
+    h.dcf.enqueue(US(10), pkt(1), &mut h.out);
+    h.dcf.set_expiry(US(500));
+    h.dcf.on_signal_end(US(1000), true, &mut h.out);
+    let t = h.fire(MacTimer::Access);
+    assert!(t >= US(1050));
+    assert!(h.transmitted().is_none(), "{:?}", h.out);
+    assert!(matches!(h.out.first(), Some(MacAction::Expired(_))), "{:?}", h.out);
+    h.out.clear();
+    h.dcf.enqueue(t, pkt(1), &mut h.out);
+    assert_eq!(h.timer(MacTimer::Access).0, t, "no new backoff");
+    h.fire(MacTimer::Access);
+    assert_eq!(h.transmitted().map(|x| x.0), Some(FrameKind::Data));
+}
+
+/// A frame whose lifetime ends during its own exchange (the queue took a
+/// packet meanwhile) is still delivered if the ACK comes; if it does not,
+/// it is not retried: ns-3.37 removed it from the queue, and the channel
+/// release after the failure finds nothing to retransmit. The contention
+/// window stays doubled for the next frame.
+#[test]
+fn test_frame_expired_during_its_exchange_is_acked_or_dropped_after_the_failure() {
+    for acked in [true, false] {
+        let mut h = ns3_mac(super::RetryCounters::Station);
+        h.dcf.enqueue(US(0), pkt(1), &mut h.out);
+        h.dcf.set_expiry(US(1000));
+        let t = h.fire(MacTimer::Access);
+        let (_, d) = h.transmitted().unwrap();
+        assert!(t < US(1000) && t + d > US(3000));
+        h.out.clear();
+        h.dcf.on_queue_enqueue(t + US(2000), &mut h.out);
+        assert!(h.out.is_empty(), "still on the air: {:?}", h.out);
+        h.dcf.on_tx_end(t + d, &mut h.out);
+        if acked {
+            h.dcf.on_sense_busy(t + d + US(10));
+            let ack = frame(FrameKind::Ack, 1, 0, Time::ZERO);
+            h.dcf.on_rx_end(t + d + US(258), Some(&ack), true, &mut h.out);
+            assert!(h.out.iter().any(|a| matches!(a, MacAction::TxSuccess(_))), "{:?}", h.out);
+            assert_eq!(h.dcf.expired_in_flight, 0);
+        } else {
+            let at = h.fire(MacTimer::Timeout);
+            assert!(h.out.iter().any(|a| matches!(a, MacAction::Expired(_))), "{:?}", h.out);
+            assert_eq!((h.dcf.stats.ack_failures, h.dcf.stats.retries, h.dcf.expired_in_flight), (1, 0, 1));
+            // The post-backoff is drawn from the doubled window (CW 63).
+            let (end, _) = h.timer(MacTimer::Access);
+            assert!(end >= at + US(50) && end <= at + US(50 + 63 * 20), "{end}");
+        }
+    }
+}

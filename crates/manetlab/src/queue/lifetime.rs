@@ -7,8 +7,11 @@
 //!
 //! Here the kernel stamps a packet when the interface queue accepts it
 //! ([`Lifetime::entered`]) and asks, when the queue hands the packet to
-//! the MAC, whether it stayed longer than the limit ([`Lifetime::expired`]);
-//! an expired packet is dropped with reason IFQ instead of being sent. The
+//! the MAC, whether its lifetime has ended ([`Lifetime::expired`], or
+//! [`Lifetime::take`] for the instant it ends); an expired packet is
+//! dropped with reason IFQ instead of being sent. ns-3.37 removes an MPDU
+//! when `expiryTime <= now` (`WifiMacQueueContainer::DoExtractExpiredMpdus`,
+//! the path `WipeAllExpiredMpdus` and `PeekByQueueId` take). The
 //! disciplines themselves stay unaware of time.
 //!
 //! The stamps are kept in arrival order: a FIFO discipline hands packets
@@ -18,9 +21,11 @@
 //! the queue another way (a link failure reclaims them, fair queueing
 //! pushes one out) are [`Lifetime::forget`]-ed.
 //!
-//! Not modelled: ns-3 also checks the lifetime of a frame between two MAC
-//! retries of it (it stays at the head of its queue while the MAC retries);
-//! here a packet the MAC has taken is retried to the retry limit.
+//! ns-3 also ends the lifetime of the frame the MAC is retrying (it stays
+//! at the head of its queue): with `queue.expire_in_flight` the kernel
+//! hands the MAC the instant from [`Lifetime::take`] and the MAC drops the
+//! packet as ns-3.37 does (`mac/dcf/ns3.rs`); without it a packet the MAC
+//! has taken is retried to the retry limit.
 
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -49,12 +54,18 @@ impl Lifetime {
         }
     }
 
-    /// Packet `uid` leaves the queue for the MAC at `now`: true if it stayed
-    /// longer than the lifetime (ns-3: `now > expiry`).
-    pub fn expired(&mut self, uid: u64, now: Time) -> bool {
-        let Some(i) = self.stamps.iter().position(|s| s.0 == uid) else { return false };
+    /// Packet `uid` leaves the queue for the MAC: the instant its lifetime
+    /// ends (`None`: never stamped).
+    pub fn take(&mut self, uid: u64) -> Option<Time> {
+        let i = self.stamps.iter().position(|s| s.0 == uid)?;
         let (_, at) = self.stamps.remove(i).expect("index in range");
-        now > at + self.max_delay
+        Some(at + self.max_delay)
+    }
+
+    /// Packet `uid` leaves the queue for the MAC at `now`: true if its
+    /// lifetime has ended (ns-3.37: `expiryTime <= now`).
+    pub fn expired(&mut self, uid: u64, now: Time) -> bool {
+        self.take(uid).is_some_and(|end| end <= now)
     }
 
     /// Packets stamped (and not yet left).
@@ -72,15 +83,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn older_than_the_limit_expires_at_the_limit_does_not() {
+    fn the_lifetime_ends_at_enqueue_plus_max_delay() {
         let mut l = Lifetime::new(Time::from_ms(500), 10);
         l.entered(1, Time::from_ms(0));
         l.entered(2, Time::from_ms(100));
         l.entered(3, Time::from_ms(200));
-        // ns-3 drops when now > enqueue + MaxDelay.
-        assert!(!l.expired(1, Time::from_ms(500)));
-        assert!(l.expired(2, Time::from_ms(601)));
+        l.entered(4, Time::from_ms(300));
+        // ns-3.37 removes an MPDU once expiryTime (enqueue + MaxDelay) <= now.
+        assert!(!l.expired(1, Time::from_ms(500) - Time::from_ns(1)));
+        assert!(l.expired(2, Time::from_ms(600)));
         assert!(!l.expired(3, Time::from_ms(650)));
+        assert_eq!(l.take(4), Some(Time::from_ms(800)));
+        assert_eq!(l.take(4), None);
         assert!(l.is_empty());
     }
 

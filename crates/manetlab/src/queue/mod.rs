@@ -29,6 +29,10 @@ pub struct QueueConfig {
     /// Packets that waited longer than this are dropped instead of sent
     /// (ns-3's `WifiMacQueue` `MaxDelay`; `None` = no limit; `lifetime.rs`).
     pub max_delay: Option<crate::sim::Time>,
+    /// The lifetime also ends the packet the MAC holds (ns-3.37: the MPDU
+    /// being retried stays at the head of its `WifiMacQueue`;
+    /// `mac/dcf/ns3.rs`). Only with `max_delay`.
+    pub expire_in_flight: bool,
 }
 
 /// What a fair queue (or backpressure) classifies packets by.
@@ -167,7 +171,14 @@ impl QueueEnv {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig { kind: QueueKind::DropTail, limit: 50, control_first: true, backpressure: None, max_delay: None }
+        QueueConfig {
+            kind: QueueKind::DropTail,
+            limit: 50,
+            control_first: true,
+            backpressure: None,
+            max_delay: None,
+            expire_in_flight: false,
+        }
     }
 }
 

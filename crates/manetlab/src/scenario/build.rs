@@ -210,7 +210,7 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
         doc,
         "queue",
         "kind",
-        &["limit", "control_first", "max_delay", "backpressure"],
+        &["limit", "control_first", "max_delay", "expire_in_flight", "backpressure"],
         crate::queue::DISCIPLINES,
         |d: &crate::queue::Discipline| d.names,
         |d: &crate::queue::Discipline| d.keys,
@@ -232,6 +232,16 @@ pub(crate) fn build(f: &ScenarioFile, doc: &Table, base_dir: &std::path::Path) -
             return Err(err(ErrorKind::OutOfRange, d, "'queue.max_delay' must be positive"));
         }
         cfg.queue.max_delay = Some(d.get_ref().0);
+    }
+    if let Some(e) = &q.expire_in_flight {
+        if *e.get_ref() && q.max_delay.is_none() {
+            return Err(err(
+                ErrorKind::Inconsistent,
+                e,
+                "'queue.expire_in_flight' needs 'queue.max_delay' (the lifetime)",
+            ));
+        }
+        cfg.queue.expire_in_flight = *e.get_ref();
     }
 
     if let Some(b) = &q.backpressure {

@@ -180,6 +180,8 @@ pub(crate) struct MacSection {
     pub edca: Option<Spanned<bool>>,
     /// "constant" (default), "arf", "aarf", "minstrel", "ideal".
     pub rate_control: Option<Spanned<String>>,
+    /// "mpdu" (default) or "station" (ns-3.37's retry counters).
+    pub retry_counters: Option<Spanned<String>>,
 }
 
 /// The keys every discipline shares. `kind` and each discipline's own
@@ -191,6 +193,9 @@ pub(crate) struct QueueSection {
     pub control_first: Option<bool>,
     /// Lifetime of a packet in the queue (ns-3 `WifiMacQueue` `MaxDelay`).
     pub max_delay: Option<Spanned<Duration>>,
+    /// The lifetime also ends the packet the MAC is sending or retrying
+    /// (ns-3.37's `WifiMacQueue` keeps it at the head).
+    pub expire_in_flight: Option<Spanned<bool>>,
     pub backpressure: Option<BackpressureSection>,
 }
 

@@ -221,6 +221,16 @@ pub const CHOICES: &[Choice] = &[
         cmu1999: &[],
     },
     Choice {
+        id: "retry-counters",
+        title: "DCF retry counters",
+        ns2: "per frame (mac-802_11.cc resets ssrc_/slrc_ for every packet)",
+        // ns-3.37 WifiRemoteStationManager m_ssrc[ac]/m_slrc[ac]: one pair
+        // per station and AC, reset only by success or a retry-limit drop
+        // (mac/dcf/ns3.rs).
+        ns3: &[s("mac.retry_counters", "\"station\"")],
+        cmu1999: &[],
+    },
+    Choice {
         id: "arp",
         title: "ARP",
         ns2: "off (addresses known); [arp] mode = \"ns2\" models ns-2's one-packet ARP",
@@ -235,8 +245,14 @@ pub const CHOICES: &[Choice] = &[
         ns2: "drop-tail 50 packets, routing control first (PriQueue)",
         // ns-3 WifiMacQueue (wifi-mac-queue.cc): MaxSize 500 packets, no
         // control lane, MaxDelay 500 ms (a packet older than that is dropped
-        // when the MAC reaches it).
-        ns3: &[s("queue.limit", "500"), s("queue.control_first", "false"), s("queue.max_delay", "\"500ms\"")],
+        // when the MAC reaches it, and so is the MPDU the MAC is retrying:
+        // it stays at the head of the queue; mac/dcf/ns3.rs).
+        ns3: &[
+            s("queue.limit", "500"),
+            s("queue.control_first", "false"),
+            s("queue.max_delay", "\"500ms\""),
+            s("queue.expire_in_flight", "true"),
+        ],
         cmu1999: &[],
     },
     Choice {

@@ -256,7 +256,8 @@ dir = "out/all"
             limit: 20,
             control_first: false,
             backpressure: None,
-            max_delay: None
+            max_delay: None,
+            expire_in_flight: false
         }
     );
     assert_eq!(c.routing, RoutingConfig::Static { paths: vec![vec![2, 1, 0]] });

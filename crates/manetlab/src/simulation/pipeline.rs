@@ -66,6 +66,9 @@ impl Simulation {
                 }
             }
             MacAction::TxSuccess(pkt) => self.bp_tx_success(node, &pkt),
+            // The queue lifetime ended while the MAC held the packet
+            // (`queue.expire_in_flight`; backpressure is refused with it).
+            MacAction::Expired(pkt) => self.drop_packet(node, pkt, DropReason::Ifq),
             MacAction::TxFailed(pkt) => {
                 self.bp_left(node, &pkt);
                 self.nodes[node as usize].net.link_failures += 1;
@@ -97,19 +100,31 @@ impl Simulation {
             };
             // A queue lifetime (ns-3 WifiMacQueue MaxDelay): packets that
             // waited too long are dropped as the MAC reaches them.
-            while let Some(p) = next.filter(|p| self.ifq_expired(node, p.uid, now)) {
-                // (the scenario refuses max_delay with backpressure)
-                self.drop_packet(node, p, DropReason::Ifq);
-                let n = &mut self.nodes[node as usize];
-                next = match &self.bp {
-                    None => n.ifq.dequeue(),
-                    Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
-                };
+            let mut expires = None;
+            while let Some(p) = next {
+                match self.nodes[node as usize].ifq_life.as_mut().and_then(|l| l.take(p.uid)) {
+                    Some(end) if end <= now => {
+                        // (the scenario refuses max_delay with backpressure)
+                        self.drop_packet(node, p, DropReason::Ifq);
+                        let n = &mut self.nodes[node as usize];
+                        next = match &self.bp {
+                            None => n.ifq.dequeue(),
+                            Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
+                        };
+                    }
+                    end => {
+                        expires = end.filter(|_| self.cfg.queue.expire_in_flight);
+                        break;
+                    }
+                }
             }
             let n = &mut self.nodes[node as usize];
             if let Some(p) = next {
                 self.obs.queue(now, node, &*n.ifq);
                 n.mac.enqueue(now, p, &mut self.mac_out);
+                if let Some(end) = expires {
+                    n.mac.set_expiry(end);
+                }
                 self.collect_mac(node);
             } else if !n.ifq.is_empty() {
                 self.bp_block(node);
@@ -197,6 +212,13 @@ impl Simulation {
                 }
                 if wake {
                     self.bp_wake_all();
+                }
+                if self.cfg.queue.expire_in_flight {
+                    // ns-3.37 Txop::Queue wipes expired MPDUs, the one the
+                    // MAC is retrying included (`mac/dcf/ns3.rs`).
+                    let now = self.queue.now();
+                    self.nodes[node as usize].mac.on_queue_enqueue(now, &mut self.mac_out);
+                    self.collect_mac(node);
                 }
                 self.feed_mac(node);
             }

@@ -90,6 +90,14 @@ impl MacProtocol for Dcf {
     fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
         Dcf::on_rx_power(self, src, power_w)
     }
+    #[inline]
+    fn set_expiry(&mut self, at: Time) {
+        Dcf::set_expiry(self, at)
+    }
+    #[inline]
+    fn on_queue_enqueue(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        Dcf::on_queue_enqueue(self, now, out)
+    }
     fn rate_counts(&self) -> Vec<RateCount> {
         Dcf::rate_counts(self)
     }

@@ -344,6 +344,7 @@ const MAC_COMMON: &[&str] = &[
     "cw_max",
     "edca",
     "rate_control",
+    "retry_counters",
 ];
 
 pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) -> Result<(), Diag> {
@@ -459,6 +460,9 @@ pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) ->
     }
     if let Some(r) = &m.rate_control {
         mac.rate_control = choice(r, "mac.rate_control", &crate::mac::RateControlKind::ALL)?;
+    }
+    if let Some(r) = &m.retry_counters {
+        mac.retry_counters = choice(r, "mac.retry_counters", &crate::mac::RetryCounters::ALL)?;
     }
     Ok(())
 }

@@ -68,6 +68,10 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     assert!(!cfg.queue.control_first);
     // WifiMacQueue MaxDelay and ThresholdPreambleDetectionModel's 4 dB.
     assert_eq!(cfg.queue.max_delay, Some(crate::sim::Time::from_ms(500)));
+    // ... which also ends the MPDU the MAC is retrying, and the station's
+    // retry counters (WifiRemoteStationManager m_ssrc[ac]).
+    assert!(cfg.queue.expire_in_flight);
+    assert_eq!(cfg.mac.retry_counters, crate::mac::RetryCounters::Station);
     assert!((cfg.radio.preamble_detection_snr.unwrap() - 10f64.powf(0.4)).abs() < 1e-9);
     // WifiPhy CcaEdThreshold -62 dBm.
     assert!((10.0 * (cfg.radio.energy_detection_w.unwrap() * 1e3).log10() + 62.0).abs() < 1e-6);
@@ -99,8 +103,15 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     // No profile: neither.
     let cfg = Scenario::parse(CHAIN, "chain.toml", &[] as &[&str]).unwrap().config(1);
     assert_eq!((cfg.queue.max_delay, cfg.radio.preamble_detection_snr), (None, None));
-    // The lifetime refuses backpressure and zero.
-    for bad in [&["queue.max_delay=0s"][..], &["queue.max_delay=1s", "queue.backpressure.threshold=5"][..]] {
+    assert_eq!((cfg.queue.expire_in_flight, cfg.mac.retry_counters), (false, crate::mac::RetryCounters::Mpdu));
+    // The lifetime refuses backpressure and zero; the in-flight expiry
+    // needs a lifetime; the counters take two names.
+    for bad in [
+        &["queue.max_delay=0s"][..],
+        &["queue.max_delay=1s", "queue.backpressure.threshold=5"][..],
+        &["queue.expire_in_flight=true"][..],
+        &["mac.retry_counters=frame"][..],
+    ] {
         assert!(Scenario::parse(CHAIN, "chain.toml", bad).is_err(), "{bad:?}");
     }
 }
