@@ -22,6 +22,8 @@
 #   DURATION=3 SIZES=1000000 scripts/bench_swans.sh   # memory at 10^6 nodes
 #   NO_BUILD=1 BIN=path/to/manetlab ...           # use an existing binary
 #   ORDER=id ...                                  # node ids in placement order
+#   MANETLAB_HUGE_PAGES=0 ...                     # without the huge pages the
+#                                                 # CLI turns on from 10^4 nodes
 # Each size may have its own duration: SIZES="1000 100000:30 1000000:3".
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -529,6 +529,9 @@ fn run(mut args: RunArgs) -> i32 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if scenario.node_count() >= HUGE_PAGE_NODES {
+        reexec_with_huge_pages();
+    }
     let axes = match sweep_axes(&scenario, &args.sweep) {
         Ok(a) => a,
         Err(code) => return code,
@@ -549,6 +552,38 @@ fn run(mut args: RunArgs) -> i32 {
             eprintln!("error: {e:#}");
             failure_code(&e)
         }
+    }
+}
+
+/// From this many nodes a run asks for transparent huge pages (below).
+const HUGE_PAGE_NODES: usize = 10_000;
+
+/// Large networks (10^5-10^6 nodes: gigabytes of node state touched at
+/// random by the channel) spend much of each event in TLB misses on 4 KiB
+/// pages. Where the kernel's transparent huge pages are `madvise`-only (the
+/// common default), glibc backs the heap with 2 MiB pages when started with
+/// `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (glibc 2.35+): the process
+/// re-executes itself once with it. Only the memory layout changes, never a
+/// result (docs/performance.md, "Large networks"). Skipped when
+/// `GLIBC_TUNABLES` is already set or `MANETLAB_HUGE_PAGES=0`.
+fn reexec_with_huge_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::process::CommandExt;
+        if std::env::var_os("GLIBC_TUNABLES").is_some()
+            || std::env::var_os("MANETLAB_HUGE_PAGES").is_some_and(|v| v == "0")
+        {
+            return;
+        }
+        let Ok(exe) = std::env::current_exe() else { return };
+        let mut args = std::env::args_os();
+        let Some(arg0) = args.next() else { return };
+        // exec only returns on failure: then carry on without huge pages.
+        let _ = std::process::Command::new(exe)
+            .arg0(arg0)
+            .args(args)
+            .env("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
+            .exec();
     }
 }
 

@@ -20,10 +20,15 @@ pub struct NetStats {
     pub link_failures: u64,
 }
 
+/// `repr(C)`: the radio (two aligned cache lines) and then the MAC, whose
+/// carrier-sense fields come first, so that a signal start or end touches
+/// the node's first four lines and nothing else (docs/performance.md,
+/// "Large networks"; the tests below check the offsets).
+#[repr(C)]
 pub struct Node {
-    pub id: NodeId,
     pub radio: Radio,
     pub mac: Mac,
+    pub id: NodeId,
     pub ifq: Box<dyn QueueDisc>,
     /// Present when the queue has a lifetime (`[queue] max_delay`).
     pub ifq_life: Option<crate::queue::Lifetime>,
@@ -39,5 +44,19 @@ pub struct Node {
 impl Node {
     pub fn endpoint_for_port(&self, port: u16) -> Option<usize> {
         self.endpoints.iter().position(|e| e.port() == port)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radio_and_mac_lead_the_node() {
+        assert_eq!(std::mem::offset_of!(Node, radio), 0);
+        assert_eq!(std::mem::offset_of!(Node, mac), 128);
+        // The DCF's hot fields (first 120 B of it, `mac/dcf.rs`) end within
+        // the node's first four lines, whatever tag the `Mac` enum adds.
+        assert!(std::mem::size_of::<Mac>() - std::mem::size_of::<crate::mac::dcf::Dcf>() <= 8);
     }
 }

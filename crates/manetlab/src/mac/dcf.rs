@@ -87,21 +87,24 @@ enum State {
 }
 
 /// One backoff entity: DCF's, or an EDCA access category's (§10.22.2).
+/// `repr(C)`: the fields a signal start or end reads come first (see
+/// [`Dcf`]).
 #[derive(Copy, Clone, Debug)]
+#[repr(C)]
 struct Ac {
     /// DIFS, or AIFS[AC].
     aifs: Time,
-    cw_min: u32,
-    cw_max: u32,
-    /// TXOP limit (zero: one frame exchange per access).
-    txop: Time,
-    cw: u32,
     backoff: Option<u32>,
     /// Start of the current countdown and when it reaches zero.
     countdown_start: Time,
     access_at: Time,
     /// The backoff was counted down to this instant (EDCA).
     counted_to: Time,
+    cw_min: u32,
+    cw_max: u32,
+    /// TXOP limit (zero: one frame exchange per access).
+    txop: Time,
+    cw: u32,
     current: Option<Packet>,
     current_seq: u16,
     current_retry: bool,
@@ -147,42 +150,51 @@ impl Ac {
     }
 }
 
+/// `repr(C)`, the fields that every signal start and end at the node reads
+/// or writes first (carrier sense, deferral, the backoff entity's countdown:
+/// ~110 B from the start, two cache lines right after the radio's in
+/// [`crate::node::Node`]); the frames, packets, random stream and counters
+/// after them (docs/performance.md, "Large networks").
+#[repr(C)]
 pub struct Dcf {
-    addr: MacAddr,
-    phy: PhyMode,
-    slot: Time,
-    sifs: Time,
-    eifs: Time,
-    rts_threshold: Option<u32>,
-    short_limit: u32,
-    long_limit: u32,
-    /// ns-2 sets the NAV to EIFS past a frame that was captured out.
-    nav_on_capture: bool,
-    /// Retry counters per station and access category, not per frame
-    /// (ns-3.37; `dcf/ns3.rs`).
-    station_counters: bool,
-    /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
-    pub expired_in_flight: u64,
-
-    // Carrier sense.
+    // Carrier sense and access: hot.
     sensing: bool,
     transmitting: bool,
+    access_pending: bool,
+    /// A response (CTS/ACK) is on the air; `state` is left as it was.
+    responding: bool,
+    /// ns-2 sets the NAV to EIFS past a frame that was captured out.
+    nav_on_capture: bool,
+    state: State,
+    addr: MacAddr,
+    n_acs: usize,
+    /// The entity that owns the frame exchange in progress.
+    active: usize,
+    access_gen: u32,
     /// When the medium last became idle (energy gone and own tx over).
     idle_since: Time,
     nav_until: Time,
     /// After a frame that failed to decode, access may not start before
     /// this time (its end + EIFS); a correct frame clears it.
     eifs_until: Time,
-
+    slot: Time,
+    eifs: Time,
     // Channel access: one backoff entity per access category, each with
     // the packet it holds (one entity for plain DCF; AC_VO and AC_BE with
     // EDCA, index = `AccessCategory::index`).
     acs: [Ac; 2],
-    n_acs: usize,
-    /// The entity that owns the frame exchange in progress.
-    active: usize,
-    access_gen: u32,
-    access_pending: bool,
+
+    // Cold.
+    phy: PhyMode,
+    sifs: Time,
+    rts_threshold: Option<u32>,
+    short_limit: u32,
+    long_limit: u32,
+    /// Retry counters per station and access category, not per frame
+    /// (ns-3.37; `dcf/ns3.rs`).
+    station_counters: bool,
+    /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
+    pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
     /// that may continue it with a packet handed over at the given instant
     /// (the end of its last successful exchange).
@@ -190,14 +202,11 @@ pub struct Dcf {
     txop_open: Option<(usize, Time)>,
 
     // Frame exchange.
-    state: State,
     timeout_gen: u32,
     /// Sequence numbering (§10.3.2.11.2, `dup.rs`).
     seqs: dup::SeqCounters,
     response: Option<Frame>,
     response_gen: u32,
-    /// A response (CTS/ACK) is on the air; `state` is left as it was.
-    responding: bool,
     dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
     tx_frame: Frame,

@@ -43,13 +43,16 @@ struct Signal {
     power: f64,
 }
 
+/// Signals on the air kept in the radio itself; more spill to the heap.
+const INLINE: usize = 2;
+
+/// The frame the receiver is locked onto (stored flattened in [`Radio`]).
 #[derive(Copy, Clone, Debug)]
 struct Lock {
     tx: TxId,
     power: f64,
     end: Time,
     ok: bool,
-    /// Lost because another signal overlapped (rather than weak / own tx).
     collided: bool,
 }
 
@@ -88,36 +91,142 @@ pub struct RadioStats {
     pub preempted: u64,
 }
 
+/// The receiver's state, laid out for the channel's access pattern at
+/// 10^5-10^6 nodes (docs/performance.md, "Large networks"): every signal
+/// start and end reads and writes this record at a node the channel picks,
+/// so it is two cache lines, aligned, with no pointer to follow in the
+/// common case: the first two signals on the air are held inline (with the
+/// carrier-sense ranges of the SWANS network a radio senses more than two
+/// at once rarely), the lock's fields are flattened, and the counters share
+/// the second line. (Before: 128 B at any offset, three lines, plus the
+/// signal list on the heap, a fourth.)
+#[repr(C, align(64))]
 pub struct Radio {
-    rule: CaptureRule,
-    rx_threshold: f64,
-    capture_ratio: f64,
-    active: Vec<Signal>,
-    lock: Option<Lock>,
-    transmitting: bool,
-    pub stats: RadioStats,
+    // First line.
     /// Present under the SINR reception model.
     sinr: Option<Box<SinrRx>>,
-    last_decoded_power: f64,
+    rx_threshold: f64,
+    capture_ratio: f64,
+    /// Powers and transmissions of the first `INLINE` signals on the air.
+    power: [f64; INLINE],
+    /// The locked frame's power and end; `lock_power` stays after the lock
+    /// is released (it is the power of the frame last decoded).
+    lock_power: f64,
+    lock_end: Time,
+    tx: [TxId; INLINE],
+    // Second line.
+    lock_tx: TxId,
+    /// Signals on the air: `min(n_active, INLINE)` inline, the rest in `more`.
+    n_active: u8,
+    locked: bool,
+    lock_ok: bool,
+    /// Lost because another signal overlapped (rather than weak / own tx).
+    lock_collided: bool,
+    transmitting: bool,
+    rule: CaptureRule,
+    /// The spill, allocated at the first third signal and kept (boxed: 8 B
+    /// in the record instead of a `Vec`'s 24).
+    #[allow(clippy::box_collection)]
+    more: Option<Box<Vec<Signal>>>,
+    pub stats: RadioStats,
 }
 
 impl Radio {
     pub fn new(rule: CaptureRule, rx_threshold: f64, capture_ratio: f64) -> Radio {
         Radio {
-            rule,
+            sinr: None,
             rx_threshold,
             capture_ratio,
-            // Room for two overlapping signals, reserved when the node is
-            // built (32 B): the lists of nodes with consecutive ids are then
-            // adjacent on the heap instead of wherever the first signal
-            // found room (locality at 10^5-10^6 nodes, docs/performance.md).
-            active: Vec::with_capacity(2),
-            lock: None,
+            power: [0.0; INLINE],
+            lock_power: 0.0,
+            lock_end: Time::ZERO,
+            tx: [0; INLINE],
+            lock_tx: 0,
+            n_active: 0,
+            locked: false,
+            lock_ok: false,
+            lock_collided: false,
             transmitting: false,
+            rule,
+            more: None,
             stats: RadioStats::default(),
-            sinr: None,
-            last_decoded_power: 0.0,
         }
+    }
+
+    fn lock(&self) -> Option<Lock> {
+        self.locked.then_some(Lock {
+            tx: self.lock_tx,
+            power: self.lock_power,
+            end: self.lock_end,
+            ok: self.lock_ok,
+            collided: self.lock_collided,
+        })
+    }
+
+    fn set_lock(&mut self, l: Lock) {
+        self.locked = true;
+        self.lock_tx = l.tx;
+        self.lock_power = l.power;
+        self.lock_end = l.end;
+        self.lock_ok = l.ok;
+        self.lock_collided = l.collided;
+    }
+
+    /// Adds a signal to the set on the air (a set: its order is not used).
+    #[inline]
+    fn push_active(&mut self, tx: TxId, power: f64) {
+        let k = self.n_active as usize;
+        if k < INLINE {
+            self.tx[k] = tx;
+            self.power[k] = power;
+            self.n_active += 1;
+        } else {
+            // (n_active stays at INLINE + 1 while `more` holds the rest)
+            self.more.get_or_insert_with(Default::default).push(Signal { tx, power });
+            self.n_active = INLINE as u8 + 1;
+        }
+    }
+
+    /// Removes `tx` from the set on the air, if it is there.
+    #[inline]
+    fn remove_active(&mut self, tx: TxId) {
+        let k = (self.n_active as usize).min(INLINE);
+        if let Some(i) = self.tx[..k].iter().position(|&t| t == tx) {
+            // Refill slot i from the spill, or from the last inline slot.
+            if let Some(s) = self.more.as_mut().and_then(|m| m.pop()) {
+                self.tx[i] = s.tx;
+                self.power[i] = s.power;
+                if self.spill().is_empty() {
+                    self.n_active = INLINE as u8;
+                }
+            } else {
+                self.tx[i] = self.tx[k - 1];
+                self.power[i] = self.power[k - 1];
+                self.n_active -= 1;
+            }
+        } else if let Some(m) = self.more.as_mut() {
+            if let Some(i) = m.iter().position(|s| s.tx == tx) {
+                m.swap_remove(i);
+                if m.is_empty() {
+                    self.n_active = INLINE as u8;
+                }
+            }
+        }
+    }
+
+    /// The signals beyond the inline ones.
+    #[inline]
+    fn spill(&self) -> &[Signal] {
+        self.more.as_deref().map_or(&[], |m| m.as_slice())
+    }
+
+    /// Whether `power` beats every other signal on the air by the capture
+    /// ratio (the signal `tx` itself excepted).
+    #[inline]
+    fn dominates(&self, tx: TxId, power: f64) -> bool {
+        let k = (self.n_active as usize).min(INLINE);
+        let beats = |t: TxId, p: f64| t == tx || power >= self.capture_ratio * p;
+        (0..k).all(|i| beats(self.tx[i], self.power[i])) && self.spill().iter().all(|s| beats(s.tx, s.power))
     }
 
     /// The radio of `cfg`'s reception model; `rng` decides frame errors
@@ -148,22 +257,23 @@ impl Radio {
     pub fn finish_signal(&mut self, now: Time, tx: TxId) -> (RxOutcome, bool) {
         let locked = match self.sinr.as_ref() {
             Some(s) => s.lock_power(tx),
-            None => self.lock.filter(|l| l.tx == tx).map(|l| l.power),
+            None => self.lock().filter(|l| l.tx == tx).map(|l| l.power),
         };
         let r = match self.sinr.as_mut() {
             Some(s) => s.signal_end(now, tx, &mut self.stats),
             None => self.signal_end(tx),
         };
         if let (RxOutcome::Decoded(_), Some(p)) = (r.0, locked) {
-            self.last_decoded_power = p;
+            self.lock_power = p;
         }
         r
     }
 
-    /// Received power of the frame most recently decoded, watts (the rate
-    /// oracle's SNR input).
+    /// Received power of the frame that [`Radio::finish_signal`] just
+    /// reported decoded, watts (the rate oracle's SNR input; read it before
+    /// the next signal starts, which may lock the receiver again).
     pub fn last_decoded_power(&self) -> f64 {
-        self.last_decoded_power
+        self.lock_power
     }
 
     /// Physical carrier sense (energy from others; own transmission excluded).
@@ -171,7 +281,7 @@ impl Radio {
         if let Some(s) = &self.sinr {
             return s.sensing();
         }
-        !self.active.is_empty()
+        self.n_active > 0
     }
 
     pub fn transmitting(&self) -> bool {
@@ -180,23 +290,23 @@ impl Radio {
 
     /// A signal of `power` watts starts arriving; it lasts until `end`.
     pub fn signal_start(&mut self, tx: TxId, power: f64, end: Time) -> StartOutcome {
-        let became_busy = self.active.is_empty();
-        self.active.push(Signal { tx, power });
+        let became_busy = self.n_active == 0;
+        self.push_active(tx, power);
         let decodable = power >= self.rx_threshold && !self.transmitting;
         let mut captured_out = false;
-        match (self.lock, self.rule) {
+        match (self.lock(), self.rule) {
             (None, CaptureRule::Ns2) => {
                 // Any sensed signal occupies the receiver. Like ns-2, energy
                 // left over from a frame that was captured out does not
                 // interfere with a new lock (ns-2 covers it with EIFS NAV).
-                self.lock = Some(Lock { tx, power, end, ok: decodable, collided: false });
+                self.set_lock(Lock { tx, power, end, ok: decodable, collided: false });
             }
             (None, CaptureRule::StrongerWins) => {
                 if decodable {
                     // Survives the signals already on the air only if it
                     // dominates every one of them by the capture ratio.
-                    let clean = self.active.iter().all(|s| s.tx == tx || power >= self.capture_ratio * s.power);
-                    self.lock = Some(Lock { tx, power, end, ok: clean, collided: !clean });
+                    let clean = self.dominates(tx, power);
+                    self.set_lock(Lock { tx, power, end, ok: clean, collided: !clean });
                 }
             }
             (Some(mut lock), rule) => {
@@ -207,8 +317,8 @@ impl Radio {
                 } else if rule == CaptureRule::StrongerWins && decodable && power >= self.capture_ratio * lock.power {
                     // The newcomer takes the receiver over.
                     self.stats.preempted += 1;
-                    let clean = self.active.iter().all(|s| s.tx == tx || power >= self.capture_ratio * s.power);
-                    self.lock = Some(Lock { tx, power, end, ok: clean, collided: !clean });
+                    let clean = self.dominates(tx, power);
+                    self.set_lock(Lock { tx, power, end, ok: clean, collided: !clean });
                 } else {
                     // Collision: the locked frame is lost. The receiver stays
                     // busy with whichever of the two lasts longer.
@@ -217,7 +327,7 @@ impl Radio {
                     if end > lock.end {
                         lock = Lock { tx, power, end, ok: false, collided: true };
                     }
-                    self.lock = Some(lock);
+                    self.set_lock(lock);
                 }
             }
         }
@@ -227,13 +337,11 @@ impl Radio {
     /// The signal of `tx` ends. Returns the outcome for the MAC and whether
     /// the medium became idle (no more sensed energy).
     pub fn signal_end(&mut self, tx: TxId) -> (RxOutcome, bool) {
-        if let Some(i) = self.active.iter().position(|s| s.tx == tx) {
-            self.active.swap_remove(i);
-        }
+        self.remove_active(tx);
         let mut outcome = RxOutcome::Nothing;
-        if let Some(lock) = self.lock {
+        if let Some(lock) = self.lock() {
             if lock.tx == tx {
-                self.lock = None;
+                self.locked = false;
                 outcome = if lock.ok {
                     self.stats.decoded += 1;
                     RxOutcome::Decoded(tx)
@@ -247,7 +355,7 @@ impl Radio {
                 };
             }
         }
-        (outcome, self.active.is_empty())
+        (outcome, self.n_active == 0)
     }
 
     /// The radio starts transmitting: half duplex, any reception is lost.
@@ -256,9 +364,8 @@ impl Radio {
             s.start_tx();
         }
         self.transmitting = true;
-        if let Some(lock) = self.lock.as_mut() {
-            lock.ok = false;
-        }
+        // (no-op without a lock)
+        self.lock_ok = false;
     }
 
     /// The transmission ended. True when the medium became idle during it
@@ -340,5 +447,127 @@ mod tests {
         r.start_tx();
         r.end_tx();
         assert_eq!(r.signal_end(1).0, RxOutcome::Failed { tx: 1, collided: false });
+    }
+
+    #[test]
+    fn layout_is_two_aligned_lines() {
+        assert_eq!(std::mem::size_of::<Radio>(), 128);
+        assert_eq!(std::mem::align_of::<Radio>(), 64);
+    }
+
+    /// The receiver as it was before the compact layout (a `Vec` of signals
+    /// and an `Option<Lock>`): the reference the flattened one must match.
+    struct Reference {
+        rule: CaptureRule,
+        ratio: f64,
+        active: Vec<Signal>,
+        lock: Option<Lock>,
+        transmitting: bool,
+        stats: RadioStats,
+    }
+
+    impl Reference {
+        fn start(&mut self, tx: TxId, power: f64, end: Time) -> StartOutcome {
+            let became_busy = self.active.is_empty();
+            self.active.push(Signal { tx, power });
+            let decodable = power >= RX && !self.transmitting;
+            let clean = |a: &[Signal]| a.iter().all(|s| s.tx == tx || power >= self.ratio * s.power);
+            let mut captured_out = false;
+            match (self.lock, self.rule) {
+                (None, CaptureRule::Ns2) => self.lock = Some(Lock { tx, power, end, ok: decodable, collided: false }),
+                (None, CaptureRule::StrongerWins) => {
+                    if decodable {
+                        let c = clean(&self.active);
+                        self.lock = Some(Lock { tx, power, end, ok: c, collided: !c });
+                    }
+                }
+                (Some(mut lock), rule) => {
+                    if lock.power >= self.ratio * power {
+                        captured_out = true;
+                        self.stats.captures += 1;
+                    } else if rule == CaptureRule::StrongerWins && decodable && power >= self.ratio * lock.power {
+                        self.stats.preempted += 1;
+                        let c = clean(&self.active);
+                        self.lock = Some(Lock { tx, power, end, ok: c, collided: !c });
+                    } else {
+                        lock.ok = false;
+                        lock.collided = true;
+                        if end > lock.end {
+                            lock = Lock { tx, power, end, ok: false, collided: true };
+                        }
+                        self.lock = Some(lock);
+                    }
+                }
+            }
+            StartOutcome { became_busy, captured_out }
+        }
+
+        fn end(&mut self, tx: TxId) -> (RxOutcome, bool) {
+            if let Some(i) = self.active.iter().position(|s| s.tx == tx) {
+                self.active.swap_remove(i);
+            }
+            let mut outcome = RxOutcome::Nothing;
+            if let Some(lock) = self.lock.filter(|l| l.tx == tx) {
+                self.lock = None;
+                outcome = if lock.ok {
+                    self.stats.decoded += 1;
+                    RxOutcome::Decoded(tx)
+                } else {
+                    if lock.collided {
+                        self.stats.collisions += 1;
+                    } else {
+                        self.stats.errors += 1;
+                    }
+                    RxOutcome::Failed { tx, collided: lock.collided }
+                };
+            }
+            (outcome, self.active.is_empty())
+        }
+    }
+
+    proptest::proptest! {
+        /// Random overlapping signals (up to six at once, so the inline
+        /// slots spill), own transmissions, both capture rules: the compact
+        /// radio answers every call exactly as the reference.
+        #[test]
+        fn compact_radio_matches_the_reference(
+            stronger in proptest::bool::ANY,
+            ops in proptest::collection::vec((0u8..4, 0u32..6, 0u32..40), 1..200),
+        ) {
+            let rule = if stronger { CaptureRule::StrongerWins } else { CaptureRule::Ns2 };
+            let mut r = Radio::new(rule, RX, 10.0);
+            let mut f = Reference {
+                rule, ratio: 10.0, active: Vec::new(), lock: None, transmitting: false, stats: RadioStats::default(),
+            };
+            let mut on_air = [false; 6];
+            for (k, (op, tx, p)) in ops.into_iter().enumerate() {
+                match op {
+                    0 | 1 if !on_air[tx as usize] => {
+                        // powers from 0.05 to ~100 x the threshold
+                        let power = RX * 0.05 * 1.25f64.powi(p as i32);
+                        let end = t(1000 + k as u64 * 7 + p as u64);
+                        proptest::prop_assert_eq!(r.signal_start(tx, power, end), f.start(tx, power, end));
+                        on_air[tx as usize] = true;
+                    }
+                    0 | 1 => {
+                        proptest::prop_assert_eq!(r.signal_end(tx), f.end(tx));
+                        on_air[tx as usize] = false;
+                    }
+                    2 if !f.transmitting => {
+                        r.start_tx();
+                        f.transmitting = true;
+                        if let Some(l) = f.lock.as_mut() {
+                            l.ok = false;
+                        }
+                    }
+                    _ => {
+                        r.end_tx();
+                        f.transmitting = false;
+                    }
+                }
+                proptest::prop_assert_eq!(r.sensing(), !f.active.is_empty());
+                proptest::prop_assert_eq!(r.stats, f.stats);
+            }
+        }
     }
 }

@@ -83,3 +83,17 @@ impl Dcf {
         }
     }
 }
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn hot_fields_fit_in_120_bytes() {
+        // What a signal start or end reads: carrier sense, deferral and the
+        // first backoff entity's countdown (see `Dcf`).
+        let end = std::mem::offset_of!(Dcf, acs) + std::mem::offset_of!(Ac, counted_to) + 8;
+        assert!(end <= 120, "{end}");
+        assert!(std::mem::offset_of!(Dcf, eifs) < std::mem::offset_of!(Dcf, acs));
+    }
+}
