@@ -193,7 +193,7 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
         c.max_salvage = v as u8;
     }
     if let Some(v) = p.uint_in("salvage_requests", 0, 15)? {
-        c.salvage_requests = v as u32;
+        c.salvage_requests = v;
     }
     if let Some(v) = p.uint_in("send_buffer", 0, 1_000_000)? {
         c.send_buffer = v as usize;
