@@ -111,7 +111,8 @@ fn show(r: &Report, lines: &[String]) -> (f64, f64, usize) {
 
 #[test]
 fn relay_off_route_error_and_new_discovery() {
-    let (r, lines) = break_relay(DsrConfig::default(), true);
+    // Without ns-2.35's NEW_SALVAGE_LOGIC (salvage_requests = 0).
+    let (r, lines) = break_relay(DsrConfig { salvage_requests: 0, ..DsrConfig::default() }, true);
     let (last, first, after) = show(&r, &lines);
     let (s, up) = (&r.nodes[0].routing, &r.nodes[1].routing);
     // R's MAC gives up on the dead relay: the link is broken, R has no other
@@ -130,6 +131,30 @@ fn relay_off_route_error_and_new_discovery() {
     assert!(r.nodes[3].forwarded > 350, "{}", r.nodes[3].forwarded);
     assert!(first - last < 1.0, "outage {:.3} s", first - last);
     assert!(after >= 20 * 18, "{after}");
+}
+
+#[test]
+fn relay_off_without_alternative_buffers_asks_its_neighbours_and_salvages() {
+    // ns-2.35 NEW_SALVAGE_LOGIC (salvage_requests = 1): R has
+    // no other route when its link to the dead relay breaks; it still sends
+    // S the route error, keeps the packet in its send buffer and sends one
+    // non-propagating request; B (up since 15 s) or D answers, and the
+    // packet goes on the new route instead of being dropped.
+    let (r, lines) = break_relay(DsrConfig { salvage_requests: 1, ..DsrConfig::default() }, true);
+    let (last, first, after) = show(&r, &lines);
+    let (s, up) = (&r.nodes[0].routing, &r.nodes[1].routing);
+    assert!(up.event_count("link_breaks") >= 1);
+    assert!(up.sent_of("RERR") >= 1 && s.received_of("RERR") >= 1);
+    assert!(up.event_count("salvage_buffered") >= 1, "{:?}", up.events);
+    assert_eq!(up.event_count("salvage_requests"), 1, "one non-propagating request");
+    assert!(up.event_count("salvaged") >= 1);
+    assert_eq!(up.event_count("salvage_failed"), 0);
+    assert_eq!(up.event_count("requests_propagating"), 0, "a relay never floods for another's packet");
+    assert_eq!(r.audit.dropped.get("CBK").copied().unwrap_or(0), 0, "{:?}", r.audit.dropped);
+    assert!(r.nodes[3].forwarded > 350, "{}", r.nodes[3].forwarded);
+    // Measured: outage 0.27 s (19.960 -> 20.233), 399 deliveries after.
+    assert!(first - last < 0.5, "outage {:.3} s", first - last);
+    assert!(after >= 20 * 19, "{after}");
 }
 
 #[test]

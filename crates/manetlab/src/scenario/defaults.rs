@@ -81,6 +81,8 @@ const SECTIONS: &[Entry] = &[
     ("routing", "cache_replies", &["true"]),
     ("routing", "salvage", &["true"]),
     ("routing", "max_salvage", &["15"]),
+    ("routing", "salvage_requests", &["0"]),
+    ("routing", "buffer_check", &["false"]),
     ("routing", "snoop", &["true"]),
     ("routing", "ring_zero", &["true"]),
     ("routing", "propagate_last_error", &["true"]),

@@ -989,13 +989,15 @@ action = "Radio-On"
 fn dsr_keys_parse_and_are_checked() {
     use crate::net::routing::DsrConfig;
     let text = format!(
-        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = false\ngrat_replies = false\n"
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsalvage_requests = 2\nbuffer_check = false\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = false\ngrat_replies = false\n"
     );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = DsrConfig {
         cache_replies: false,
         salvage: false,
         max_salvage: 3,
+        salvage_requests: 2,
+        buffer_check: false,
         snoop: false,
         ring_zero: false,
         propagate_last_error: false,
@@ -1026,6 +1028,7 @@ fn dsr_keys_parse_and_are_checked() {
     assert!(bad("request_period = \"0s\"").contains("greater than zero"));
     assert!(bad("request_period = \"20s\"").contains("must not be less than"));
     assert!(bad("max_salvage = 300").contains("from 0 to 255"));
+    assert!(bad("salvage_requests = 16").contains("from 0 to 15"));
     assert!(bad("cache_size = 0").contains("from 1 to"));
     assert!(bad("cache = \"mobicache\"\ncache_size = 30").contains("has no effect with cache = \"mobicache\""));
     assert!(bad("cache = \"link\"").contains("mobicache"));

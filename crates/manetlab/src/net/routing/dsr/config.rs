@@ -18,6 +18,19 @@ pub struct DsrConfig {
     pub salvage: bool,
     /// Most times one packet may be salvaged (ns-2 `MAX_SALVAGE_COUNT`).
     pub max_salvage: u8,
+    /// A relay with no cached route for a packet it cannot forward keeps
+    /// it in its send buffer and sends at most this many non-propagating
+    /// route requests for it per request cycle; the packet goes if a route
+    /// comes before the request backoff allows the next request, else it is
+    /// dropped (ns-2.35 `dsragent.cc` `NEW_SALVAGE_LOGIC`,
+    /// `dsr_salvage_max_requests` = 1, `dsr_salvage_allow_propagating` =
+    /// 0). 0: the relay drops the packet at once (CBK).
+    pub salvage_requests: u32,
+    /// Packets in the send buffer go as soon as a route to their
+    /// destination is in the cache, however it was learnt, checked every
+    /// 30-60 ms (ns-2.35 `sendBufferCheck`, `BUFFER_CHECK` 30 ms + U(0, 30
+    /// ms)). `false`: only a route reply releases them.
+    pub buffer_check: bool,
     /// Learn routes and route errors from overheard packets (promiscuous
     /// tap, `dsragent_use_tap`).
     pub snoop: bool,
@@ -87,6 +100,8 @@ impl Default for DsrConfig {
             cache_replies: true,
             salvage: true,
             max_salvage: 15,
+            salvage_requests: 0,
+            buffer_check: false,
             snoop: true,
             ring_zero: true,
             nonprop_timeout: Time::from_ms(30),
@@ -117,6 +132,8 @@ impl RoutingModel for Dsr {
         "cache_replies",
         "salvage",
         "max_salvage",
+        "salvage_requests",
+        "buffer_check",
         "snoop",
         "ring_zero",
         "propagate_last_error",
@@ -175,6 +192,9 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
     if let Some(v) = p.uint_in("max_salvage", 0, 255)? {
         c.max_salvage = v as u8;
     }
+    if let Some(v) = p.uint_in("salvage_requests", 0, 15)? {
+        c.salvage_requests = v;
+    }
     if let Some(v) = p.uint_in("send_buffer", 0, 1_000_000)? {
         c.send_buffer = v as usize;
     }
@@ -203,6 +223,7 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
             }
         }
     }
+    p.set_flag("buffer_check", &mut c.buffer_check)?;
     p.set_flag("flow_state", &mut c.flow_state)?;
     p.set_flag("grat_replies", &mut c.grat_replies)?;
     p.set_flag("cache_replies", &mut c.cache_replies)?;

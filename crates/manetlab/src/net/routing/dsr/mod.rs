@@ -17,6 +17,7 @@
 
 pub mod cache;
 pub mod config;
+mod maintenance;
 pub mod mobicache;
 pub use crate::wire::dsr as packet;
 pub use crate::wire::source_route as header;
@@ -30,7 +31,7 @@ pub use packet::{DsrMsg, Link, MsgKind};
 
 use super::aodv::buffer::SendBuffer;
 use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
-use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
+use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
 use request_table::RequestTable;
@@ -41,6 +42,8 @@ const T_DISCOVERY: u8 = 1;
 /// a = slot of a jittered packet
 const T_SEND: u8 = 2;
 const T_BUFFER: u8 = 3;
+/// the periodic send buffer check
+const T_CHECK: u8 = 4;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
 
@@ -92,6 +95,11 @@ pub struct Dsr {
     cache: RouteCache,
     buffer: SendBuffer,
     buffer_timer: Option<Time>,
+    /// Packets of other sources this node could not forward and waits to
+    /// salvage (`salvage_requests`, ns-2 `NEW_SALVAGE_LOGIC`) ...
+    salvage_buf: SendBuffer,
+    /// The next send buffer check (ns-2 `sendBufferCheck`), when armed.
+    check_at: Option<Time>,
     requests: RequestTable,
     next_request_id: u32,
     discoveries: BTreeMap<NodeId, Discovery>,
@@ -122,6 +130,8 @@ impl Dsr {
             cache: RouteCache::new(&cfg),
             buffer: SendBuffer::new(cfg.send_buffer, cfg.send_buffer_timeout),
             buffer_timer: None,
+            salvage_buf: SendBuffer::new(cfg.send_buffer, cfg.send_buffer_timeout),
+            check_at: None,
             requests: RequestTable::default(),
             next_request_id: 0,
             discoveries: BTreeMap::new(),
@@ -148,6 +158,10 @@ impl Dsr {
     }
     pub fn buffered(&self) -> usize {
         self.buffer.len()
+    }
+    /// Packets of other sources waiting in the send buffer to be salvaged.
+    pub fn salvage_buffered(&self) -> usize {
+        self.salvage_buf.len()
     }
     pub fn discovering(&self, dst: NodeId) -> bool {
         self.discoveries.contains_key(&dst)
@@ -233,11 +247,13 @@ impl Dsr {
             ctx.drop(old, DropReason::Nrte);
         }
         self.arm_buffer_timer(ctx);
+        self.arm_check(ctx);
         self.discover(ctx, dst);
     }
 
     fn arm_buffer_timer(&mut self, ctx: &mut RouteCtx) {
-        if let Some(d) = self.buffer.next_deadline() {
+        let next = [self.buffer.next_deadline(), self.salvage_buf.next_deadline()].into_iter().flatten().min();
+        if let Some(d) = next {
             if self.buffer_timer.is_none_or(|t| t > d) {
                 self.buffer_timer = Some(d);
                 ctx.timer(d, RouteTimer::of(T_BUFFER));
@@ -250,8 +266,18 @@ impl Dsr {
         let mut out = Vec::new();
         let (cache, now) = (&self.cache, ctx.now);
         self.buffer.take_if(|p| cache.has(p.dst, now), &mut out);
-        for p in out {
-            let path = self.cache.find_for_use(p.dst, ctx.now).unwrap();
+        let own = out.len();
+        self.salvage_buf.take_if(|p| cache.has(p.dst, now), &mut out);
+        for (i, mut p) in out.into_iter().enumerate() {
+            let path = if i < own {
+                self.cache.find_for_use(p.dst, ctx.now).unwrap()
+            } else {
+                // Salvaged from the send buffer (no promotion: ns-2's
+                // salvage lookup does not promote).
+                self.stats.event("salvaged");
+                p.sr.salvaged += 1;
+                self.cache.find(p.dst, ctx.now).unwrap()
+            };
             self.send_on(ctx, p, &path);
         }
         let done: Vec<NodeId> =
@@ -530,62 +556,6 @@ impl Dsr {
         self.stats.event("grat_replies_sent");
         self.reply(ctx, path[0], route, &back, false);
     }
-
-    fn link_broken(&mut self, link: Link) {
-        if self.cache.remove_link(link.from, link.to) > 0 {
-            self.stats.event("cache_links_removed");
-        }
-        // ns-2 FlowTable::noticeDeadLink: own flows over the link expire.
-        self.flows.retain(|f| !f.route.hops[..f.route.len()].windows(2).any(|w| w == [link.from as u16, link.to as u16]));
-    }
-
-    // ---- route maintenance ------------------------------------------------
-
-    /// A packet that could not cross `self.me → pkt.next_hop`.
-    fn broken(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
-        let link = Link { from: self.me, to: pkt.next_hop };
-        if pkt.is_control() {
-            // Route replies and errors on a broken link are lost (ns-2 does
-            // not salvage them either).
-            return ctx.drop(pkt, DropReason::Cbk);
-        }
-        let me_at = (pkt.sr.cur as usize).saturating_sub(1);
-        if pkt.sr.is_empty() || me_at == 0 {
-            // This node originated the source route: route it again. No
-            // route error goes to oneself (ns-2's `xmitFailed`), so no ELFN
-            // notice either: the packet is rerouted, not lost.
-            self.stats.event("rerouted_by_source");
-            return self.send_or_buffer(ctx, pkt);
-        }
-        let notify = pkt.sr.node(0);
-        if self.errors_now.0 != ctx.now {
-            self.errors_now = (ctx.now, Vec::new());
-        }
-        if !self.errors_now.1.contains(&(link, notify)) {
-            self.errors_now.1.push((link, notify));
-            let mut back: Vec<NodeId> = pkt.sr.path()[..=me_at].to_vec();
-            back.reverse();
-            let travel = SourceRoute::from_path(&back).unwrap();
-            // ELFN rides on the error when it goes to the segment's source
-            // (not to a node that salvaged the packet).
-            let elfn = LinkFailureNotice::for_packet(&pkt).filter(|n| n.src == notify);
-            if elfn.is_some() {
-                self.stats.event("elfn_notices_sent");
-            }
-            let p = self.control(ctx, notify, travel, DsrMsg::Rerr { link, elfn });
-            self.emit(ctx, p);
-        }
-        if self.cfg.salvage && pkt.sr.salvaged < self.cfg.max_salvage {
-            if let Some(path) = self.cache.find(pkt.dst, ctx.now) {
-                self.stats.event("salvaged");
-                let mut p = pkt;
-                p.sr.salvaged += 1;
-                return self.send_on(ctx, p, &path);
-            }
-        }
-        self.stats.event("salvage_failed");
-        ctx.drop(pkt, DropReason::Cbk);
-    }
 }
 
 impl Routing for Dsr {
@@ -762,6 +732,7 @@ impl Routing for Dsr {
                 }
             }
             T_DISCOVERY => self.discovery_timeout(ctx, t.a, t.b),
+            T_CHECK if self.check_at == Some(ctx.now) => self.buffer_check(ctx),
             T_BUFFER => {
                 if self.buffer_timer != Some(ctx.now) {
                     return;
@@ -769,6 +740,7 @@ impl Routing for Dsr {
                 self.buffer_timer = None;
                 let mut out = Vec::new();
                 self.buffer.expire(ctx.now, &mut out);
+                self.salvage_buf.expire(ctx.now, &mut out);
                 for p in out {
                     self.stats.event("send_buffer_timeouts");
                     ctx.drop(p, DropReason::Nrte);
@@ -780,7 +752,7 @@ impl Routing for Dsr {
     }
 
     fn held(&self, f: &mut dyn FnMut(&Packet)) {
-        for p in self.buffer.iter() {
+        for p in self.buffer.iter().chain(self.salvage_buf.iter()) {
             f(p);
         }
         for p in self.delayed.iter() {

@@ -374,3 +374,114 @@ fn route_shortening_sends_a_gratuitous_reply_once_per_second() {
     n.call(|d, ctx| d.on_overheard(ctx, &p));
     assert!(sent(&n.take()).is_empty());
 }
+
+/// A TCP segment from 0 to 4 that asks for ELFN notices, at relay 2 of
+/// 0-1-2-3-4 on its way to 3.
+fn tcp_at_relay_2(flow_only: bool) -> Packet {
+    use crate::net::TcpSeg;
+    let seg = TcpSeg { sport: 7, dport: 7, seq: 14600, len: 1460, flags: TcpSeg::ACK, elfn: true, ..TcpSeg::default() };
+    let mut p = Packet { body: Body::Tcp(seg), size: 1500, ..data(5, 0, 4) };
+    p.sr = SourceRoute::from_path(&[0, 1, 2, 3, 4]).unwrap();
+    p.sr.flow = flow_only;
+    p.sr.cur = 3;
+    p.next_hop = 3;
+    p.size += p.sr.header_bytes();
+    p
+}
+
+#[test]
+fn a_flow_only_packet_break_is_reported_to_the_source_at_once_as_a_source_routed_one() {
+    // ns-2.35 xmitFlowFailed refills the source route from the flow table
+    // and calls xmitFailed: the same route error, at the same instant.
+    use crate::net::LinkFailureNotice;
+    let mut errs = Vec::new();
+    for flow_only in [false, true] {
+        let p = tcp_at_relay_2(flow_only);
+        assert_eq!(p.size, 1500 + if flow_only { 0 } else { 20 });
+        let mut n = node(2, DsrConfig { flow_state: true, salvage_requests: 1, ..DsrConfig::default() });
+        n.run_until(Time::from_secs(10));
+        n.call(|d, ctx| d.on_link_failure(ctx, p));
+        let out = sent(&n.take());
+        let err = *out.iter().find(|q| q.is_control()).expect("a route error, sent at once");
+        assert_eq!((err.dst, err.next_hop, err.sr.path()), (0, 1, vec![2, 1, 0]));
+        let want = LinkFailureNotice { src: 0, dst: 4, sport: 7, dport: 7, seq: 14600 };
+        assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: Some(want) }));
+        assert_eq!(n.proto.stats.event_count("flow_errors_sent"), flow_only as u64);
+        assert_eq!(n.proto.stats.event_count("elfn_notices_sent"), 1);
+        errs.push((err.body, err.size));
+    }
+    assert_eq!(errs[0], errs[1], "flow-only and source-routed: the same error");
+}
+
+#[test]
+fn a_relay_without_a_salvage_route_buffers_the_packet_and_asks_its_neighbours_once() {
+    // ns-2.35 NEW_SALVAGE_LOGIC: relay 2 of 0-1-2-3-4 loses its link to 3
+    // and has no other route to 4: the packet waits in its send buffer, the
+    // buffer check (30-60 ms) sends one non-propagating request.
+    let cfg = DsrConfig { salvage_requests: 1, jitter: Time::ZERO, ..DsrConfig::default() };
+    let start = |cfg: &DsrConfig| {
+        let mut n = node(2, cfg.clone());
+        n.run_until(Time::from_secs(10));
+        n.call(|d, ctx| d.on_link_failure(ctx, tcp_at_relay_2(true)));
+        let out = n.take();
+        assert!(!out.iter().any(|a| matches!(a, NetAction::Drop(..))), "{out:?}");
+        assert_eq!(sent(&out).len(), 1, "only the route error at once");
+        assert_eq!(n.proto.salvage_buffered(), 1);
+        let mut reqs = Vec::new();
+        let mut t = n.now;
+        while t < Time::from_ms(10_100) {
+            t += Time::from_ms(1);
+            n.run_until(t);
+            for q in sent(&n.take()) {
+                reqs.push(((t - Time::from_secs(10)).as_ns() / 1_000_000, q));
+            }
+        }
+        (n, reqs)
+    };
+    let (mut n, reqs) = start(&cfg);
+    assert_eq!(reqs.len(), 1, "{reqs:?}");
+    let (ms, req) = reqs[0];
+    assert!((30..=60).contains(&ms), "at the first buffer check: {ms} ms");
+    assert_eq!((req.ttl, req.dst), (1, BROADCAST));
+    assert!(matches!(req.body, Body::Dsr(DsrMsg::Rreq { target: 4, .. })));
+    // Neighbour 6 answers from its cache: the packet goes on 2-6-4, as a
+    // salvaged packet (full source route, no flow state).
+    let mut rrep = data(0, 6, 2);
+    rrep.flow = FLOW_NONE;
+    rrep.body = Body::Dsr(DsrMsg::Rrep { route: SourceRoute::from_path(&[2, 6, 4]).unwrap(), from_cache: true });
+    n.call(|d, ctx| d.on_control(ctx, &rrep));
+    let out = sent(&n.take());
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].uid, out[0].next_hop, out[0].sr.path()), (5, 6, vec![2, 6, 4]));
+    assert!(!out[0].sr.flow && out[0].sr.salvaged == 1);
+    assert_eq!(out[0].size, 1500 + 12);
+    assert_eq!(n.proto.salvage_buffered(), 0);
+
+    // No answer: no propagating request follows; when the backoff allows
+    // the next request (2 s after the first), the packet is dropped, NRTE.
+    let (mut n, _) = start(&cfg);
+    let (mut later, mut drops) = (Vec::new(), Vec::new());
+    let mut t = n.now;
+    while t < Time::from_secs(13) {
+        t += Time::from_ms(5);
+        n.run_until(t);
+        for a in n.take() {
+            if matches!(a, NetAction::Drop(q, DropReason::Nrte) if q.uid == 5) {
+                drops.push(t);
+            }
+            later.push(a);
+        }
+    }
+    assert!(sent(&later).is_empty(), "{later:?}");
+    assert_eq!(drops.len(), 1);
+    let after = drops[0] - Time::from_secs(12);
+    assert!(after >= Time::from_ms(30) && after <= Time::from_ms(125), "dropped {after} after 12 s");
+    assert_eq!(n.proto.salvage_buffered(), 0);
+    assert_eq!(n.proto.stats.event_count("salvage_requests"), 1);
+    assert_eq!(n.proto.stats.event_count("salvage_failed"), 1);
+
+    // salvage_requests = 0: dropped at once (CBK), as before.
+    let mut n = node(2, DsrConfig { salvage_requests: 0, ..cfg });
+    n.call(|d, ctx| d.on_link_failure(ctx, tcp_at_relay_2(true)));
+    assert!(n.take().iter().any(|a| matches!(a, NetAction::Drop(q, DropReason::Cbk) if q.uid == 5)));
+}
