@@ -4,6 +4,7 @@
 
 pub mod drop;
 pub mod fate;
+pub mod idhash;
 pub mod params;
 pub mod queue;
 pub mod rng;

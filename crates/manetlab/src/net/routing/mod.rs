@@ -9,6 +9,7 @@
 //! by [`Routing::held`] at the end of a run; its control-plane counters are
 //! reported by [`Routing::stats`].
 
+mod counters;
 pub mod delayed;
 #[cfg(test)]
 pub(crate) mod harness;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use aodv::{Aodv, AodvConfig, LinkDetection};
+pub use counters::RoutingCounters;
 pub use dsdv::{Dsdv, DsdvConfig};
 pub use dsr::{Dsr, DsrConfig};
 pub use olsr::{Olsr, OlsrConfig};

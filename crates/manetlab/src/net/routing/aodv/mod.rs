@@ -31,7 +31,7 @@ pub mod table;
 pub use config::{AodvConfig, LinkDetection, RreqTiming};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -125,7 +125,7 @@ pub struct Aodv {
     delayed: super::delayed::Parked,
     last_broadcast: Option<Time>,
     next_hello: Time,
-    stats: RoutingStats,
+    stats: RoutingCounters,
     /// Wired-only hosts this node answers RREQs for (gateway).
     proxied: Vec<NodeId>,
 }
@@ -150,7 +150,7 @@ impl Aodv {
             delayed: Default::default(),
             last_broadcast: None,
             next_hello: Time::ZERO,
-            stats: RoutingStats::default(),
+            stats: RoutingCounters::default(),
             proxied: Vec::new(),
             cfg,
         }
@@ -698,7 +698,7 @@ impl Routing for Aodv {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.clone()
+        self.stats.to_stats()
     }
 }
 

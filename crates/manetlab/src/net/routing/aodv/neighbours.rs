@@ -5,17 +5,19 @@
 
 use crate::net::NodeId;
 use crate::sim::Time;
-use std::collections::BTreeMap;
+use crate::sim::idhash::IdMap;
 
+/// Last-heard times in a hash map (one update per packet heard, O(1));
+/// [`Neighbours::take_lost`] returns the lost neighbours sorted by id.
 #[derive(Clone, Debug, Default)]
 pub struct Neighbours {
-    last_heard: BTreeMap<NodeId, Time>,
+    last_heard: IdMap<NodeId, Time>,
     timeout: Time,
 }
 
 impl Neighbours {
     pub fn new(timeout: Time) -> Neighbours {
-        Neighbours { last_heard: BTreeMap::new(), timeout }
+        Neighbours { last_heard: IdMap::default(), timeout }
     }
     /// A packet from `nb` was received at `now`.
     pub fn heard(&mut self, nb: NodeId, now: Time) {
@@ -37,8 +39,9 @@ impl Neighbours {
     /// timeout or longer at `now`.
     pub fn take_lost(&mut self, now: Time) -> Vec<NodeId> {
         let timeout = self.timeout;
-        let lost: Vec<NodeId> =
+        let mut lost: Vec<NodeId> =
             self.last_heard.iter().filter(|(_, &t)| t + timeout <= now).map(|(&nb, _)| nb).collect();
+        lost.sort_unstable();
         for nb in &lost {
             self.last_heard.remove(nb);
         }
@@ -67,5 +70,33 @@ mod tests {
         assert!(n.contains(4) && !n.contains(2));
         assert_eq!(n.take_lost(Time::from_secs(10)), vec![4]);
         assert!(n.is_empty() && n.next_expiry().is_none());
+    }
+
+    proptest::proptest! {
+        /// The hash map gives what the `BTreeMap` it replaced gave: same
+        /// lost neighbours in the same (id) order, same next expiry.
+        #[test]
+        fn same_as_an_ordered_map(ops in proptest::collection::vec((0u8..4, 0u32..40, 0u64..50), 0..300)) {
+            let timeout = Time::from_ms(2100);
+            let mut n = Neighbours::new(timeout);
+            let mut model = std::collections::BTreeMap::new();
+            let mut now = Time::ZERO;
+            for (op, nb, dt) in ops {
+                now += Time::from_ms(dt * 20);
+                match op {
+                    0 | 1 => { n.heard(nb, now); model.insert(nb, now); }
+                    2 => { n.remove(nb); model.remove(&nb); }
+                    _ => {
+                        let lost: Vec<NodeId> =
+                            model.iter().filter(|(_, &t)| t + timeout <= now).map(|(&k, _)| k).collect();
+                        for k in &lost { model.remove(k); }
+                        proptest::prop_assert_eq!(n.take_lost(now), lost);
+                    }
+                }
+                proptest::prop_assert_eq!(n.len(), model.len());
+                proptest::prop_assert_eq!(n.contains(nb), model.contains_key(&nb));
+                proptest::prop_assert_eq!(n.next_expiry(), model.values().min().map(|&t| t + timeout));
+            }
+        }
     }
 }

@@ -4,11 +4,12 @@
 
 use crate::net::NodeId;
 use crate::sim::Time;
-use std::collections::{HashSet, VecDeque};
+use crate::sim::idhash::IdSet;
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct RreqCache {
-    seen: HashSet<(NodeId, u32)>,
+    seen: IdSet<(NodeId, u32)>,
     /// (forget at, originator, id), in insertion order; the hold time is a
     /// constant, so this is also expiry order.
     order: VecDeque<(Time, NodeId, u32)>,
@@ -18,7 +19,7 @@ pub struct RreqCache {
 impl RreqCache {
     /// Entries are kept for `hold` (PATH_DISCOVERY_TIME).
     pub fn new(hold: Time) -> RreqCache {
-        RreqCache { seen: HashSet::new(), order: VecDeque::new(), hold }
+        RreqCache { seen: IdSet::default(), order: VecDeque::new(), hold }
     }
 
     /// Records (originator, id) seen at `now`. Returns true if it was
