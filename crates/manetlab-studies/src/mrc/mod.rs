@@ -443,6 +443,17 @@ pub fn verdict_of(a: f64, b: f64, fate: &Fate, reference: Option<&Fate>, name: &
             format!("not explained: {} against {name} (no {name} loss counters at this point)", deviation(a, b)),
         );
     };
+    if rf.counts_copies() {
+        return (
+            false,
+            format!(
+                "not explained: {} against {name}; {name}'s drop counters count copies of packets (other / in flight \
+                 {:.0} per run), so its loss groups are not per data packet and cannot explain the difference",
+                deviation(a, b),
+                rf.other
+            ),
+        );
+    }
     let gap = fate.delivered - rf.delivered;
     // Each loss group's share of the difference in deliveries (positive:
     // the reference loses more there, where it delivers less), largest first.
