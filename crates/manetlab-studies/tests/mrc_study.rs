@@ -123,3 +123,34 @@ fn paired_runs_move_as_the_setdest_file_says() {
         assert_eq!(f.start, Time::from_ms(100_000 + 100 * i as u64));
     }
 }
+
+#[test]
+fn ns3_fates_count_each_packet_once_and_copies_are_marked() {
+    use manetlab_studies::mrc::counters::{ns3_counters_from, ns3_fates_from, Fate};
+    let fates = ns3_fates_from("ns3-moves-fates.csv");
+    assert!(fates.len() >= 15, "DSR at 1 m/s and DSDV at 20 m/s, 5 runs each: {}", fates.len());
+    for f in &fates {
+        let classes = f.delivered
+            + f.never_to_mac_old
+            + f.never_to_mac_recent
+            + f.last_mac_tx
+            + f.last_mac_rx
+            + f.last_mac_retry
+            + f.last_mac_other
+            + f.last_arp
+            + f.last_arp_giveup
+            + f.last_ip
+            + f.last_dsr;
+        assert_eq!(classes, f.sent, "{f:?}");
+        assert!(f.sent <= f.offered);
+        let fa = Fate::of_ns3_fates(&[f]);
+        assert!(fa.per_packet && fa.other >= 0.0 && !fa.counts_copies(), "{f:?}");
+    }
+    // ns-3's DSR at 20 m/s: its drop counters count the copies its
+    // maintenance buffer retransmits (more MAC drops than packets lost).
+    let c = ns3_counters_from("ns3-moves-counters.csv");
+    let dsr: Vec<_> = c.iter().filter(|r| r.protocol == "DSR" && r.max_speed == 20.0 && r.pause == 0.0).collect();
+    let fa = Fate::of_ns3(&dsr);
+    assert!(fa.other < 0.0 && fa.counts_copies(), "{:.0}", fa.other);
+    assert!(fa.group_cells()[5].contains("counts copies"));
+}

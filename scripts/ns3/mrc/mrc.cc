@@ -62,6 +62,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 using namespace ns3;
@@ -125,6 +126,69 @@ struct Counters
 
 Counters g_c;
 
+// --fates=FILE: what became of every data packet, by the last event seen
+// for it (its uid: ns-3 keeps a packet's uid in its copies, so the copies
+// DSR's maintenance buffer retransmits and the salvaged ones count as the
+// one packet). Unlike the counters above, which count every copy that was
+// dropped, each packet the sockets accepted is in exactly one class, so
+// the classes add up to the packets sent. Classes (FATES_HEADER):
+// delivered; never_to_mac_old / _recent: never handed to any MAC, sent
+// more / less than 30 s before the end (held by the source's routing: DSR's
+// send buffer, 30 s MaxSendBuffTime, drops silently when a packet times
+// out or the 64-packet buffer overflows; DSDV's queue reports its drops to
+// IPv4); last_mac_tx: last handed to a MAC, neither received nor dropped
+// after (in flight at the end, or lost unseen); last_mac_rx: last received
+// by a node's MAC, then nothing (held or dropped silently by that node's
+// routing: DSR's maintenance buffer and salvage); last_mac_retry: dropped
+// after the MAC's retry limit and no copy went further; last_mac_other:
+// MAC queue lifetime / full queue / MacTxDrop; last_arp: ArpL3Protocol's
+// Drop (dead entry, pending queue full); last_arp_giveup: ArpCache's Drop
+// (held packets dropped when the resolution failed: not in arp_drop
+// above); last_ip: Ipv4L3Protocol's Drop (no route, route error, TTL);
+// last_dsr: DsrRouting's Drop trace.
+// FATES_HEADER: protocol,max_speed,pause,run,offered,sent,delivered,
+//   never_to_mac_old,never_to_mac_recent,last_mac_tx,last_mac_rx,
+//   last_mac_retry,last_mac_other,last_arp,last_arp_giveup,last_ip,last_dsr
+enum FateClass : uint8_t
+{
+    F_NONE = 0,
+    F_MAC_TX,
+    F_MAC_RX,
+    F_MAC_RETRY,
+    F_MAC_OTHER,
+    F_ARP,
+    F_ARP_GIVEUP,
+    F_IP,
+    F_DSR,
+    F_DELIVERED,
+    F_COUNT
+};
+
+struct PacketFate
+{
+    uint8_t last = F_NONE;
+    double sentAt = 0.0;
+};
+
+bool g_trackFates = false;
+std::unordered_map<uint64_t, PacketFate> g_fates;
+
+// Records event `c` for packet `p` if it is a data packet being tracked;
+// a delivered packet stays delivered.
+void
+Mark(Ptr<const Packet> p, FateClass c)
+{
+    if (!g_trackFates)
+    {
+        return;
+    }
+    auto it = g_fates.find(p->GetUid());
+    if (it != g_fates.end() && it->second.last != F_DELIVERED)
+    {
+        it->second.last = c;
+    }
+}
+
 // The UDP destination port of an IPv4 packet's payload (0 if not UDP).
 uint16_t
 UdpPort(uint8_t protocol, Ptr<const Packet> payload)
@@ -168,6 +232,7 @@ IsDataMsdu(Ptr<const Packet> msdu)
 void
 OnIpDrop(const Ipv4Header& ip, Ptr<const Packet> p, Ipv4L3Protocol::DropReason reason, Ptr<Ipv4>, uint32_t)
 {
+    Mark(p, F_IP);
     if (UdpPort(ip.GetProtocol(), p) != kPort)
     {
         return;
@@ -192,6 +257,7 @@ void
 OnMacDropped(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
 {
     bool data = IsDataMsdu(mpdu->GetPacket());
+    Mark(mpdu->GetPacket(), reason == WIFI_MAC_DROP_REACHED_RETRY_LIMIT ? F_MAC_RETRY : F_MAC_OTHER);
     switch (reason)
     {
     case WIFI_MAC_DROP_REACHED_RETRY_LIMIT:
@@ -215,6 +281,7 @@ OnAnyDrop(uint64_t* counter, Ptr<const Packet>)
 void
 OnArpDrop(Ptr<const Packet> packet)
 {
+    Mark(packet, F_ARP);
     Ptr<Packet> p = packet->Copy();
     Ipv4Header ip;
     if (p->GetSize() < 20)
@@ -232,6 +299,13 @@ OnArpDrop(Ptr<const Packet> packet)
         p->PeekHeader(fs);
         g_c.arpDrop += fs.GetMessageType() == 2;
     }
+}
+
+// Fate-only traces (--fates).
+void
+OnMark(FateClass c, Ptr<const Packet> p)
+{
+    Mark(p, c);
 }
 
 void
@@ -293,9 +367,13 @@ CountAodv(const Ipv4Header& ip, Ptr<Packet> p)
 }
 
 void
-OnTx(Ptr<const Packet>)
+OnTx(Ptr<const Packet> p)
 {
     g_sent++;
+    if (g_trackFates)
+    {
+        g_fates[p->GetUid()] = PacketFate{F_NONE, Simulator::Now().GetSeconds()};
+    }
 }
 
 void
@@ -308,6 +386,7 @@ OnReceive(Ptr<Socket> socket)
         SeqTsSizeHeader h;
         uint32_t size = p->GetSize();
         p->RemoveHeader(h);
+        Mark(p, F_DELIVERED);
         g_received++;
         g_rxBytes += size;
         g_delaySum += (Simulator::Now() - h.GetTs()).GetSeconds();
@@ -320,6 +399,7 @@ OnReceive(Ptr<Socket> socket)
 void
 OnMacTx(Ptr<const Packet> packet)
 {
+    Mark(packet, F_MAC_TX);
     Ptr<Packet> p = packet->Copy();
     LlcSnapHeader llc;
     if (p->GetSize() < llc.GetSerializedSize())
@@ -437,6 +517,7 @@ main(int argc, char* argv[])
     bool probe = false;
     std::string counters;
     std::string moves;
+    std::string fates;
     g_range = 100.0;
     CommandLine cmd(__FILE__);
     cmd.AddValue("protocol", "AODV, OLSR, DSDV or DSR", protocol);
@@ -447,6 +528,7 @@ main(int argc, char* argv[])
     cmd.AddValue("range", "unit-disk range for degree and connectivity (m)", g_range);
     cmd.AddValue("header", "print the CSV header first", header);
     cmd.AddValue("counters", "append the run's counters as a CSV line to this file", counters);
+    cmd.AddValue("fates", "append what became of every data packet as a CSV line to this file", fates);
     cmd.AddValue("moves", "ns-2 movement file (setdest); flows then start at 100 + 0.1 i s", moves);
     cmd.AddValue("probe", "print the PHY and loss defaults on stderr", probe);
     cmd.Parse(argc, argv);
@@ -619,7 +701,8 @@ main(int argc, char* argv[])
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/MacTx",
                                   MakeCallback(&OnMacTx));
     Simulator::Schedule(Seconds(kStart), &SampleTopology);
-    if (!counters.empty())
+    g_trackFates = !fates.empty();
+    if (!counters.empty() || g_trackFates)
     {
         Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&OnIpDrop));
         Config::ConnectWithoutContext("/NodeList/*/$ns3::ArpL3Protocol/Drop", MakeCallback(&OnArpDrop));
@@ -637,6 +720,20 @@ main(int argc, char* argv[])
         {
             Config::ConnectWithoutContext("/NodeList/*/$ns3::dsr::DsrRouting/Drop",
                                           MakeBoundCallback(&OnAnyDrop, &g_c.dsrDrop));
+        }
+    }
+    if (g_trackFates)
+    {
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/MacRx",
+                                      MakeBoundCallback(&OnMark, F_MAC_RX));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/MacTxDrop",
+                                      MakeBoundCallback(&OnMark, F_MAC_OTHER));
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::ArpL3Protocol/CacheList/*/Drop",
+                                      MakeBoundCallback(&OnMark, F_ARP_GIVEUP));
+        if (protocol == "DSR")
+        {
+            Config::ConnectWithoutContext("/NodeList/*/$ns3::dsr::DsrRouting/Drop",
+                                          MakeBoundCallback(&OnMark, F_DSR));
         }
     }
 
@@ -722,6 +819,40 @@ main(int argc, char* argv[])
                          (unsigned long)g_c.macTxDrop,
                          (unsigned long)g_c.dsrDrop,
                          (unsigned long)g_c.phyRxDrop);
+            std::fclose(f);
+        }
+    }
+    if (g_trackFates)
+    {
+        uint64_t n[F_COUNT] = {0};
+        uint64_t noneOld = 0;
+        for (const auto& kv : g_fates)
+        {
+            n[kv.second.last]++;
+            noneOld += kv.second.last == F_NONE && kv.second.sentAt < total - 30.0;
+        }
+        FILE* f = std::fopen(fates.c_str(), "a");
+        if (f)
+        {
+            std::fprintf(f,
+                         "%s,%g,%g,%u,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu,%lu\n",
+                         protocol.c_str(),
+                         maxSpeed,
+                         pause,
+                         (unsigned)RngSeedManager::GetRun(),
+                         (unsigned long)g_offered,
+                         (unsigned long)g_fates.size(),
+                         (unsigned long)n[F_DELIVERED],
+                         (unsigned long)noneOld,
+                         (unsigned long)(n[F_NONE] - noneOld),
+                         (unsigned long)n[F_MAC_TX],
+                         (unsigned long)n[F_MAC_RX],
+                         (unsigned long)n[F_MAC_RETRY],
+                         (unsigned long)n[F_MAC_OTHER],
+                         (unsigned long)n[F_ARP],
+                         (unsigned long)n[F_ARP_GIVEUP],
+                         (unsigned long)n[F_IP],
+                         (unsigned long)n[F_DSR]);
             std::fclose(f);
         }
     }

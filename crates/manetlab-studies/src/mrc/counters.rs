@@ -63,6 +63,41 @@ pub fn ns3_counters_from(file: &str) -> Vec<Ns3Counters> {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// What became of one ns-3 run's data packets, each packet once, by the
+/// last event seen for it (`ns3-moves-fates.csv`, `mrc --fates`; see
+/// FATES_HEADER in `scripts/ns3/mrc/mrc.cc`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Ns3Fates {
+    pub protocol: String,
+    pub max_speed: f64,
+    pub pause: f64,
+    pub run: u64,
+    pub offered: u64,
+    pub sent: u64,
+    pub delivered: u64,
+    pub never_to_mac_old: u64,
+    pub never_to_mac_recent: u64,
+    pub last_mac_tx: u64,
+    pub last_mac_rx: u64,
+    pub last_mac_retry: u64,
+    pub last_mac_other: u64,
+    pub last_arp: u64,
+    pub last_arp_giveup: u64,
+    pub last_ip: u64,
+    pub last_dsr: u64,
+}
+
+/// The stored per-packet fates in `file` of the reference folder (empty
+/// when the file is missing).
+pub fn ns3_fates_from(file: &str) -> Vec<Ns3Fates> {
+    let path = super::reference_dir().join(file);
+    let Ok(text) = std::fs::read_to_string(&path) else { return Vec::new() };
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<Vec<Ns3Fates>, _>>()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// One ns-2.35 run's loss counters, as `ns2-counters.csv` stores them
 /// (`scripts/ns2/mrc/summarize.py --counters`: every CBR packet sent and
 /// not received, by the ns-2 reason of its last drop event).
@@ -102,7 +137,10 @@ pub fn ns2_counters() -> Vec<Ns2Counters> {
 /// route discovery failed, buffer timeout or overflow, TTL; not ns-3's
 /// DSR, whose Drop trace is not per data packet), `queue` = interface queue overflow or (ns-3) queue
 /// lifetime; `other` = the rest (other reasons, and packets still in flight
-/// or in buffers at the end).
+/// or in buffers at the end). From ns-3's drop counters (not its per-packet
+/// fates) `other` can be negative: those counters count every dropped copy
+/// of a packet (DSR's maintenance buffer retransmits), so the groups are not
+/// per data packet; [`Fate::counts_copies`] says so.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Fate {
     pub n: usize,
@@ -114,6 +152,9 @@ pub struct Fate {
     pub no_route: f64,
     pub queue: f64,
     pub other: f64,
+    /// Each packet counted once (manetlab, ns-2's trace, ns-3's fates), or
+    /// from drop counters that may count copies (ns-3's counters).
+    pub per_packet: bool,
 }
 
 /// The loss groups of [`Fate`] with their names (the report's columns).
@@ -122,6 +163,23 @@ pub const GROUPS: [&str; 6] = ["refused at source", "ARP", "MAC retries", "no ro
 impl Fate {
     pub fn groups(&self) -> [f64; 6] {
         [self.refused, self.arp, self.mac, self.no_route, self.queue, self.other]
+    }
+
+    /// The counters count copies: their residual "other / in flight" is
+    /// negative (more drops than packets lost), so the groups cannot be
+    /// compared packet for packet.
+    pub fn counts_copies(&self) -> bool {
+        !self.per_packet && self.other < -0.5
+    }
+
+    /// The loss groups as table cells; a negative residual of counters that
+    /// count copies is shown as such.
+    pub fn group_cells(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.groups().iter().map(|x| super::num(*x, 0)).collect();
+        if self.counts_copies() {
+            v[5] = format!("{} (counts copies)", super::num(self.other, 0));
+        }
+        v
     }
 
     fn finish(mut self, n: usize) -> Fate {
@@ -142,6 +200,27 @@ impl Fate {
         self
     }
 
+    /// From ns-3's per-packet fates: ARP = ArpL3Protocol's drops and the
+    /// held packets ArpCache drops when a resolution fails; MAC = the retry
+    /// limit; no route = IPv4's drops and packets the source's routing held
+    /// until they were dropped unseen (never handed to a MAC, sent more than
+    /// 30 s before the end: DSR's send buffer); queue = MAC queue drops;
+    /// other = in flight or held at the end, or dropped silently after a
+    /// hop (DSR's maintenance buffer, its Drop trace).
+    pub fn of_ns3_fates(rows: &[&Ns3Fates]) -> Fate {
+        let mut f = Fate { per_packet: true, ..Fate::default() };
+        for r in rows {
+            f.offered += r.offered as f64;
+            f.delivered += r.delivered as f64;
+            f.refused += r.offered.saturating_sub(r.sent) as f64;
+            f.arp += (r.last_arp + r.last_arp_giveup) as f64;
+            f.mac += r.last_mac_retry as f64;
+            f.no_route += (r.last_ip + r.never_to_mac_old) as f64;
+            f.queue += r.last_mac_other as f64;
+        }
+        f.finish(rows.len())
+    }
+
     pub fn of_ns3(rows: &[&Ns3Counters]) -> Fate {
         let mut f = Fate::default();
         for r in rows {
@@ -160,7 +239,7 @@ impl Fate {
     }
 
     pub fn of_ns2(rows: &[&Ns2Counters]) -> Fate {
-        let mut f = Fate::default();
+        let mut f = Fate { per_packet: true, ..Fate::default() };
         for r in rows {
             f.offered += r.offered as f64;
             f.delivered += r.received as f64;
@@ -173,7 +252,7 @@ impl Fate {
     }
 
     pub fn of_ours(protocol: &str, rows: &[&Outcome]) -> Fate {
-        let mut f = Fate::default();
+        let mut f = Fate { per_packet: true, ..Fate::default() };
         for r in rows {
             f.offered += r.offered as f64;
             f.delivered += r.received as f64;

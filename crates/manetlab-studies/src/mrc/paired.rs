@@ -169,6 +169,7 @@ pub fn analyse(
     let s = super::scale(opts);
     let ns3 = super::reference("ns3-moves");
     let ns3c = counters::ns3_counters_from("ns3-moves-counters.csv");
+    let ns3f = counters::ns3_fates_from("ns3-moves-fates.csv");
     let mut rows = Vec::new();
     for &(v, pause) in super::points(opts) {
         for p in PROTOCOLS {
@@ -178,7 +179,13 @@ pub fn analyse(
             let r2: Vec<&RefRow> = ns2.iter().filter(|r| at(&r.protocol, r.max_speed, r.pause)).collect();
             let c3: Vec<&Ns3Counters> = ns3c.iter().filter(|r| at(&r.protocol, r.max_speed, r.pause)).collect();
             let c2: Vec<&Ns2Counters> = ns2c.iter().filter(|r| at(&r.protocol, r.max_speed, r.pause)).collect();
+            let f3: Vec<&counters::Ns3Fates> = ns3f.iter().filter(|r| at(&r.protocol, r.max_speed, r.pause)).collect();
+            // ns-3's per-packet fates where every run has them, else its drop counters.
             let fate3 = |rs: &[u64]| {
+                let fates: Vec<&counters::Ns3Fates> = f3.iter().copied().filter(|c| rs.contains(&c.run)).collect();
+                if fates.len() == rs.len() {
+                    return Some(Fate::of_ns3_fates(&fates));
+                }
                 let sel: Vec<&Ns3Counters> = c3.iter().copied().filter(|c| rs.contains(&c.run)).collect();
                 (sel.len() == rs.len()).then(|| Fate::of_ns3(&sel))
             };
@@ -349,7 +356,7 @@ pub fn report(rows: &[PairedRow], doc: &mut manetlab::study::ReportDoc) {
                     num(fa.offered, 0),
                     num(fa.delivered, 0),
                 ];
-                cells.extend(fa.groups().iter().map(|v| num(*v, 0)));
+                cells.extend(fa.group_cells());
                 t.row(cells);
             };
             let runs = format!("{:?}", x.runs);
@@ -364,8 +371,13 @@ pub fn report(rows: &[PairedRow], doc: &mut manetlab::study::ReportDoc) {
     }
     doc.table_with_note(
         &t,
-        "The groups as in the independent-draw counters below. ns-3's come from `mrc --counters` on the same \
-         movement file, ns-2's from its trace (`summarize.py --counters`).",
+        "The groups as in the independent-draw counters below. ns-3's come from `mrc --fates` on the same \
+         movement file where every run of the row has them (`ns3-moves-fates.csv`: each packet once, by the last \
+         event seen for it; ARP includes the held packets ArpCache drops when a resolution fails; no route \
+         includes packets the source's routing held until they were dropped unseen, such as DSR's send buffer), \
+         else from its drop counters (`mrc --counters`), which count every dropped copy: a negative residual is \
+         marked \"counts copies\" and such a row gets no counter-based verdict. ns-2's come from its trace \
+         (`summarize.py --counters`).",
     );
     doc.subsection("Control packets handed to the MAC by kind on identical movement (mean per run)");
     let mut t =

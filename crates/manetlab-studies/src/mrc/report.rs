@@ -119,7 +119,7 @@ pub fn report(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<
             num(fa.offered, 0),
             num(fa.delivered, 0),
         ];
-        cells.extend(fa.groups().iter().map(|x| num(*x, 0)));
+        cells.extend(fa.group_cells());
         t.row(cells);
     };
     for r in &f.rows {

@@ -28,7 +28,15 @@
 //!   with reason ARP at once, no request is sent, and ARP messages from it
 //!   do not revive it (ns-3 updates an entry only from a reply while it
 //!   waits for one). After `dead_time` the next packet starts a fresh
-//!   resolution.
+//!   resolution. A third, `ns3_cache`, gives ns-3's timing and learning:
+//!   one retry timer per cache, not per entry (`ArpCache::StartWaitReplyTimer`,
+//!   `HandleWaitReplyTimeout`): every `retry_interval` it repeats the request
+//!   of *every* waiting entry, however recent, until the entry has sent
+//!   `max_requests` (ns-3: the first request + `MaxRetries` 3 = 4), and
+//!   fails it at the next tick after that; so a resolution fails 3-4 s
+//!   after its first request, not after exactly 3 intervals. And only an
+//!   ARP reply addressed to this node resolves a waiting entry: a request
+//!   does not teach its sender (`ArpL3Protocol::Receive`, ns-3 bug 107).
 //!
 //! Resolved entries do not expire (addresses never change; ns-3's 120 s
 //! `AliveTimeout` re-resolution is not modelled).
@@ -58,6 +66,8 @@ pub enum ArpConfig {
         /// How long a failed address stays dead (`Time::ZERO`: not at all;
         /// ns-3: 100 s).
         dead_time: Time,
+        /// ns-3's cache-wide retry timer and reply-only learning (above).
+        ns3_cache: bool,
     },
 }
 
@@ -73,17 +83,21 @@ impl ArpConfig {
             retry_interval: Time::from_secs(1),
             report_failure: true,
             dead_time: Time::ZERO,
+            ns3_cache: false,
         }
     }
-    /// ns-3.37's `ArpCache` defaults: 3 packets held, 3 requests 1 s apart,
-    /// a failure not reported to routing, the address dead for 100 s.
+    /// ns-3.37's `ArpCache` defaults: 3 packets held (`PendingQueueSize`),
+    /// 4 requests (the first + `MaxRetries` 3) on the cache's 1 s timer
+    /// (`WaitReplyTimeout`), a failure not reported to routing, the address
+    /// dead for 100 s (`DeadTimeout`).
     pub fn ns3() -> Self {
         ArpConfig::Queue {
             limit: 3,
-            max_requests: 3,
+            max_requests: 4,
             retry_interval: Time::from_secs(1),
             report_failure: false,
             dead_time: Time::from_secs(100),
+            ns3_cache: true,
         }
     }
 }
@@ -156,12 +170,26 @@ pub struct Arp {
     pending: HashMap<NodeId, Pending>,
     /// Addresses whose resolution failed, until when they stay dead.
     dead: HashMap<NodeId, Time>,
+    /// `ns3_cache`: the generation of the cache's retry timer, whether it
+    /// is running, and the waiting addresses in order (reused).
+    tick_gen: u32,
+    tick_pending: bool,
+    scratch: Vec<NodeId>,
     pub stats: ArpStats,
 }
 
 impl Arp {
     pub fn new(cfg: ArpConfig) -> Self {
-        Arp { cfg, resolved: HashSet::new(), pending: HashMap::new(), dead: HashMap::new(), stats: ArpStats::default() }
+        Arp {
+            cfg,
+            resolved: HashSet::new(),
+            pending: HashMap::new(),
+            dead: HashMap::new(),
+            tick_gen: 0,
+            tick_pending: false,
+            scratch: Vec::new(),
+            stats: ArpStats::default(),
+        }
     }
 
     pub fn is_resolved(&self, addr: NodeId) -> bool {
@@ -202,12 +230,22 @@ impl Arp {
                 self.stats.requests_sent += 1;
                 out.push(ArpAction::Request { target: hop });
             }
-            ArpConfig::Queue { limit, retry_interval, .. } => {
+            ArpConfig::Queue { limit, retry_interval, ns3_cache, .. } => {
                 if p.held.len() >= limit {
                     return out.push(ArpAction::Drop(pkt, DropReason::Arp));
                 }
                 p.held.push_back(pkt);
-                if p.requests == 0 {
+                if p.requests == 0 && ns3_cache {
+                    p.requests = 1;
+                    self.stats.requests_sent += 1;
+                    out.push(ArpAction::Request { target: hop });
+                    if !self.tick_pending {
+                        self.tick_pending = true;
+                        self.tick_gen = self.tick_gen.wrapping_add(1);
+                        let timer = ArpTimer { hop, gen: self.tick_gen };
+                        out.push(ArpAction::Timer { at: now + retry_interval, timer });
+                    }
+                } else if p.requests == 0 {
                     p.requests = 1;
                     p.gen += 1;
                     self.stats.requests_sent += 1;
@@ -223,7 +261,13 @@ impl Arp {
         // RFC 826 merge rule: update an entry we already have (here: one we
         // are resolving), and add the sender when we are the target.
         // A dead address is not revived by its messages (ns-3).
-        if (target == me || self.pending.contains_key(&from)) && !self.dead.contains_key(&from) {
+        let learns = if matches!(self.cfg, ArpConfig::Queue { ns3_cache: true, .. }) {
+            // ns-3: only a reply to this node, for an entry waiting for one.
+            op == ArpOp::Reply && target == me && self.pending.contains_key(&from)
+        } else {
+            target == me || self.pending.contains_key(&from)
+        };
+        if learns && !self.dead.contains_key(&from) {
             self.learn(from, out);
         }
         if op == ArpOp::Request && target == me {
@@ -243,9 +287,13 @@ impl Arp {
 
     /// Retry timer (Queue mode).
     pub fn on_timer(&mut self, now: Time, t: ArpTimer, out: &mut Vec<ArpAction>) {
-        let ArpConfig::Queue { max_requests, retry_interval, report_failure, dead_time, .. } = self.cfg else {
+        let ArpConfig::Queue { max_requests, retry_interval, report_failure, dead_time, ns3_cache, .. } = self.cfg
+        else {
             return;
         };
+        if ns3_cache {
+            return self.on_tick(now, t, out);
+        }
         let hop = t.hop;
         let Some(p) = self.pending.get_mut(&hop) else { return };
         if p.gen as u32 != t.gen {
@@ -269,6 +317,52 @@ impl Arp {
             self.stats.requests_sent += 1;
             out.push(ArpAction::Request { target: hop });
             out.push(ArpAction::Timer { at: now + retry_interval, timer: t });
+        }
+    }
+
+    /// `ns3_cache`: the cache's retry timer (ns-3 `HandleWaitReplyTimeout`):
+    /// every waiting entry repeats its request, or fails once it has sent
+    /// `max_requests`; the timer runs again while some entry repeated.
+    fn on_tick(&mut self, now: Time, t: ArpTimer, out: &mut Vec<ArpAction>) {
+        let ArpConfig::Queue { max_requests, retry_interval, report_failure, dead_time, .. } = self.cfg else {
+            return;
+        };
+        if t.gen != self.tick_gen || !self.tick_pending {
+            return;
+        }
+        self.tick_pending = false;
+        let mut hops = std::mem::take(&mut self.scratch);
+        hops.clear();
+        hops.extend(self.pending.keys().copied());
+        hops.sort_unstable();
+        let mut again = false;
+        for &hop in &hops {
+            let p = self.pending.get_mut(&hop).expect("listed");
+            if p.requests < max_requests {
+                p.requests += 1;
+                self.stats.requests_sent += 1;
+                out.push(ArpAction::Request { target: hop });
+                again = true;
+                continue;
+            }
+            let p = self.pending.remove(&hop).expect("listed");
+            self.stats.failures += 1;
+            let mut held = p.held.into_iter();
+            if report_failure {
+                if let Some(first) = held.next() {
+                    out.push(ArpAction::LinkFailure(first));
+                }
+            }
+            out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+            if dead_time > Time::ZERO {
+                self.dead.insert(hop, now + dead_time);
+            }
+        }
+        self.scratch = hops;
+        if again {
+            self.tick_pending = true;
+            self.tick_gen = self.tick_gen.wrapping_add(1);
+            out.push(ArpAction::Timer { at: now + retry_interval, timer: ArpTimer { hop: t.hop, gen: self.tick_gen } });
         }
     }
 
@@ -370,7 +464,16 @@ mod tests {
 
     #[test]
     fn ns3_mode_drops_silently_and_keeps_the_address_dead() {
-        let mut a = Arp::new(ArpConfig::ns3());
+        // ns-3's failure handling on per-entry timers, 3 requests.
+        let cfg = ArpConfig::Queue {
+            limit: 3,
+            max_requests: 3,
+            retry_interval: Time::from_secs(1),
+            report_failure: false,
+            dead_time: Time::from_secs(100),
+            ns3_cache: false,
+        };
+        let mut a = Arp::new(cfg);
         let mut out = Vec::new();
         a.output(Time::ZERO, pkt(1, 3), &mut out);
         a.output(Time::ZERO, pkt(2, 3), &mut out);
@@ -393,6 +496,61 @@ mod tests {
         // After the dead time, a fresh resolution.
         a.output(Time::from_secs(104), pkt(4, 3), &mut out);
         assert_eq!(kinds(&out), ["req3", "T"]);
+    }
+
+    #[test]
+    fn ns3_cache_retries_every_waiting_entry_on_one_timer() {
+        // ns-3.37 ArpCache: one timer per cache. Entry 3 starts at 0 s (timer
+        // due at 1 s), entry 5 at 0.9 s: at the 1 s tick both repeat their
+        // request, so 5's first retry comes 0.1 s after its first request.
+        let mut a = Arp::new(ArpConfig::ns3());
+        let mut out = Vec::new();
+        a.output(Time::ZERO, pkt(1, 3), &mut out);
+        a.output(Time::from_ms(900), pkt(2, 5), &mut out);
+        assert_eq!(kinds(&out), ["req3", "T", "req5"], "one timer for the cache");
+        let (mut at, mut tok) = out
+            .iter()
+            .find_map(|x| if let ArpAction::Timer { at, timer } = x { Some((*at, *timer)) } else { None })
+            .unwrap();
+        assert_eq!(at, Time::from_secs(1));
+        let mut seen = Vec::new();
+        // 4 requests each (1 + MaxRetries 3), then failure at the next tick.
+        for _ in 0..4 {
+            out.clear();
+            a.on_timer(at, tok, &mut out);
+            seen.push(format!("{}:{}", at.as_secs_f64(), kinds(&out).join(" ")));
+            if let Some((t, k)) =
+                out.iter().find_map(|x| if let ArpAction::Timer { at, timer } = x { Some((*at, *timer)) } else { None })
+            {
+                (at, tok) = (t, k);
+            }
+        }
+        assert_eq!(seen, ["1:req3 req5 T", "2:req3 req5 T", "3:req3 req5 T", "4:D1ARP D2ARP"]);
+        assert_eq!(a.stats.requests_sent, 8);
+        assert_eq!(a.stats.failures, 2);
+        // Both dead: dropped at once.
+        out.clear();
+        a.output(Time::from_secs(5), pkt(6, 5), &mut out);
+        assert_eq!(kinds(&out), ["D6ARP"]);
+    }
+
+    #[test]
+    fn ns3_cache_learns_only_from_a_reply_to_itself() {
+        let mut a = Arp::new(ArpConfig::ns3());
+        let mut out = Vec::new();
+        // A request for this node is answered but does not teach the sender.
+        a.input(4, ArpOp::Request, 2, 4, &mut out);
+        assert_eq!(kinds(&out), ["rep2"]);
+        assert!(!a.is_resolved(2));
+        out.clear();
+        a.output(Time::ZERO, pkt(1, 6), &mut out);
+        out.clear();
+        // A request from the waited-for address does not resolve it either.
+        a.input(4, ArpOp::Request, 6, 9, &mut out);
+        assert!(out.is_empty());
+        a.input(4, ArpOp::Reply, 6, 4, &mut out);
+        assert_eq!(kinds(&out), ["Q1"]);
+        assert!(a.is_resolved(6));
     }
 
     #[test]

@@ -265,6 +265,7 @@ pub(crate) struct ArpSection {
     pub retry_interval: Option<Spanned<Duration>>,
     pub report_failure: Option<Spanned<bool>>,
     pub dead_time: Option<Spanned<Duration>>,
+    pub ns3_cache: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

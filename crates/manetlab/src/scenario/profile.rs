@@ -265,6 +265,27 @@ pub const CHOICES: &[Choice] = &[
         cmu1999: &[],
     },
     Choice {
+        id: "dsdv",
+        title: "DSDV updates and link breaks",
+        ns2: "MAC feedback breaks links; only changed routes advertised early; any newer break believed",
+        // ns-3.37 dsdv-routing-protocol.cc: no layer-2 feedback; RecvDsdv
+        // advertises a newer sequence number with the same metric at once
+        // and believes a break only from the next hop; RouteOutput and
+        // RouteInput forward to the next hop's own route (docs/dsdv.md).
+        ns3: &[
+            Setting { key: "routing.mac_feedback", value: "false", when: When::Routing("dsdv"), unless: &[] },
+            Setting { key: "routing.advertise_new_seq", value: "true", when: When::Routing("dsdv"), unless: &[] },
+            Setting {
+                key: "routing.break_from_next_hop_only",
+                value: "true",
+                when: When::Routing("dsdv"),
+                unless: &[],
+            },
+            Setting { key: "routing.resolve_next_hop", value: "true", when: When::Routing("dsdv"), unless: &[] },
+        ],
+        cmu1999: &[],
+    },
+    Choice {
         id: "tcp-variant",
         title: "TCP congestion control",
         ns2: "NewReno",

@@ -786,10 +786,13 @@ fn arp_section() {
             max_requests: 3,
             retry_interval: Time::from_ms(500),
             report_failure: true,
-            dead_time: Time::ZERO
+            dead_time: Time::ZERO,
+            ns3_cache: false
         }
     );
-    let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"queue\"\nreport_failure = false\ndead_time = \"100s\"\n"))
+    let cfg = parse(&format!(
+        "{BASE}\n[arp]\nmode = \"queue\"\nmax_requests = 4\nreport_failure = false\ndead_time = \"100s\"\nns3_cache = true\n"
+    ))
         .unwrap()
         .config(1);
     assert_eq!(cfg.arp, ArpConfig::ns3());

@@ -27,6 +27,24 @@ pub struct DsdvConfig {
     /// drops them at once (NRTE), as ns-2 does.
     pub buffer_size: usize,
     pub buffer_timeout: Time,
+    /// A newer sequence number with an unchanged metric is advertised at
+    /// once in an incremental update (ns-3.37 `RecvDsdv`: "better sequence
+    /// number and same metric ... advertised without WST", sent by the
+    /// triggered update that ends every received update), so each node's
+    /// fresh number floods the network within milliseconds of its dump.
+    /// Off (ns-2 `dsdv.cc`, the paper's §III.B incremental updates): only a
+    /// changed route is advertised before the next full dump.
+    pub advertise_new_seq: bool,
+    /// An infinite metric breaks the route only when it comes from the
+    /// route's next hop (ns-3.37 `RecvDsdv`: "Delete route only if update
+    /// was received from my nexthop neighbor"); off (ns-2, the paper): a
+    /// newer sequence number with infinite metric breaks it whoever sends it.
+    pub break_from_next_hop_only: bool,
+    /// A packet goes to the next hop of this node's route to the route's
+    /// next hop (ns-3.37 `RouteOutput`/`RouteInput` look the next hop up
+    /// again and use that entry's gateway), and has no route when that
+    /// entry is missing or broken; off: to the route's next hop.
+    pub resolve_next_hop: bool,
 }
 
 impl Default for DsdvConfig {
@@ -39,11 +57,27 @@ impl Default for DsdvConfig {
             mac_feedback: true,
             buffer_size: 500,
             buffer_timeout: Time::from_secs(30),
+            advertise_new_seq: false,
+            break_from_next_hop_only: false,
+            resolve_next_hop: false,
         }
     }
 }
 
 impl DsdvConfig {
+    /// ns-3.37's DSDV (`src/dsdv/model/dsdv-routing-protocol.cc`): no MAC
+    /// feedback, buffering on, new sequence numbers advertised at once,
+    /// breaks believed from the next hop only.
+    pub fn ns3() -> Self {
+        DsdvConfig {
+            mac_feedback: false,
+            advertise_new_seq: true,
+            break_from_next_hop_only: true,
+            resolve_next_hop: true,
+            ..Self::default()
+        }
+    }
+
     /// How long a neighbour may stay silent.
     pub fn hold_time(&self) -> Time {
         self.update_interval * self.hold_periods as u64
@@ -56,7 +90,16 @@ impl DsdvConfig {
 impl RoutingModel for Dsdv {
     const NAME: &'static str = "dsdv";
     const KEYS: &'static [&'static str] =
-        &["update_interval", "settling_time", "mac_feedback", "buffer_size", "buffer_timeout"];
+        &[
+            "update_interval",
+            "settling_time",
+            "mac_feedback",
+            "buffer_size",
+            "buffer_timeout",
+            "advertise_new_seq",
+            "break_from_next_hop_only",
+            "resolve_next_hop",
+        ];
 
     fn parse(p: &dyn Params) -> Result<RoutingConfig, ParamError> {
         let mut c = DsdvConfig::default();
@@ -67,6 +110,9 @@ impl RoutingModel for Dsdv {
             c.buffer_size = v as usize;
         }
         p.set_flag("mac_feedback", &mut c.mac_feedback)?;
+        p.set_flag("advertise_new_seq", &mut c.advertise_new_seq)?;
+        p.set_flag("break_from_next_hop_only", &mut c.break_from_next_hop_only)?;
+        p.set_flag("resolve_next_hop", &mut c.resolve_next_hop)?;
         Ok(RoutingConfig::Dsdv(c))
     }
 

@@ -141,6 +141,12 @@ impl Dsdv {
         self.entry(dst).filter(|r| r.is_valid())
     }
 
+    /// The neighbour a packet for `dst` goes to (`resolve_next_hop`: the
+    /// next hop of the route to the route's next hop, as ns-3 does).
+    fn next_hop(&self, dst: NodeId) -> Option<NodeId> {
+        next_hop_in(&self.routes, self.cfg.resolve_next_hop, dst)
+    }
+
     fn heard(&mut self, now: Time, n: NodeId) {
         if n == BROADCAST || n == self.me {
             return;
@@ -311,6 +317,10 @@ impl Dsdv {
         let was_valid = r.is_valid();
         if seq > r.seq {
             if nm == INFINITY {
+                if self.cfg.break_from_next_hop_only && from != r.next_hop {
+                    // ns-3: a break heard from another neighbour is ignored.
+                    return false;
+                }
                 r.seq = seq;
                 if was_valid {
                     r.metric = INFINITY;
@@ -321,11 +331,15 @@ impl Dsdv {
                 return false;
             }
             let changed = !was_valid || nm != r.metric || from != r.next_hop;
+            let same_metric = was_valid && nm == r.metric;
             r.seq = seq;
             r.seq_at = now;
             r.metric = nm;
             r.next_hop = from;
-            if changed {
+            if self.cfg.advertise_new_seq && same_metric {
+                // ns-3: the new number (and next hop) goes out at once, undamped.
+                self.mark(ctx, dst, now);
+            } else if changed {
                 // A route back from infinity is news; a new metric waits for
                 // the settling time (damping).
                 let at = if was_valid { now + Time::from_secs_f64(2.0 * r.wst) } else { now };
@@ -362,7 +376,7 @@ impl Dsdv {
     /// Sends `pkt` on a route other than through `not_via`, buffers it if it
     /// is this node's own, or drops it.
     fn reroute(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, why: DropReason) {
-        if let Some(nh) = self.valid(pkt.dst).map(|r| r.next_hop) {
+        if let Some(nh) = self.next_hop(pkt.dst) {
             pkt.next_hop = nh;
             return ctx.transmit(pkt);
         }
@@ -377,14 +391,23 @@ impl Dsdv {
             return;
         }
         let mut out = Vec::new();
-        let routes = &self.routes;
-        self.buffer
-            .take_if(|p| routes.get(p.dst as usize).and_then(Option::as_ref).is_some_and(Route::is_valid), &mut out);
+        let (routes, resolve) = (&self.routes, self.cfg.resolve_next_hop);
+        self.buffer.take_if(|p| next_hop_in(routes, resolve, p.dst).is_some(), &mut out);
         for mut p in out {
-            p.next_hop = self.valid(p.dst).expect("selected for its route").next_hop;
+            p.next_hop = self.next_hop(p.dst).expect("selected for its route");
             ctx.transmit(p);
         }
     }
+}
+
+/// [`Dsdv::next_hop`] on a route table.
+fn next_hop_in(routes: &[Option<Route>], resolve: bool, dst: NodeId) -> Option<NodeId> {
+    let valid = |d: NodeId| routes.get(d as usize).and_then(Option::as_ref).filter(|r| r.is_valid());
+    let nh = valid(dst)?.next_hop;
+    if !resolve {
+        return Some(nh);
+    }
+    valid(nh).map(|r| r.next_hop)
 }
 
 impl Routing for Dsdv {
@@ -406,7 +429,7 @@ impl Routing for Dsdv {
             pkt.next_hop = BROADCAST;
             return ctx.transmit(pkt);
         }
-        if let Some(nh) = self.valid(pkt.dst).map(|r| r.next_hop) {
+        if let Some(nh) = self.next_hop(pkt.dst) {
             pkt.next_hop = nh;
             return ctx.transmit(pkt);
         }

@@ -174,3 +174,105 @@ fn full_dump_wire_format() {
     assert_eq!(r0.seq % 2, 0);
     assert_eq!(p.ttl, 1);
 }
+
+/// Fraction of samples (every 100 ms in [40, 100) s) at which node 0 does
+/// not yet know node 5's latest sequence number, on a 6-node chain.
+fn stale_fraction(cfg: DsdvConfig) -> (f64, usize) {
+    let (mut net, board) = chain(6, cfg);
+    net.start();
+    net.run_until(Time::from_secs(40));
+    let (mut stale, mut n) = (0, 0);
+    let mut t = Time::from_secs(40);
+    while t < Time::from_secs(100) {
+        t += Time::from_ms(100);
+        net.run_until(t);
+        n += 1;
+        stale += (net.nodes[0].entry(5).unwrap().seq < net.nodes[5].own_seq()) as usize;
+    }
+    let incremental = net
+        .sent
+        .iter()
+        .filter(|(_, _, p)| matches!(p.body, Body::Routing(m) if m.wire.kind == KIND_INCREMENTAL))
+        .count();
+    let _ = board;
+    (stale as f64 / n as f64, incremental)
+}
+
+#[test]
+fn ns3_advertises_a_new_sequence_number_at_once() {
+    // ns-2 / the paper: an unchanged route waits for the next full dump, so
+    // node 5's new number crosses the chain one dump per hop; ns-3.37
+    // (`advertise_new_seq`): each node passes it on in a triggered update.
+    let (off, inc_off) = stale_fraction(DsdvConfig::default());
+    let (on, inc_on) = stale_fraction(DsdvConfig { advertise_new_seq: true, ..DsdvConfig::default() });
+    println!("node 0 behind node 5's number: {off:.2} of the time (ns-2), {on:.2} (ns-3); incremental updates {inc_off} / {inc_on}");
+    assert!(off > 0.3, "ns-2: stale {off}");
+    assert!(on < 0.02, "ns-3: stale {on}");
+    assert!(inc_on > inc_off);
+}
+
+#[test]
+fn ns3_believes_a_break_only_from_the_next_hop() {
+    // 0 - 1 - 3 and 0 - 2 - 4 - 3: node 0 reaches 3 through 1, node 2
+    // through 4. The link 4-3 breaks and node 2 advertises 3 as unreachable
+    // (newer odd number, infinite metric).
+    for only_next_hop in [false, true] {
+        let cfg = DsdvConfig { break_from_next_hop_only: only_next_hop, ..DsdvConfig::default() };
+        let board = WireBoard::new();
+        let mut net = Net::new((0..5).map(|i| Dsdv::new(i, cfg.clone(), board.clone())).collect());
+        for (a, b) in [(0, 1), (1, 3), (0, 2), (2, 4), (4, 3)] {
+            net.link(a, b, true);
+        }
+        net.start();
+        net.run_until(Time::from_secs(40));
+        assert_eq!(net.nodes[0].entry(3).map(|r| (r.next_hop, r.metric)), Some((1, 2)));
+        assert_eq!(net.nodes[2].entry(3).map(|r| (r.next_hop, r.metric)), Some((4, 2)));
+        net.link(4, 3, false);
+        let mark = net.sent.len();
+        net.send_data(2, 3, 1);
+        net.run_until(net.now + Time::from_ms(50));
+        let unreachable_from = |n: NodeId| {
+            net.sent[mark..]
+                .iter()
+                .filter(|(_, f, p)| *f == n && matches!(p.body, Body::Routing(_)))
+                .any(|(_, _, p)| entries(&board, p).iter().any(|e| e.0 == 3 && e.1 == INFINITY as u32))
+        };
+        assert!(unreachable_from(2), "node 2 advertises the break");
+        // ns-2 / the paper: the newer number wins whoever sends it, so node 0
+        // breaks its working route through 1 and passes the break on; ns-3:
+        // it keeps the route and says nothing.
+        assert_eq!(unreachable_from(0), !only_next_hop, "break_from_next_hop_only = {only_next_hop}");
+        if only_next_hop {
+            assert_eq!(net.nodes[0].entry(3).map(|r| (r.next_hop, r.metric)), Some((1, 2)));
+        }
+    }
+}
+
+#[test]
+fn ns3_forwards_by_the_next_hops_own_route() {
+    let route = |next_hop, metric| {
+        Some(Route {
+            next_hop,
+            metric,
+            seq: 2,
+            seq_at: Time::ZERO,
+            wst: 5.0,
+            pending: false,
+            adv_at: Time::ZERO,
+            broken_at: Time::ZERO,
+        })
+    };
+    // Destination 5 via 2 (3 hops); node 2 itself now 2 hops away via 1.
+    let mut routes = vec![None; 6];
+    routes[5] = route(2, 3);
+    routes[2] = route(1, 2);
+    routes[1] = route(1, 1);
+    assert_eq!(next_hop_in(&routes, false, 5), Some(2));
+    assert_eq!(next_hop_in(&routes, true, 5), Some(1), "ns-3: the next hop's own gateway");
+    // No (valid) route to the next hop: no route at all under ns-3.
+    routes[2] = route(1, INFINITY);
+    assert_eq!(next_hop_in(&routes, false, 5), Some(2));
+    assert_eq!(next_hop_in(&routes, true, 5), None);
+    routes[2] = None;
+    assert_eq!(next_hop_in(&routes, true, 5), None);
+}
