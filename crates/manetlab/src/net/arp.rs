@@ -300,23 +300,30 @@ impl Arp {
             return;
         }
         if p.requests >= max_requests {
-            let p = self.pending.remove(&hop).unwrap();
-            self.stats.failures += 1;
-            let mut held = p.held.into_iter();
-            if report_failure {
-                if let Some(first) = held.next() {
-                    out.push(ArpAction::LinkFailure(first));
-                }
-            }
-            out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
-            if dead_time > Time::ZERO {
-                self.dead.insert(hop, now + dead_time);
-            }
+            self.give_up(hop, now, report_failure, dead_time, out);
         } else {
             p.requests += 1;
             self.stats.requests_sent += 1;
             out.push(ArpAction::Request { target: hop });
             out.push(ArpAction::Timer { at: now + retry_interval, timer: t });
+        }
+    }
+
+    /// The last request for `hop` went unanswered: the first held packet
+    /// goes back to routing as a link failure (when failures are reported),
+    /// the others are dropped, and the address may stay dead for a while.
+    fn give_up(&mut self, hop: NodeId, now: Time, report_failure: bool, dead_time: Time, out: &mut Vec<ArpAction>) {
+        let p = self.pending.remove(&hop).expect("a pending entry");
+        self.stats.failures += 1;
+        let mut held = p.held.into_iter();
+        if report_failure {
+            if let Some(first) = held.next() {
+                out.push(ArpAction::LinkFailure(first));
+            }
+        }
+        out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+        if dead_time > Time::ZERO {
+            self.dead.insert(hop, now + dead_time);
         }
     }
 
@@ -345,18 +352,7 @@ impl Arp {
                 again = true;
                 continue;
             }
-            let p = self.pending.remove(&hop).expect("listed");
-            self.stats.failures += 1;
-            let mut held = p.held.into_iter();
-            if report_failure {
-                if let Some(first) = held.next() {
-                    out.push(ArpAction::LinkFailure(first));
-                }
-            }
-            out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
-            if dead_time > Time::ZERO {
-                self.dead.insert(hop, now + dead_time);
-            }
+            self.give_up(hop, now, report_failure, dead_time, out);
         }
         self.scratch = hops;
         if again {
