@@ -33,7 +33,7 @@ pub mod config;
 pub use config::DsdvConfig;
 
 use super::aodv::buffer::SendBuffer;
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -107,7 +107,7 @@ pub struct Dsdv {
     buffer_timer: bool,
     entries: Vec<(NodeId, u32, u32)>,
     out: Vec<(NodeId, u8, u32)>,
-    stats: RoutingStats,
+    stats: RoutingCounters,
 }
 
 impl Dsdv {
@@ -124,7 +124,7 @@ impl Dsdv {
             buffer_timer: false,
             entries: Vec::new(),
             out: Vec::new(),
-            stats: RoutingStats::default(),
+            stats: RoutingCounters::default(),
             cfg,
         }
     }
@@ -512,7 +512,7 @@ impl Routing for Dsdv {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.clone()
+        self.stats.to_stats()
     }
 }
 

@@ -30,7 +30,7 @@ pub use header::{SourceRoute, MAX_SR_LEN};
 pub use packet::{DsrMsg, Link, MsgKind};
 
 use super::aodv::buffer::SendBuffer;
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -117,7 +117,7 @@ pub struct Dsr {
     /// (`grat_replies`; ns-2 `grat_hold`, 10 entries, round-robin).
     grat_hold: Vec<(SourceRoute, Time)>,
     grat_victim: usize,
-    stats: RoutingStats,
+    stats: RoutingCounters,
     /// Wired-only hosts this node answers route requests for (gateway).
     proxied: Vec<NodeId>,
 }
@@ -143,7 +143,7 @@ impl Dsr {
             flows: Vec::new(),
             grat_hold: Vec::new(),
             grat_victim: 0,
-            stats: RoutingStats::default(),
+            stats: RoutingCounters::default(),
             proxied: Vec::new(),
             cfg,
         }
@@ -761,7 +761,7 @@ impl Routing for Dsr {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.clone()
+        self.stats.to_stats()
     }
 }
 

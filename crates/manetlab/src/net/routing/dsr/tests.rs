@@ -76,7 +76,7 @@ fn ring_zero_then_backoff_doubling_to_the_maximum() {
     assert!(times.iter().all(|&(_, ttl)| ttl as usize == MAX_SR_LEN));
     // The send buffer times out after 30 s (NRTE), ending the discovery.
     assert_eq!(n.proto.buffered(), 0);
-    assert!(n.proto.stats.event_count("send_buffer_timeouts") == 1);
+    assert!(n.proto.stats.to_stats().event_count("send_buffer_timeouts") == 1);
 }
 
 /// Request times (ms, TTL) of a discovery for node 9 started at `start` on
@@ -242,7 +242,7 @@ fn link_failure_sends_route_error_and_salvages() {
     assert_eq!((salvaged.next_hop, salvaged.sr.salvaged, salvaged.sr.cur), (6, 1, 1));
     assert_eq!(salvaged.size, 532 + 12);
     assert!(out.iter().any(|a| matches!(a, NetAction::Reclaim { next_hop: 3 })));
-    assert_eq!(n.proto.stats.event_count("salvaged"), 1);
+    assert_eq!(n.proto.stats.to_stats().event_count("salvaged"), 1);
 
     // Without salvaging (or an alternative) the packet is dropped, CBK.
     let mut n = node(2, DsrConfig { salvage: false, ..DsrConfig::default() });
@@ -269,7 +269,7 @@ fn elfn_notice_rides_on_the_route_error_to_the_tcp_source() {
     let want = LinkFailureNotice { src: 0, dst: 4, sport: 7, dport: 7, seq: 14600 };
     assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: Some(want) }));
     assert_eq!(err.size, IP_HEADER_BYTES + 12 + 16 + 20, "source route header + RERR option + notice");
-    assert_eq!(n.proto.stats.event_count("elfn_notices_sent"), 1);
+    assert_eq!(n.proto.stats.to_stats().event_count("elfn_notices_sent"), 1);
     // Node 1 forwards it unchanged; node 0 hands the notice to transport.
     let mut relay = node(1, DsrConfig::default());
     let mut at1 = err;
@@ -317,7 +317,7 @@ fn flow_state_shows_the_route_in_three_packets_then_every_5s_and_hides_it_from_l
         last = Some(p);
     }
     assert_eq!(shown, [true, true, true, false, false, true]);
-    assert_eq!(n.proto.stats.event_count("flows_established"), 1);
+    assert_eq!(n.proto.stats.to_stats().event_count("flows_established"), 1);
     // A broken link on the route ends the flow: the next packet shows
     // its (new) route again.
     n.call(|d, _| d.link_broken(Link { from: 1, to: 2 }));
@@ -368,7 +368,7 @@ fn route_shortening_sends_a_gratuitous_reply_once_per_second() {
     n.run_until(Time::from_ms(1001));
     n.call(|d, ctx| d.on_overheard(ctx, &p));
     assert!(sent(&n.take()).iter().any(|q| matches!(q.body, Body::Dsr(DsrMsg::Rrep { .. }))));
-    assert_eq!(n.proto.stats.event_count("grat_replies_sent"), 2);
+    assert_eq!(n.proto.stats.to_stats().event_count("grat_replies_sent"), 2);
     // A packet to this node itself, or one it is not on, gives nothing.
     let mut n = node(5, DsrConfig { grat_replies: true, ..DsrConfig::default() });
     n.call(|d, ctx| d.on_overheard(ctx, &p));
@@ -406,8 +406,8 @@ fn a_flow_only_packet_break_is_reported_to_the_source_at_once_as_a_source_routed
         assert_eq!((err.dst, err.next_hop, err.sr.path()), (0, 1, vec![2, 1, 0]));
         let want = LinkFailureNotice { src: 0, dst: 4, sport: 7, dport: 7, seq: 14600 };
         assert_eq!(err.body, Body::Dsr(DsrMsg::Rerr { link: Link { from: 2, to: 3 }, elfn: Some(want) }));
-        assert_eq!(n.proto.stats.event_count("flow_errors_sent"), flow_only as u64);
-        assert_eq!(n.proto.stats.event_count("elfn_notices_sent"), 1);
+        assert_eq!(n.proto.stats.to_stats().event_count("flow_errors_sent"), flow_only as u64);
+        assert_eq!(n.proto.stats.to_stats().event_count("elfn_notices_sent"), 1);
         errs.push((err.body, err.size));
     }
     assert_eq!(errs[0], errs[1], "flow-only and source-routed: the same error");
@@ -477,8 +477,8 @@ fn a_relay_without_a_salvage_route_buffers_the_packet_and_asks_its_neighbours_on
     let after = drops[0] - Time::from_secs(12);
     assert!(after >= Time::from_ms(30) && after <= Time::from_ms(125), "dropped {after} after 12 s");
     assert_eq!(n.proto.salvage_buffered(), 0);
-    assert_eq!(n.proto.stats.event_count("salvage_requests"), 1);
-    assert_eq!(n.proto.stats.event_count("salvage_failed"), 1);
+    assert_eq!(n.proto.stats.to_stats().event_count("salvage_requests"), 1);
+    assert_eq!(n.proto.stats.to_stats().event_count("salvage_failed"), 1);
 
     // salvage_requests = 0: dropped at once (CBK), as before.
     let mut n = node(2, DsrConfig { salvage_requests: 0, ..cfg });

@@ -38,7 +38,7 @@ pub mod msg;
 pub use config::OlsrConfig;
 
 use super::delayed::Parked;
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingStats};
+use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -104,7 +104,7 @@ pub struct Olsr {
     scratch_links: Vec<(u8, NodeId)>,
     scratch_addrs: Vec<NodeId>,
     scratch_bytes: Vec<u8>,
-    stats: RoutingStats,
+    stats: RoutingCounters,
 }
 
 
@@ -137,7 +137,7 @@ impl Olsr {
             scratch_links: Vec::new(),
             scratch_addrs: Vec::new(),
             scratch_bytes: Vec::new(),
-            stats: RoutingStats::default(),
+            stats: RoutingCounters::default(),
             cfg,
         }
     }
@@ -582,7 +582,7 @@ impl Routing for Olsr {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.clone()
+        self.stats.to_stats()
     }
 }
 

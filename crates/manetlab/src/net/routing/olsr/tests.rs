@@ -107,7 +107,7 @@ fn only_mprs_forward_tcs() {
     let mut net = net(7, &edges);
     net.start();
     net.run_until(Time::from_secs(60));
-    let fwd: Vec<u64> = net.nodes.iter().map(|o| o.stats.event_count("forwarded_messages")).collect();
+    let fwd: Vec<u64> = net.nodes.iter().map(|o| o.stats.to_stats().event_count("forwarded_messages")).collect();
     println!("forwarded per node {fwd:?}");
     for (i, &n) in fwd.iter().enumerate().take(5).skip(1) {
         assert_eq!(n, 0, "leaf {i} is nobody's MPR");
@@ -115,7 +115,7 @@ fn only_mprs_forward_tcs() {
     assert_eq!(fwd[6], 0);
     // Only 0 and 5 have MPR selectors, so only they send TCs (one per 5 s,
     // 12 in 60 s), and each relays the other's once.
-    assert_eq!(net.nodes[0].stats.sent_of("TC"), 24);
+    assert_eq!(net.nodes[0].stats.to_stats().sent_of("TC"), 24);
     assert_eq!((fwd[0], fwd[5]), (12, 12));
     assert!(shortest_paths(&mut net));
 }
@@ -145,7 +145,7 @@ fn grid_converges_to_shortest_paths_within_three_tc_intervals() {
         net.run_until(t + Time::from_secs(5 * k));
         assert!(shortest_paths(&mut net), "at {}", net.now);
     }
-    let hello = net.nodes[0].stats.sent_of("HELLO");
+    let hello = net.nodes[0].stats.to_stats().sent_of("HELLO");
     assert!((36..=41).contains(&hello), "HELLO every 2 s minus jitter: {hello} in 75 s");
 }
 
