@@ -153,7 +153,7 @@ impl Ac {
 /// `repr(C)`, the fields that every signal start and end at the node reads
 /// or writes first (carrier sense, deferral, the backoff entity's countdown:
 /// ~110 B from the start, two cache lines right after the radio's in
-/// [`crate::node::Node`]); the frames, packets, random stream and counters
+/// the node (`node.rs`, above this layer)); the frames, packets, random stream and counters
 /// after them (docs/performance.md, "Large networks").
 #[repr(C)]
 pub struct Dcf {
