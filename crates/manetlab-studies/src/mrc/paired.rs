@@ -380,27 +380,9 @@ pub fn report(rows: &[PairedRow], doc: &mut manetlab::study::ReportDoc) {
          (`summarize.py --counters`).",
     );
     doc.subsection("Control packets handed to the MAC by kind on identical movement (mean per run)");
-    let mut t =
-        Table::new(&["max speed (m/s)", "pause (s)", "protocol", "kind", "manetlab", "ns-3.37"]).align("rrllrr");
-    for r in rows.iter().filter(|r| r.protocol == "aodv" || r.protocol == "olsr") {
-        let mut kinds: Vec<&String> = r.control.keys().collect();
-        if let Some(c) = &r.ns3_control {
-            kinds.extend(c.keys());
-        }
-        kinds.sort();
-        kinds.dedup();
-        for k in kinds {
-            t.row([
-                r.max_speed.to_string(),
-                r.pause.to_string(),
-                r.protocol.to_uppercase(),
-                k.clone(),
-                r.control.get(k).map_or("-".into(), |x| num(*x, 0)),
-                r.ns3_control.as_ref().and_then(|c| c.get(k)).map_or("-".into(), |x| num(*x, 0)),
-            ]);
-        }
-    }
-    doc.table(&t);
+    doc.table(&super::report::control_table(
+        rows.iter().map(|r| (r.max_speed, r.pause, r.protocol.as_str(), &r.control, r.ns3_control.as_ref())),
+    ));
     if rows.iter().any(|r| r.ns2_arp.is_some()) {
         doc.subsection("ns-2.35's ARP on identical movement: manetlab with ns-2's ARP against ns-2.35");
         let mut t = Table::new(&[

@@ -148,27 +148,9 @@ pub fn report(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<
          END and packets never dropped are `other / in flight`).",
     );
     doc.subsection("Counters: control packets handed to the MAC by kind (mean per run)");
-    let mut t =
-        Table::new(&["max speed (m/s)", "pause (s)", "protocol", "kind", "manetlab", "ns-3.37"]).align("rrllrr");
-    for r in f.rows.iter().filter(|r| r.protocol == "aodv" || r.protocol == "olsr") {
-        let mut kinds: Vec<&String> = r.control.keys().collect();
-        if let Some(c) = &r.ns3_control {
-            kinds.extend(c.keys());
-        }
-        kinds.sort();
-        kinds.dedup();
-        for k in kinds {
-            t.row([
-                r.max_speed.to_string(),
-                r.pause.to_string(),
-                r.protocol.to_uppercase(),
-                k.clone(),
-                r.control.get(k).map_or("-".into(), |x| num(*x, 0)),
-                r.ns3_control.as_ref().and_then(|c| c.get(k)).map_or("-".into(), |x| num(*x, 0)),
-            ]);
-        }
-    }
-    doc.table(&t);
+    doc.table(&control_table(
+        f.rows.iter().map(|r| (r.max_speed, r.pause, r.protocol.as_str(), &r.control, r.ns3_control.as_ref())),
+    ));
     if f.rows.iter().any(|r| r.arp_manetlab.is_some()) {
         doc.subsection(format!(
             "ARP failure handling at {} m/s, pause {} s: ns-3's (the study's) against manetlab's default",
@@ -240,4 +222,33 @@ pub fn report(opts: &StudyOptions, f: &Findings, doc: &mut ReportDoc) -> Result<
     all.extend(series("ns-2", &|r| r.ns2.as_ref().map(|c| c.pdr)));
     doc.figure(&Figure::lines("pdr", "Packet delivery ratio, pause 0", "maximum speed (m/s)", "PDR", all))?;
     Ok(())
+}
+
+/// One control-packet table (AODV and OLSR rows, every message kind either
+/// simulator counted) for the paired and the independent-draw sections:
+/// rows of (max speed, pause, protocol, manetlab's counts, ns-3's counts).
+pub(super) fn control_table<'a>(
+    rows: impl Iterator<Item = (f64, f64, &'a str, &'a BTreeMap<String, f64>, Option<&'a BTreeMap<String, f64>>)>,
+) -> Table {
+    let mut t =
+        Table::new(&["max speed (m/s)", "pause (s)", "protocol", "kind", "manetlab", "ns-3.37"]).align("rrllrr");
+    for (max_speed, pause, protocol, ours, ns3) in rows.filter(|r| r.2 == "aodv" || r.2 == "olsr") {
+        let mut kinds: Vec<&String> = ours.keys().collect();
+        if let Some(c) = ns3 {
+            kinds.extend(c.keys());
+        }
+        kinds.sort();
+        kinds.dedup();
+        for k in kinds {
+            t.row([
+                max_speed.to_string(),
+                pause.to_string(),
+                protocol.to_uppercase(),
+                k.clone(),
+                ours.get(k).map_or("-".into(), |x| num(*x, 0)),
+                ns3.and_then(|c| c.get(k)).map_or("-".into(), |x| num(*x, 0)),
+            ]);
+        }
+    }
+    t
 }
