@@ -265,16 +265,7 @@ impl RouteCache {
             RouteCache::Mobi(c) => {
                 let first = out.len();
                 for p in c.paths() {
-                    for (i, &dst) in p.iter().enumerate().skip(1) {
-                        match out[first..].iter_mut().find(|e| e.dst == dst) {
-                            Some(e) if e.hops <= Some(i as u32) => {}
-                            Some(e) => {
-                                e.next_hop = p[1];
-                                e.hops = Some(i as u32);
-                            }
-                            None => out.push(RouteEntry { dst, next_hop: p[1], hops: Some(i as u32), valid: true, seq: None }),
-                        }
-                    }
+                    super::cache::add_path_routes(p, first, out);
                 }
                 out[first..].sort_unstable_by_key(|e| e.dst);
             }
