@@ -2,7 +2,8 @@
 //! diagnosing a row: per movement file, PDR and the data packets' fate.
 //! `cargo run --release -p manetlab-studies --example mrc_diag -- PROTOCOL SPEED PAUSE [RUNS] [OPTION...]`
 //! OPTION: `dsdv-ns3` (DsdvConfig::ns3 instead of the study's DSDV
-//! settings), `adv-seq`, `break-nh` (one DSDV switch each), `arp-ns2`.
+//! settings), `dsdv-ns2` (DsdvConfig::ns2; `arp-ns2` also sets it), `adv-seq`, `break-nh` (one DSDV switch each), `arp-ns2`,
+//! `arp-report` (ns-3's ARP, every loss to routing), `queue-ns2` (ns-2's 50-packet interface queue with control first).
 use manetlab::net::arp::ArpConfig;
 use manetlab::net::routing::RoutingConfig;
 use manetlab::study::{Study, StudyOptions};
@@ -17,14 +18,27 @@ fn main() {
     let s = scale(&opts);
     let mut tot = [0f64; 8];
     for run in 1..=runs {
-        let arp = if has("arp-ns2") { ArpVariant::Ns2 } else { ArpVariant::Ns3 };
+        let arp = if has("arp-ns2") {
+            ArpVariant::Ns2
+        } else if has("arp-report") {
+            ArpVariant::Ns3Reported
+        } else {
+            ArpVariant::Ns3
+        };
         let mut cfg = config_with(p, v, pause, opts.seed + run - 1, s, arp, Movement::File(run));
         if let RoutingConfig::Dsdv(c) = &mut cfg.routing {
             if has("dsdv-ns3") {
                 *c = manetlab::net::routing::DsdvConfig::ns3();
             }
+            if has("dsdv-ns2") {
+                *c = manetlab::net::routing::DsdvConfig::ns2();
+            }
             c.advertise_new_seq |= has("adv-seq");
             c.break_from_next_hop_only |= has("break-nh");
+        }
+        if has("queue-ns2") {
+            cfg.queue.limit = 50;
+            cfg.queue.control_first = true;
         }
         if has("arp-4") {
             if let ArpConfig::Queue { max_requests, .. } = &mut cfg.arp {

@@ -154,3 +154,35 @@ fn ns3_fates_count_each_packet_once_and_copies_are_marked() {
     assert!(fa.other < 0.0 && fa.counts_copies(), "{:.0}", fa.other);
     assert!(fa.group_cells()[5].contains("counts copies"));
 }
+
+#[test]
+fn ns2_and_reported_variants_configure_what_they_say() {
+    use manetlab::net::arp::ArpConfig;
+    use manetlab::net::routing::{DsdvConfig, RoutingConfig};
+    let s = mrc::Scale { seeds: 5, duration_s: 200, traffic_start_s: 100 };
+    let at = |p: &str, arp| mrc::config_with(p, 20.0, 0.0, 1, s, arp, mrc::Movement::File(1));
+    // The study's DSDV is ns-3.37's; the ns-2 variant's is ns-2.35's, with its ARP.
+    assert_eq!(at("dsdv", mrc::ArpVariant::Ns3).routing, RoutingConfig::Dsdv(DsdvConfig::ns3()));
+    let ns2 = at("dsdv", mrc::ArpVariant::Ns2);
+    assert_eq!(ns2.routing, RoutingConfig::Dsdv(DsdvConfig::ns2()));
+    assert_eq!(ns2.arp, ArpConfig::ns2());
+    // The reported variant is ns-3's ARP with every loss handed to routing.
+    let rep = at("dsr", mrc::ArpVariant::Ns3Reported).arp;
+    let ArpConfig::Queue { report_drops: true, limit, max_requests, report_failure, dead_time, ns3_cache, .. } = rep
+    else {
+        panic!("{rep:?}")
+    };
+    let ArpConfig::Queue { limit: l, max_requests: m, report_failure: f, dead_time: d, ns3_cache: c, .. } =
+        ArpConfig::ns3()
+    else {
+        unreachable!()
+    };
+    assert_eq!((limit, max_requests, report_failure, dead_time, ns3_cache), (l, m, f, d, c));
+    // Full mode plans them at 20 m/s: DSDV with ns-2's settings, DSR reported.
+    let opts = StudyOptions::new(std::env::temp_dir());
+    let keys: Vec<String> = manetlab::study::Study::plan(&mrc::Mrc, &opts).into_iter().map(|j| j.key).collect();
+    for (p, tail) in [("dsdv", "arp-ns2"), ("dsr", "arp-report")] {
+        let n = keys.iter().filter(|k| k.starts_with(&format!("{p}/v=20/")) && k.ends_with(tail)).count();
+        assert_eq!(n, 10, "{p} {tail}: 2 points x 5 movement files");
+    }
+}

@@ -130,10 +130,15 @@ pub enum ArpVariant {
     /// manetlab's default queue mode: the first held packet goes back to
     /// routing as a link failure, no dead time (the ablation).
     Manetlab,
-    /// ns-2.35's ARP (`ArpConfig::ns2`: one packet held per address, no
-    /// request timer, failure to routing after 3 requests): the paired
-    /// ablation against ns-2.35 (`paired::NS2_ARP`).
+    /// ns-2.35's settings: its ARP (`ArpConfig::ns2`: one packet held per
+    /// address, no request timer, failure to routing after 3 requests) and,
+    /// for DSDV, its DSDV (`DsdvConfig::ns2`): the paired ablation against
+    /// ns-2.35 (`paired::NS2_ARP`).
     Ns2,
+    /// ns-3's ARP with every ARP loss handed to routing (`report_drops`),
+    /// as ns-3.37's DSR notices them by its link acknowledgements: the
+    /// paired DSR diagnostic against ns-3.37 (`paired::NS3_REPORT`).
+    Ns3Reported,
 }
 
 /// The ablation point: the ARP variant is run at (20 m/s, pause 0), where
@@ -167,10 +172,15 @@ pub fn config_with(
     arp: ArpVariant,
     movement: Movement,
 ) -> SimConfig {
-    let routing = match protocol {
-        "aodv" => "gratuitous_rrep = true\n",
+    let routing = match (protocol, arp) {
+        ("aodv", _) => "gratuitous_rrep = true\n",
+        // ns-2.35's DSDV with the ns-2 variant (DsdvConfig::ns2: use_mac_ 0,
+        // wst0_ 6 s, 5 packets held without a route, no timeout).
+        ("dsdv", ArpVariant::Ns2) => {
+            "mac_feedback = false\nsettling_time = \"6s\"\nbuffer_size = 5\nbuffer_timeout = \"1000000s\"\n"
+        }
         // ns-3.37's DSDV (DsdvConfig::ns3, the ns3 profile's `dsdv` row).
-        "dsdv" => {
+        ("dsdv", _) => {
             "mac_feedback = false\nbuffer_size = 500\nadvertise_new_seq = true\nbreak_from_next_hop_only = true\n\
              resolve_next_hop = true\n"
         }
@@ -206,6 +216,12 @@ pub fn config_with(
     match arp {
         ArpVariant::Ns3 => cfg.arp = ArpConfig::ns3(),
         ArpVariant::Ns2 => cfg.arp = ArpConfig::ns2(),
+        ArpVariant::Ns3Reported => {
+            cfg.arp = ArpConfig::ns3();
+            if let ArpConfig::Queue { report_drops, .. } = &mut cfg.arp {
+                *report_drops = true;
+            }
+        }
         ArpVariant::Manetlab => {}
     }
     for i in 0..FLOWS {
@@ -504,6 +520,10 @@ impl Study for Mrc {
                     if paired::ns2_arp_at(p, v, opts) {
                         let cfg = config_with(p, v, pause, seed, s, ArpVariant::Ns2, Movement::File(run));
                         jobs.push(Job::new(paired::ns2_arp_key(p, v, pause, run, s), cfg));
+                    }
+                    if paired::ns3_report_at(p, v, opts) {
+                        let cfg = config_with(p, v, pause, seed, s, ArpVariant::Ns3Reported, Movement::File(run));
+                        jobs.push(Job::new(paired::ns3_report_key(p, v, pause, run, s), cfg));
                     }
                 }
             }

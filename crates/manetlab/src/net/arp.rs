@@ -37,6 +37,15 @@
 //!   after its first request, not after exactly 3 intervals. And only an
 //!   ARP reply addressed to this node resolves a waiting entry: a request
 //!   does not teach its sender (`ArpL3Protocol::Receive`, ns-3 bug 107).
+//!   A fourth, `report_drops`, hands every packet ARP loses (for a dead
+//!   address, over the hold limit, held when a resolution fails) to routing
+//!   as a link failure instead of dropping it: what a protocol that
+//!   acknowledges every hop itself notices whatever lost the packet, as
+//!   ns-3.37's DSR does (`dsr-routing.cc`: each data packet waits in the
+//!   maintenance buffer for a link acknowledgement, `LinkAckTimeout`
+//!   100 ms, `TryLinkAcks` 1; `LinkScheduleTimerExpire` then deletes every
+//!   cached route with that link and salvages or reports the packets). It
+//!   notices at once where ns-3's DSR notices after one or two timeouts.
 //!
 //! Resolved entries do not expire (addresses never change; ns-3's 120 s
 //! `AliveTimeout` re-resolution is not modelled).
@@ -68,6 +77,8 @@ pub enum ArpConfig {
         dead_time: Time,
         /// ns-3's cache-wide retry timer and reply-only learning (above).
         ns3_cache: bool,
+        /// Every packet ARP loses goes to routing as a link failure (above).
+        report_drops: bool,
     },
 }
 
@@ -84,6 +95,7 @@ impl ArpConfig {
             report_failure: true,
             dead_time: Time::ZERO,
             ns3_cache: false,
+            report_drops: false,
         }
     }
     /// ns-3.37's `ArpCache` defaults: 3 packets held (`PendingQueueSize`),
@@ -98,6 +110,7 @@ impl ArpConfig {
             report_failure: false,
             dead_time: Time::from_secs(100),
             ns3_cache: true,
+            report_drops: false,
         }
     }
 }
@@ -202,10 +215,18 @@ impl Arp {
         if self.resolved.contains(&hop) {
             return out.push(ArpAction::Queue(pkt));
         }
+        let report_drops = matches!(self.cfg, ArpConfig::Queue { report_drops: true, .. });
+        let lose = move |pkt: Packet| {
+            if report_drops {
+                ArpAction::LinkFailure(pkt)
+            } else {
+                ArpAction::Drop(pkt, DropReason::Arp)
+            }
+        };
         if let Some(&until) = self.dead.get(&hop) {
             if now <= until {
                 self.stats.dead_drops += 1;
-                return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+                return out.push(lose(pkt));
             }
             self.dead.remove(&hop);
         }
@@ -232,7 +253,7 @@ impl Arp {
             }
             ArpConfig::Queue { limit, retry_interval, ns3_cache, .. } => {
                 if p.held.len() >= limit {
-                    return out.push(ArpAction::Drop(pkt, DropReason::Arp));
+                    return out.push(lose(pkt));
                 }
                 p.held.push_back(pkt);
                 if p.requests == 0 && ns3_cache {
@@ -315,13 +336,18 @@ impl Arp {
     fn give_up(&mut self, hop: NodeId, now: Time, report_failure: bool, dead_time: Time, out: &mut Vec<ArpAction>) {
         let p = self.pending.remove(&hop).expect("a pending entry");
         self.stats.failures += 1;
+        let report_drops = matches!(self.cfg, ArpConfig::Queue { report_drops: true, .. });
         let mut held = p.held.into_iter();
-        if report_failure {
+        if report_failure || report_drops {
             if let Some(first) = held.next() {
                 out.push(ArpAction::LinkFailure(first));
             }
         }
-        out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+        if report_drops {
+            out.extend(held.map(ArpAction::LinkFailure));
+        } else {
+            out.extend(held.map(|x| ArpAction::Drop(x, DropReason::Arp)));
+        }
         if dead_time > Time::ZERO {
             self.dead.insert(hop, now + dead_time);
         }
@@ -468,6 +494,7 @@ mod tests {
             report_failure: false,
             dead_time: Time::from_secs(100),
             ns3_cache: false,
+            report_drops: false,
         };
         let mut a = Arp::new(cfg);
         let mut out = Vec::new();
@@ -565,5 +592,52 @@ mod tests {
         out.clear();
         a.input(4, ArpOp::Request, 6, 9, &mut out);
         assert_eq!(kinds(&out), ["Q1"]);
+    }
+
+    #[test]
+    fn report_drops_hands_every_lost_packet_to_routing() {
+        // ns-3's ARP with every loss reported (as ns-3's DSR notices by its
+        // link acknowledgements): the failed resolution's held packets, then
+        // every packet for the dead address, reach routing as link failures.
+        let ns3 = |report_drops| ArpConfig::Queue {
+            limit: 2,
+            max_requests: 4,
+            retry_interval: Time::from_secs(1),
+            report_failure: false,
+            dead_time: Time::from_secs(100),
+            ns3_cache: true,
+            report_drops,
+        };
+        let mut a = Arp::new(ns3(true));
+        let mut out = Vec::new();
+        for uid in 1..=3 {
+            a.output(Time::ZERO, pkt(uid, 3), &mut out);
+        }
+        // The third is over the hold limit of 2.
+        assert_eq!(kinds(&out), ["req3", "T", "L3"]);
+        let tok =
+            out.iter().find_map(|x| if let ArpAction::Timer { timer, .. } = x { Some(*timer) } else { None }).unwrap();
+        out.clear();
+        let mut tok = tok;
+        for s in 1..=4 {
+            a.on_timer(Time::from_secs(s), tok, &mut out);
+            if let Some(t) =
+                out.iter().rev().find_map(|x| if let ArpAction::Timer { timer, .. } = x { Some(*timer) } else { None })
+            {
+                tok = t;
+            }
+        }
+        assert_eq!(kinds(&out), ["req3", "T", "req3", "T", "req3", "T", "L1", "L2"]);
+        out.clear();
+        a.output(Time::from_secs(50), pkt(4, 3), &mut out);
+        assert_eq!(kinds(&out), ["L4"]);
+        assert_eq!((a.stats.failures, a.stats.dead_drops), (1, 1));
+        // Without the switch the same packets are dropped with reason ARP.
+        let mut b = Arp::new(ns3(false));
+        out.clear();
+        for uid in 1..=3 {
+            b.output(Time::ZERO, pkt(uid, 3), &mut out);
+        }
+        assert_eq!(kinds(&out), ["req3", "T", "D3ARP"]);
     }
 }

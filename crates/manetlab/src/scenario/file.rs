@@ -266,6 +266,7 @@ pub(crate) struct ArpSection {
     pub report_failure: Option<Spanned<bool>>,
     pub dead_time: Option<Spanned<Duration>>,
     pub ns3_cache: Option<Spanned<bool>>,
+    pub report_drops: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -787,7 +787,8 @@ fn arp_section() {
             retry_interval: Time::from_ms(500),
             report_failure: true,
             dead_time: Time::ZERO,
-            ns3_cache: false
+            ns3_cache: false,
+            report_drops: false
         }
     );
     let cfg = parse(&format!(
@@ -796,6 +797,8 @@ fn arp_section() {
         .unwrap()
         .config(1);
     assert_eq!(cfg.arp, ArpConfig::ns3());
+    let cfg = parse(&format!("{BASE}\n[arp]\nmode = \"queue\"\nreport_drops = true\n")).unwrap().config(1);
+    assert!(matches!(cfg.arp, ArpConfig::Queue { report_drops: true, .. }));
     let text = format!("{BASE}\n[arp]\nmode = \"ns2\"\nqueue_limit = 5\n");
     assert_at(
         &err(&text),

@@ -120,7 +120,15 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
     let uses: &[&str] = match mode {
         Mode::Off => &[],
         Mode::Ns2 => &["max_requests"],
-        Mode::Queue => &["max_requests", "queue_limit", "retry_interval", "report_failure", "dead_time", "ns3_cache"],
+        Mode::Queue => &[
+            "max_requests",
+            "queue_limit",
+            "retry_interval",
+            "report_failure",
+            "dead_time",
+            "ns3_cache",
+            "report_drops",
+        ],
     };
     let given = [
         ("max_requests", a.max_requests.as_ref().map(|s| s.span().start)),
@@ -129,6 +137,7 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
         ("report_failure", a.report_failure.as_ref().map(|s| s.span().start)),
         ("dead_time", a.dead_time.as_ref().map(|s| s.span().start)),
         ("ns3_cache", a.ns3_cache.as_ref().map(|s| s.span().start)),
+        ("report_drops", a.report_drops.as_ref().map(|s| s.span().start)),
     ];
     let name = a.mode.as_ref().map_or("off".to_string(), |m| m.get_ref().trim().to_string());
     refuse_unused_keys("arp", "mode", &name, uses, given)?;
@@ -148,8 +157,15 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
             ArpConfig::Ns2 { max_requests: positive(&a.max_requests, "max_requests", max_requests)? }
         }
         Mode::Queue => {
-            let ArpConfig::Queue { limit, max_requests, retry_interval, report_failure, dead_time, ns3_cache } =
-                ArpConfig::queue()
+            let ArpConfig::Queue {
+                limit,
+                max_requests,
+                retry_interval,
+                report_failure,
+                dead_time,
+                ns3_cache,
+                report_drops,
+            } = ArpConfig::queue()
             else {
                 unreachable!()
             };
@@ -167,6 +183,7 @@ pub(super) fn arp(a: &super::super::file::ArpSection) -> Result<crate::net::arp:
                 report_failure: a.report_failure.as_ref().map_or(report_failure, |v| *v.get_ref()),
                 dead_time: a.dead_time.as_ref().map_or(dead_time, |v| v.get_ref().0),
                 ns3_cache: a.ns3_cache.as_ref().map_or(ns3_cache, |v| *v.get_ref()),
+                report_drops: a.report_drops.as_ref().map_or(report_drops, |v| *v.get_ref()),
             }
         }
     })

@@ -20,7 +20,9 @@ pub struct DsdvConfig {
     /// A neighbour not heard for this many update intervals is lost
     /// (ns-2 `min_update_periods_` 3; ns-3 `Holdtimes` 3).
     pub hold_periods: u32,
-    /// MAC retry failure breaks the link at once (ns-2 does; ns-3 does not).
+    /// MAC retry failure breaks the link at once (ns-2.35's code can, with
+    /// `Agent/DSDV set use_mac_ 1`, but its default `use_mac_ 0` only drops
+    /// the packet, `DSDV_Agent::lost_link`; ns-3 has no such feedback).
     pub mac_feedback: bool,
     /// Packets from the local transport kept while there is no route
     /// (ns-3 `EnableBuffering`, `MaxQueueLen` 500, `MaxQueueTime` 30 s); 0
@@ -74,6 +76,24 @@ impl DsdvConfig {
             advertise_new_seq: true,
             break_from_next_hop_only: true,
             resolve_next_hop: true,
+            ..Self::default()
+        }
+    }
+
+    /// ns-2.35's DSDV as its defaults run it (`dsdv/dsdv.cc`, `dsdv.h`,
+    /// `ns-default.tcl`): `use_mac_ 0` (a MAC failure drops the packet, the
+    /// link stays), `wst0_` 6 s, packets without a route held in a queue of
+    /// `MAX_QUEUE_LENGTH` 5 per destination (the oldest dropped, no
+    /// timeout: here one 5-packet buffer per node, which is the same for
+    /// a node that sources one flow, and a timeout longer than any run),
+    /// only changed metrics triggered (`TRIGGER_UPDATE_ON_FRESH_SEQNUM`
+    /// undefined), a newer sequence number believed from any neighbour.
+    pub fn ns2() -> Self {
+        DsdvConfig {
+            settling_time: Time::from_secs(6),
+            mac_feedback: false,
+            buffer_size: 5,
+            buffer_timeout: Time::from_secs(1_000_000),
             ..Self::default()
         }
     }

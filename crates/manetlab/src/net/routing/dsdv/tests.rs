@@ -156,6 +156,30 @@ fn buffers_until_a_route_exists() {
 }
 
 #[test]
+fn ns2_holds_the_last_five_packets_without_a_route() {
+    // ns-2.35 dsdv.cc: MAX_QUEUE_LENGTH 5 per destination, the oldest
+    // dropped (ns-2 DROP_RTR_QFULL; here NRTE), no timeout: 8 packets
+    // before any route, the last 5 delivered.
+    let cfg = DsdvConfig::ns2();
+    assert!(!cfg.mac_feedback && cfg.settling_time == Time::from_secs(6));
+    let (mut net, _) = chain(4, cfg);
+    net.start();
+    for seq in 0..8 {
+        net.send_data(0, 3, seq);
+    }
+    assert_eq!(net.dropped.len(), 3, "3 oldest pushed out");
+    assert!(net.dropped.iter().all(|d| d.2 == DropReason::Nrte));
+    net.run_until(Time::from_secs(40));
+    let mut got: Vec<u64> = net
+        .delivered
+        .iter()
+        .filter_map(|(_, p)| if let Body::Udp { seq, .. } = p.body { Some(seq) } else { None })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, [3, 4, 5, 6, 7]);
+}
+
+#[test]
 fn full_dump_wire_format() {
     let (mut net, board) = chain(3, DsdvConfig::default());
     net.start();
