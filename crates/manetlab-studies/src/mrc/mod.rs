@@ -24,7 +24,10 @@
 //!   (ns-3's WifiMacQueue), ns-3's ARP failure handling (a failed address
 //!   is dead for 100 s and routing is not told: `ArpConfig::ns3`; the
 //!   `arp-manetlab` variant at 20 m/s keeps manetlab's default, failure
-//!   reported to routing, to show what that choice is worth), and each protocol with ns-3's defaults where
+//!   reported to routing, to show what that choice is worth; the paired
+//!   variants at 20 m/s: ns-2.35's ARP and DSDV against ns-2.35, and for
+//!   DSR every ARP loss reported to routing, `[arp] report_drops`, against
+//!   ns-3.37), and each protocol with ns-3's defaults where
 //!   they differ from manetlab's: AODV gratuitous replies on; DSDV as
 //!   ns-3.37's (`DsdvConfig::ns3`: no MAC feedback, new sequence numbers
 //!   advertised at once, breaks believed from the next hop only, packets
