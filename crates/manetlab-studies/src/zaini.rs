@@ -23,6 +23,7 @@
 //!   application); jitter = mean |delay difference| of consecutive packets.
 
 use manetlab::config::{FlowConfig, SimConfig, Traffic};
+use manetlab::metrics::stats::Summary;
 use manetlab::scenario::Scenario;
 use manetlab::sim::Time;
 use manetlab::study::report::Table;
@@ -269,13 +270,26 @@ impl Study for Zaini {
                 format!("DSR higher at {n} of 4 speeds; mean over speeds AODV {a:.2}, DSR {d:.2}"),
             ));
         }
-        let worst = (0..SPEEDS.len())
-            .map(|v| diff_pct(agg(1, 0, v, "throughput").mean, agg(1, 1, v, "throughput").mean))
-            .fold(0.0f64, f64::max);
+        let tcp_diff = |v: usize| diff_pct(agg(1, 0, v, "throughput").mean, agg(1, 1, v, "throughput").mean);
+        let wv = (0..SPEEDS.len()).fold(0, |w, v| if tcp_diff(v) > tcp_diff(w) { v } else { w });
+        let worst = tcp_diff(wv);
+        // The 10 % is ours (the paper's largest difference is 5.84 %, from
+        // one run per point): with its seed-to-seed spread, say how well the
+        // study resolves the worst speed. AODV and DSR runs of one seed share
+        // the mobility and traffic, so the difference is paired by seed.
+        let (ta, td) = (at(1, 0, wv), at(1, 1, wv));
+        let d: Summary = ta.iter().zip(&td).map(|(a, d)| a.throughput_kbps - d.throughput_kbps).collect();
+        let base = agg(1, 0, wv, "throughput").mean.max(agg(1, 1, wv, "throughput").mean).max(1e-9);
+        let ci = if d.count() > 1 {
+            let (m, h) = (100.0 * d.mean() / base, 100.0 * d.ci95_half_width() / base);
+            format!(", AODV - DSR {m:+.1} ± {h:.1} % (95 % confidence, paired over {} seeds)", d.count())
+        } else {
+            String::new()
+        };
         checks.push(Check::new(
             "TCP throughput hardly depends on the routing protocol (paper: at most 5.84 % apart)",
             worst < 10.0,
-            format!("largest AODV/DSR difference {worst:.1} % (threshold 10 %)"),
+            format!("largest AODV/DSR difference {worst:.1} % at {} m/s{ci} (threshold 10 %)", SPEEDS[wv]),
         ));
         let tp = |t, p| mean_over_speeds(t, p, "throughput");
         checks.push(Check::new(

@@ -1,6 +1,7 @@
 //! `manetlab study holland --quick`: the acceptance criteria on the
-//! quick study (8 patterns, 100 s runs), every figure present, and resuming
-//! from the stored runs reproducing the report exactly.
+//! quick study (200 s runs; 24 patterns for TCP-Reno, 8 for the other main
+//! variants), every figure present, and resuming from the stored runs
+//! reproducing the report exactly.
 
 use manetlab::study::StudyOptions;
 use manetlab_studies as study;

@@ -100,8 +100,8 @@ impl Default for DsrConfig {
             cache_replies: true,
             salvage: true,
             max_salvage: 15,
-            salvage_requests: 0,
-            buffer_check: false,
+            salvage_requests: 1,
+            buffer_check: true,
             snoop: true,
             ring_zero: true,
             nonprop_timeout: Time::from_ms(30),
@@ -117,8 +117,8 @@ impl Default for DsrConfig {
             cache_size: 64,
             cache_timeout: None,
             jitter: Time::from_ms(10),
-            flow_state: false,
-            grat_replies: false,
+            flow_state: true,
+            grat_replies: true,
         }
     }
 }
