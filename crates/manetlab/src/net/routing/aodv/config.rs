@@ -35,12 +35,14 @@ impl LinkDetection {
     }
 }
 
-/// When a node may send the next RREQ of a discovery.
+/// When a node may send the next RREQ of a discovery, and with which TTL.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RreqTiming {
-    /// RFC 3561 §6.3-§6.4: a timer per RREQ, RING_TRAVERSAL_TIME for a ring
-    /// and NET_TRAVERSAL_TIME × 2^k (binary exponential backoff) at
-    /// NET_DIAMETER; the next RREQ goes out when it expires.
+    /// RFC 3561 §6.3-§6.4: an expanding ring from TTL_START (or the last
+    /// known hop count + TTL_INCREMENT), a timer per RREQ,
+    /// RING_TRAVERSAL_TIME for a ring and NET_TRAVERSAL_TIME × 2^k (binary
+    /// exponential backoff) at NET_DIAMETER; the next RREQ goes out when
+    /// it expires.
     Rfc,
     /// ns-2.35 `aodv.cc` (`sendRequest`, `PerHopTime`, `recvReply`,
     /// `rt_resolve`, `rt_purge`): the wait is 2 × TTL × the per-hop
@@ -49,7 +51,10 @@ pub enum RreqTiming {
     /// of network-wide RREQs so far, at most 10 s; once it has passed, the
     /// next RREQ goes out when the node originates another packet for the
     /// destination or at the next 0.5 s poll of the route table while
-    /// packets wait. See docs/aodv.md.
+    /// packets wait. The TTL grows from the hop count the route had when
+    /// it last went down, and a destination that never had a route gets a
+    /// network-wide RREQ at once (`rt_last_hop_count` = INFINITY2). See
+    /// docs/aodv.md.
     Ns2,
 }
 
@@ -166,6 +171,9 @@ pub const NS2_POLL_INTERVAL: Time = Time::from_ms(500);
 /// ns-2.35 `MAX_HISTORY` (`aodv_rtable.h`): discovery latencies kept per
 /// destination for `PerHopTime`.
 pub const NS2_LATENCY_HISTORY: usize = 3;
+/// ns-2.35 `INFINITY2` (`aodv_rtable.h`, 0xff): the hop count of a route
+/// entry that was never up (`rt_last_hop_count` starts at it).
+pub const NS2_INFINITY: u8 = 0xff;
 /// K of DELETE_PERIOD = K × max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
 pub const DELETE_PERIOD_K: u64 = 5;
 

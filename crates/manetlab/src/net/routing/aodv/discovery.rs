@@ -39,6 +39,15 @@ impl Aodv {
             }
             return self.arm_discovery_timer(ctx, dst, at);
         }
+        if !self.discoveries.contains_key(&dst) {
+            return;
+        }
+        if self.ns2_timing() {
+            // ns-2.35 picks every request's TTL afresh (`sendRequest`).
+            let ttl = self.ns2_rreq_ttl(dst);
+            self.ns2_set_last_ttl(dst, ttl);
+            self.discoveries.get_mut(&dst).unwrap().ttl = ttl;
+        }
         let Some(d) = self.discoveries.get(&dst) else { return };
         // ns2_quirks: a repair goes on with a discovery's timing.
         let (ttl, repair, at_max) = (d.ttl, d.repair.is_some() && !self.cfg.ns2_quirks, d.at_max);
@@ -145,10 +154,13 @@ impl Aodv {
         let hops = q.hop_count.saturating_add(1);
         let nt = self.cfg.node_traversal_time;
         let min_life = (now + self.cfg.net_traversal_time() * 2).saturating_sub(nt * (2 * hops as u64));
-        self.table.offer(
+        let updated = self.table.offer(
             Offer { dst: q.orig, seq: q.orig_seq, hops, next_hop: from, lifetime: min_life, keep_longer: true },
             now,
         );
+        if updated && self.discoveries.contains_key(&q.orig) {
+            self.ns2_set_last_ttl(q.orig, hops);
+        }
         self.flush_buffer(ctx);
         let Some(back) = self.table.active(q.orig, now).map(|r| r.next_hop) else { return };
 
@@ -239,6 +251,9 @@ impl Aodv {
         let updated = self
             .table
             .offer(Offer { dst: r.dst, seq: r.dst_seq, hops, next_hop: from, lifetime, keep_longer: false }, now);
+        if updated {
+            self.ns2_set_last_ttl(r.dst, hops);
+        }
         if r.orig == self.me {
             if updated {
                 if let Some(d) = self.discoveries.remove(&r.dst) {

@@ -113,8 +113,8 @@ pub struct Aodv {
     buffer: SendBuffer,
     buffer_timer: bool,
     discoveries: BTreeMap<NodeId, Discovery>,
-    /// Per-hop discovery latencies by destination (`rreq_timing = "ns2"`).
-    latencies: BTreeMap<NodeId, ns2_timing::Latencies>,
+    /// ns-2.35's per-destination request state (`rreq_timing = "ns2"`).
+    ns2_routes: BTreeMap<NodeId, ns2_timing::Ns2Route>,
     next_gen: u32,
     neighbours: Neighbours,
     neighbour_timer: bool,
@@ -141,7 +141,7 @@ impl Aodv {
             buffer: SendBuffer::new(cfg.buffer_size, cfg.buffer_timeout),
             buffer_timer: false,
             discoveries: BTreeMap::new(),
-            latencies: BTreeMap::new(),
+            ns2_routes: BTreeMap::new(),
             next_gen: 0,
             neighbours: Neighbours::new(cfg.neighbour_timeout()),
             neighbour_timer: false,
@@ -374,6 +374,7 @@ impl Aodv {
                 (s, r.precursors.clone())
             } else {
                 self.stats.event("route_invalidations");
+                self.ns2_route_down(d);
                 self.table.invalidate(d, Some(s), now).unwrap()
             };
             if !pre.is_empty() {
@@ -434,6 +435,7 @@ impl Aodv {
                 continue;
             }
             self.stats.event("route_invalidations");
+            self.ns2_route_down(d);
             let (seq, pre) = self.table.invalidate(d, None, now).unwrap();
             let pre: Vec<NodeId> = pre.into_iter().filter(|&p| p != nb).collect();
             if let Some(n) = notice.filter(|n| n.dst == d && n.src != self.me && !pre.is_empty()) {
@@ -467,8 +469,12 @@ impl Aodv {
         let dst = pkt.dst;
         let old_hops = self.table.get(dst).map_or(1, |r| r.hops);
         let to_src = self.table.get(pkt.src).map_or(0, |r| r.hops);
-        let ttl =
-            ((old_hops.max(to_src / 2) as u32 + config::LOCAL_ADD_TTL as u32).min(self.cfg.net_diameter as u32)) as u8;
+        let ttl = if self.ns2_timing() {
+            // ns-2.35 `local_rt_repair` asks with `sendRequest`'s TTL.
+            self.ns2_rreq_ttl(dst)
+        } else {
+            ((old_hops.max(to_src / 2) as u32 + config::LOCAL_ADD_TTL as u32).min(self.cfg.net_diameter as u32)) as u8
+        };
         let wait = if self.ns2_timing() { self.ns2_rreq_wait(dst, ttl, 0) } else { self.cfg.ring_traversal_time(ttl) };
         self.table.start_repair(dst, ctx.now + wait, !self.cfg.ns2_quirks);
         self.stats.event("local_repairs");
@@ -485,6 +491,7 @@ impl Aodv {
         self.stats.event("local_repair_failures");
         self.stats.event("route_invalidations");
         let seq = self.table.get(dst).map(|r| r.seq);
+        self.ns2_route_down(dst);
         if let Some((seq, pre)) = self.table.invalidate(dst, seq, ctx.now) {
             self.send_rerr(ctx, &[(dst, seq)], &pre, false);
         }

@@ -119,6 +119,7 @@ impl Aodv {
         self.stats.event("local_repair_failures");
         self.discoveries.remove(&dst);
         let seq = self.table.get(dst).map(|r| r.seq);
+        self.ns2_route_down(dst);
         self.table.invalidate(dst, seq, ctx.now);
         if self.buffer.has_packet_for(dst) {
             self.start_discovery(ctx, dst);

@@ -1,6 +1,19 @@
 //! `rreq_timing = "ns2"`: when ns-2.35's AODV sends the next RREQ of a
-//! discovery (issue 24), modelled from reading `aodv/aodv.cc` (not copied).
+//! discovery, and with which TTL (issue 24), modelled from reading
+//! `aodv/aodv.cc` and `aodv/aodv_rtable.cc` (not copied).
 //!
+//! - TTL (`sendRequest`, session 9): base = max(`rt_req_last_ttl`,
+//!   `rt_last_hop_count`); TTL_START if the base is 0, base +
+//!   TTL_INCREMENT below TTL_THRESHOLD, else NETWORK_DIAMETER (a
+//!   network-wide request, counted for the retries and the wait).
+//!   `rt_last_hop_count` is INFINITY2 until the route first goes down
+//!   (`rt_down` sets it to the hop count then), so the base is never 0:
+//!   the first request for a destination, and a relay's first local
+//!   repair, flood the whole network at once. `rt_req_last_ttl` is the TTL
+//!   last used, or the hop count of the reply (`recvReply`, at every node
+//!   the reply updates) or of the destination's own request (`recvRequest`
+//!   while a discovery for it is pending). RFC 3561 §6.4 starts every ring
+//!   at TTL_START, or at the last known hop count + TTL_INCREMENT.
 //! - `sendRequest`: a RREQ is refused while `rt_req_timeout` lies in the
 //!   future. After each RREQ that timeout is set to
 //!   2 × TTL × `PerHopTime(rt)`, multiplied by the number of network-wide
@@ -29,15 +42,26 @@
 //! answered RREQ's timestamp in the RREP; they differ only when a reply to
 //! an earlier RREQ arrives after a later one was sent).
 
-use super::config::{RreqTiming, NS2_LATENCY_HISTORY, NS2_MAX_RREQ_TIMEOUT, NS2_POLL_INTERVAL};
+use super::config::{RreqTiming, NS2_INFINITY, NS2_LATENCY_HISTORY, NS2_MAX_RREQ_TIMEOUT, NS2_POLL_INTERVAL};
 use super::*;
 
-/// A destination's last discovery latencies per hop (ns-2 `rt_disc_latency`,
-/// `hist_indx`); zero = no sample.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Latencies {
+/// What ns-2.35 keeps in a destination's route entry for `sendRequest`:
+/// the last discovery latencies per hop (`rt_disc_latency`, `hist_indx`;
+/// zero = no sample), the TTL to grow the next request from
+/// (`rt_req_last_ttl`) and the hop count the route had when it last went
+/// down (`rt_last_hop_count`, [`NS2_INFINITY`] until it first does).
+#[derive(Clone, Debug)]
+pub(super) struct Ns2Route {
     per_hop: [Time; NS2_LATENCY_HISTORY],
     next: u8,
+    last_ttl: u8,
+    last_hops: u8,
+}
+
+impl Default for Ns2Route {
+    fn default() -> Ns2Route {
+        Ns2Route { per_hop: [Time::ZERO; NS2_LATENCY_HISTORY], next: 0, last_ttl: 0, last_hops: NS2_INFINITY }
+    }
 }
 
 /// What a discovery (with `rreq_timing = "ns2"`) waits for.
@@ -60,7 +84,7 @@ impl Aodv {
 
     /// `PerHopTime`: the mean recorded per-hop latency, else NODE_TRAVERSAL_TIME.
     fn ns2_per_hop_time(&self, dst: NodeId) -> Time {
-        let Some(l) = self.latencies.get(&dst) else { return self.cfg.node_traversal_time };
+        let Some(l) = self.ns2_routes.get(&dst) else { return self.cfg.node_traversal_time };
         let (n, sum) = l.per_hop.iter().filter(|t| **t > Time::ZERO).fold((0u64, 0u64), |(n, s), t| (n + 1, s + t.as_ns()));
         sum.checked_div(n).map_or(self.cfg.node_traversal_time, Time::from_ns)
     }
@@ -78,9 +102,46 @@ impl Aodv {
             return;
         }
         let per_hop = Time::from_ns(now.saturating_sub(sent_at).as_ns() / hops as u64);
-        let l = self.latencies.entry(dst).or_default();
+        let l = self.ns2_routes.entry(dst).or_default();
         l.per_hop[l.next as usize] = per_hop;
         l.next = (l.next + 1) % NS2_LATENCY_HISTORY as u8;
+    }
+
+    /// `sendRequest`'s TTL for the next RREQ to `dst`: grow from the larger
+    /// of the last TTL (or reply hop count) and the hop count the route had
+    /// when it last went down: TTL_START from 0, + TTL_INCREMENT below
+    /// TTL_THRESHOLD, else NET_DIAMETER. A destination whose route never
+    /// went down counts as INFINITY2 hops away, so its first request (and a
+    /// relay's first repair) floods the network: no expanding ring.
+    pub(super) fn ns2_rreq_ttl(&self, dst: NodeId) -> u8 {
+        let c = &self.cfg;
+        let (last_ttl, last_hops) = self.ns2_routes.get(&dst).map_or((0, NS2_INFINITY), |r| (r.last_ttl, r.last_hops));
+        match last_ttl.max(last_hops) {
+            0 => c.ttl_start,
+            b if b < c.ttl_threshold => (b as u32 + c.ttl_increment as u32).min(c.net_diameter as u32) as u8,
+            _ => c.net_diameter,
+        }
+    }
+
+    /// `sendRequest` remembers the TTL it used; `recvReply` (any node whose
+    /// route the reply updates) and `recvRequest` (a pending discovery for
+    /// the originator) set it to the hop count heard.
+    pub(super) fn ns2_set_last_ttl(&mut self, dst: NodeId, ttl: u8) {
+        if self.ns2_timing() {
+            self.ns2_routes.entry(dst).or_default().last_ttl = ttl;
+        }
+    }
+
+    /// `rt_down`: the route to `dst` (valid or under repair) goes down;
+    /// remember its hop count. Call before invalidating it.
+    pub(super) fn ns2_route_down(&mut self, dst: NodeId) {
+        if !self.ns2_timing() {
+            return;
+        }
+        if let Some(r) = self.table.get(dst).filter(|r| r.state != RouteState::Invalid) {
+            let hops = r.hops;
+            self.ns2_routes.entry(dst).or_default().last_hops = hops;
+        }
     }
 
     /// The discovery timer fired (not deferred, not holding off, no route
