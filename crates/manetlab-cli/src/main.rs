@@ -556,11 +556,15 @@ fn run(mut args: RunArgs) -> i32 {
 }
 
 /// From this many nodes a run asks for transparent huge pages (below).
-const HUGE_PAGE_NODES: usize = 10_000;
+/// 1,000: the mrc family's heap (~30 MB at 1,000 nodes, ~55 MB at 2,000)
+/// outgrows what the TLB covers with 4 KiB pages; huge pages cut its CPU
+/// time by 12-18 % there, 2 % at 400 nodes (docs/performance.md, "fourth
+/// sitting").
+const HUGE_PAGE_NODES: usize = 1_000;
 
-/// Large networks (10^5-10^6 nodes: gigabytes of node state touched at
-/// random by the channel) spend much of each event in TLB misses on 4 KiB
-/// pages. Where the kernel's transparent huge pages are `madvise`-only (the
+/// Large networks (10^3-10^6 nodes: tens of megabytes to gigabytes of node
+/// state touched at random by the channel) spend much of each event in TLB
+/// misses on 4 KiB pages. Where the kernel's transparent huge pages are `madvise`-only (the
 /// common default), glibc backs the heap with 2 MiB pages when started with
 /// `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (glibc 2.35+): the process
 /// re-executes itself once with it. Only the memory layout changes, never a
