@@ -11,7 +11,7 @@
 //! not used for RTT.
 
 use super::config::{ElfnProbe, ElfnRestore, TcpConfig};
-use super::congestion::{AckSample, CcState, CongestionControl, RecoveryStyle};
+use super::congestion::{AckArrival, AckSample, CcState, CongestionControl, RecoveryStyle};
 use super::rtt::RttEstimator;
 use super::trace::{SenderStats, SeqEvent, TcpTrace};
 use crate::net::TcpSeg;
@@ -541,7 +541,13 @@ impl TcpSender {
         self.awnd = seg.wnd as u64;
         let is_dup = ack == self.snd_una && seg.len == 0 && self.snd_max > self.snd_una;
         if ack > self.snd_una || is_dup {
-            self.cc.on_ack_arrival(&mut self.cc_state, ack - self.snd_una, now);
+            // Timestamp RTT (RFC 7323 §4) for controllers that use every
+            // ACK's: new data, no recovery under way (as ns-3 keeps no RTT
+            // sample of a retransmitted segment).
+            let clean = ack > self.snd_una && !self.in_recovery && self.snd_una >= self.recover;
+            let echo_rtt = (clean && seg.ts_echo <= now).then(|| now - seg.ts_echo);
+            let arrival = AckArrival { newly_acked: ack - self.snd_una, ack, snd_max: self.snd_max, echo_rtt };
+            self.cc.on_ack_arrival(&mut self.cc_state, &arrival, now);
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack);
