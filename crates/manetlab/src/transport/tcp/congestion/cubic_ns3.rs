@@ -384,7 +384,8 @@ mod tests {
         while now < Time::from_secs(3) && ended_at.is_none() {
             seq += MSS;
             let rtt = if now < Time::from_secs(1) { 50 } else { 150 };
-            ack(&mut c, &mut s, seq, 1, seq + s.cwnd as u64 * MSS, Some(rtt), now);
+            let snd_max = seq + s.cwnd as u64 * MSS;
+            ack(&mut c, &mut s, seq, 1, snd_max, Some(rtt), now);
             if c.hystart_found() {
                 ended_at = Some(now);
             }
