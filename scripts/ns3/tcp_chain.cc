@@ -12,7 +12,7 @@
 //   CcaEdThreshold -62 dBm, noise figure 7 dB, RTS off), nodes `spacing`
 //   apart on a line, static host routes along the chain, one BulkSend TCP
 //   flow 0 -> hops from 1 s, PacketSink at the last node.
-//   TCP: ns-3 defaults (NewReno, 536 B segments, DelAckCount 2, MinRto 1 s,
+//   TCP: ns-3.37 defaults (TcpCubic with PRR recovery, 536 B segments, DelAckCount 2, MinRto 1 s,
 //   128 KiB buffers) except SACK off (manetlab does not model SACK).
 // Prints one line: RESULT hops=H seed=S spacing=D goodput_kbps=G rx_bytes=B
 // with goodput counted from `from` to `stop` seconds.
