@@ -123,7 +123,11 @@ impl Ns3Cubic {
             return;
         }
         let rtt = self.last_rtt();
-        if self.delay_min.map_or(true, |d| d > rtt) {
+        let lower = match self.delay_min {
+            Some(d) => d > rtt,
+            None => true,
+        };
+        if lower {
             self.delay_min = Some(rtt);
         }
         if st.cwnd <= st.ssthresh && st.cwnd >= HYSTART_LOW_WINDOW {
