@@ -6,6 +6,10 @@
 # Counters of one run (PHY drop reasons, MAC retries and drops, WifiMacQueue
 # expiries and length, TCP retransmissions/RTOs, cwnd every 3 s):
 #   $BIN --hops=2 --seed=1 --counters=1   (docs/profiles.md, ns-3 section)
+# Time trace, every 50 ms (cwnd, ssthresh, in flight, TCP state, queues of
+# nodes 0-2, node 0's expiries, RTOs, recoveries): $BIN --hops=2 --seed=1 --trace=1
+# ns-3.37's TCP here is its default TcpCubic; NewReno for comparison:
+#   $BIN --hops=2 --ns3::TcpL4Protocol::SocketType=ns3::TcpNewReno
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SEEDS=${1:-3}; STOP=${2:-100}; SPACING=${3:-40}

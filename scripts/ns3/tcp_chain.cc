@@ -12,7 +12,7 @@
 //   CcaEdThreshold -62 dBm, noise figure 7 dB, RTS off), nodes `spacing`
 //   apart on a line, static host routes along the chain, one BulkSend TCP
 //   flow 0 -> hops from 1 s, PacketSink at the last node.
-//   TCP: ns-3 defaults (NewReno, 536 B segments, DelAckCount 2, MinRto 1 s,
+//   TCP: ns-3.37 defaults (TcpCubic with PRR recovery, 536 B segments, DelAckCount 2, MinRto 1 s,
 //   128 KiB buffers) except SACK off (manetlab does not model SACK).
 // Prints one line: RESULT hops=H seed=S spacing=D goodput_kbps=G rx_bytes=B
 // with goodput counted from `from` to `stop` seconds.
@@ -231,6 +231,68 @@ SampleQueues()
     Simulator::Schedule(MilliSeconds(100), &SampleQueues);
 }
 
+// Time trace (--trace=1): every 50 ms from 1 s, one line
+// "TRACE t cwnd ssthresh inflight state q0 q1 q2 exp0 rto fr" (segments of
+// 536 B; q = WifiMacQueue packets per node; exp0, rto, fr cumulative).
+static bool g_trace = false;
+static uint32_t g_ssthresh = 0;
+static uint32_t g_inflight = 0;
+static int g_state = 0;
+static uint64_t g_exp0 = 0;
+static uint64_t g_rto = 0;
+static uint64_t g_fr = 0;
+
+static void
+OnSsthresh(uint32_t, uint32_t n)
+{
+    g_ssthresh = n;
+}
+
+static void
+OnInflight(uint32_t, uint32_t n)
+{
+    g_inflight = n;
+}
+
+static void
+TraceLine()
+{
+    std::cout << "TRACE " << Simulator::Now().GetSeconds() << " " << g_cwnd / 536.0 << " "
+              << std::min(g_ssthresh / 536u, 9999u) << " " << g_inflight / 536.0 << " " << g_state;
+    for (uint32_t i = 0; i < g_nodes.GetN() && i < 3; ++i)
+    {
+        Ptr<WifiNetDevice> dev = DynamicCast<WifiNetDevice>(g_nodes.Get(i)->GetDevice(0));
+        std::cout << " " << dev->GetMac()->GetTxop()->GetWifiMacQueue()->GetNPackets();
+    }
+    std::cout << " " << g_exp0 << " " << g_rto << " " << g_fr << std::endl;
+    Simulator::Schedule(MilliSeconds(50), &TraceLine);
+}
+
+static void
+OnTraceState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
+{
+    g_state = n;
+    g_rto += n == TcpSocketState::CA_LOSS;
+    g_fr += n == TcpSocketState::CA_RECOVERY;
+}
+
+static void
+OnTraceExpired(std::string ctx, Ptr<const WifiMpdu>)
+{
+    g_exp0 += NodeOf(ctx) == 0;
+}
+
+static void
+ConnectTrace()
+{
+    std::string s = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContext(s + "CongestionWindow", MakeCallback(&OnCwnd));
+    Config::ConnectWithoutContext(s + "SlowStartThreshold", MakeCallback(&OnSsthresh));
+    Config::ConnectWithoutContext(s + "BytesInFlight", MakeCallback(&OnInflight));
+    Config::ConnectWithoutContext(s + "CongState", MakeCallback(&OnTraceState));
+    TraceLine();
+}
+
 static void
 ConnectTcp()
 {
@@ -264,6 +326,7 @@ main(int argc, char* argv[])
     bool sack = false;
     bool counters = false;
     CommandLine cmd;
+    cmd.AddValue("trace", "print a TRACE line every 50 ms (cwnd, queues, ...)", g_trace);
     cmd.AddValue("hops", "hops of the chain", hops);
     cmd.AddValue("seed", "run number", seed);
     cmd.AddValue("spacing", "metres between neighbours", spacing);
@@ -354,6 +417,14 @@ main(int argc, char* argv[])
         g_nodes = nodes;
         Simulator::Schedule(Seconds(1.5), &ConnectTcp);
         Simulator::Schedule(Seconds(g_from), &SampleQueues);
+    }
+
+    if (g_trace)
+    {
+        g_nodes = nodes;
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/Txop/Queue/Expired",
+                        MakeCallback(&OnTraceExpired));
+        Simulator::Schedule(Seconds(1.01), &ConnectTrace);
     }
 
     Simulator::Stop(Seconds(stop));

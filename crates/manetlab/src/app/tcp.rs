@@ -25,6 +25,8 @@ impl TrafficModel for Tcp {
         "min_rto",
         "max_rto",
         "delayed_ack",
+        "timestamps",
+        "rto_reset_on_ack",
         "handshake",
         "elfn",
         "elfn_probe",
@@ -66,6 +68,8 @@ impl TrafficModel for Tcp {
             return Err(p.error(Inconsistent, at, "min_rto", &msg));
         }
         p.set_flag("delayed_ack", &mut tcp.delayed_ack)?;
+        p.set_flag("timestamps", &mut tcp.timestamps)?;
+        p.set_flag("rto_reset_on_ack", &mut tcp.rto_reset_on_ack)?;
         p.set_flag("handshake", &mut tcp.handshake)?;
         tcp.elfn = elfn(p)?;
         tcp.record_series = false;

@@ -130,6 +130,8 @@ const FLOW: &[(&str, &[&str])] = &[
     ("min_rto", &["\"200ms\""]),
     ("max_rto", &["\"60s\""]),
     ("delayed_ack", &["false"]),
+    ("timestamps", &["false"]),
+    ("rto_reset_on_ack", &["false"]),
     ("handshake", &["false"]),
     ("elfn", &["false"]),
     ("history_discounting", &["true"]),

@@ -289,6 +289,10 @@ pub const CHOICES: &[Choice] = &[
         id: "tcp-variant",
         title: "TCP congestion control",
         ns2: "NewReno",
+        // ns-3.37's default SocketType is TcpCubic (tcp-l4-protocol.cc):
+        // `variant = "cubic-ns3"` models it, but is kept out of the
+        // profile until it agrees with ns-3 on chains of 5+ hops
+        // (docs/profiles.md, "With profile = ns3 against ns-3.37").
         ns3: &[tcp("variant", "\"newreno\"")],
         // The ELFN paper's TCP-Reno.
         cmu1999: &[tcp("variant", "\"reno\"")],

@@ -90,6 +90,15 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// Longest an ACK is delayed.
     pub delack_timeout: Time,
+    /// RTT samples from the echoed timestamp on every ACK of new data
+    /// outside any recovery (RFC 7323 §4.1; ns-3.37's default `Timestamp`,
+    /// `TcpSocketBase::EstimateRtt`), instead of one timed segment per
+    /// round trip. The segments carry no extra header bytes for it.
+    pub timestamps: bool,
+    /// Every ACK of new data recomputes the RTO from the estimate, ending
+    /// any backoff (ns-3.37 `TcpSocketBase::NewAck`); otherwise only a new
+    /// RTT sample ends it (RFC 6298 §5.7, ns-2).
+    pub rto_reset_on_ack: bool,
     /// Open with SYN, SYN-ACK, ACK. With `false` the sender starts
     /// established, like ns-2's one-way TCP.
     pub handshake: bool,
@@ -119,6 +128,8 @@ impl Default for TcpConfig {
             limited_transmit: false,
             delayed_ack: false,
             delack_timeout: Time::from_ms(200),
+            timestamps: false,
+            rto_reset_on_ack: false,
             handshake: false,
             variant: TcpVariant::default(),
             elfn: None,

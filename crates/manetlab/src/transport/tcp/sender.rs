@@ -11,7 +11,7 @@
 //! not used for RTT.
 
 use super::config::{ElfnProbe, ElfnRestore, TcpConfig};
-use super::congestion::{AckSample, CcState, CongestionControl, RecoveryStyle};
+use super::congestion::{AckArrival, AckSample, CcState, CongestionControl, RecoveryStyle};
 use super::rtt::RttEstimator;
 use super::trace::{SenderStats, SeqEvent, TcpTrace};
 use crate::net::TcpSeg;
@@ -540,11 +540,16 @@ impl TcpSender {
         }
         self.awnd = seg.wnd as u64;
         let is_dup = ack == self.snd_una && seg.len == 0 && self.snd_max > self.snd_una;
+        // Timestamp RTT (RFC 7323 §4): new data, no recovery under way (as
+        // ns-3 keeps no RTT sample of a retransmitted segment).
+        let clean = ack > self.snd_una && !self.in_recovery && self.snd_una >= self.recover;
+        let echo_rtt = (clean && seg.ts_echo <= now).then(|| now - seg.ts_echo);
         if ack > self.snd_una || is_dup {
-            self.cc.on_ack_arrival(&mut self.cc_state, ack - self.snd_una, now);
+            let arrival = AckArrival { newly_acked: ack - self.snd_una, ack, snd_max: self.snd_max, echo_rtt };
+            self.cc.on_ack_arrival(&mut self.cc_state, &arrival, now);
         }
         if ack > self.snd_una {
-            self.on_new_ack(now, ack);
+            self.on_new_ack(now, ack, echo_rtt);
         } else if is_dup {
             self.on_dupack(now);
         }
@@ -575,16 +580,24 @@ impl TcpSender {
         self.cc.on_rtt_sample(&mut self.cc_state, r, now);
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: u64) {
+    fn on_new_ack(&mut self, now: Time, ack: u64, echo_rtt: Option<Time>) {
         let bytes = ack - self.snd_una;
         self.stats.bytes_acked += bytes;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.trace.log(now, ack, SeqEvent::Acked);
+        if self.cfg.rto_reset_on_ack {
+            self.rtt.reset_backoff();
+        }
 
         let mut rtt = None;
-        if let Some((end, sent)) = self.timing {
+        if self.cfg.timestamps {
+            if let Some(r) = echo_rtt {
+                rtt = Some(r);
+                self.take_rtt_sample(now, r);
+            }
+        } else if let Some((end, sent)) = self.timing {
             if ack >= end {
                 self.timing = None;
                 rtt = Some(now - sent);

@@ -421,6 +421,41 @@ fn test_rto_backoff_doubles_to_max_and_sample_resets() {
 }
 
 #[test]
+fn test_rto_reset_on_ack_ends_backoff_without_a_sample() {
+    // As test_rto_backoff_doubles_to_max_and_sample_resets, with ns-3.37's
+    // NewAck: the ACK of the retransmitted segment (no sample, Karn) ends
+    // the backoff: the RTO is the estimate's again (initial 3 s, no sample).
+    let c = TcpConfig { rto_reset_on_ack: true, ..cfg() };
+    let mut net = Net::new(c, DataSource::Bulk, 10, 0);
+    net.drop_data = Box::new(|t, _| t < Time::from_secs(200));
+    net.run_until(Time::from_secs(213) + Time::from_ms(1));
+    assert_eq!(net.tx.rto(), Time::from_secs(60));
+    net.run_until(Time::from_secs(213) + Time::from_ms(21));
+    assert_eq!((net.tx.snd_una(), net.tx.srtt()), (MSS, None));
+    assert_eq!(net.tx.rto(), Time::from_secs(3));
+}
+
+#[test]
+fn test_timestamps_give_a_sample_per_ack_of_new_data() {
+    for ts in [false, true] {
+        let c = TcpConfig { timestamps: ts, max_window: 8, ..cfg() };
+        let mut net = Net::new(c, DataSource::Bulk, 10, 500);
+        net.run_until(Time::from_secs(2));
+        let st = net.tx.stats();
+        assert!(st.acks_received > 500, "{}", st.acks_received);
+        if ts {
+            assert_eq!(st.rtt_samples, st.acks_received);
+        } else {
+            // one timed segment per round trip of 8 segments
+            assert!(st.rtt_samples * 6 < st.acks_received, "{} of {}", st.rtt_samples, st.acks_received);
+        }
+        // 8 segments of 0.5 ms queued behind 20 ms propagation
+        let srtt = net.tx.srtt().unwrap();
+        assert!(srtt >= Time::from_ms(20) && srtt <= Time::from_ms(25), "{srtt}");
+    }
+}
+
+#[test]
 fn test_rto_timeout_goes_back_n_and_recovers() {
     // a whole window lost: nothing comes back, the RTO resends from snd_una
     let c = TcpConfig { max_window: 8, ..cfg() };

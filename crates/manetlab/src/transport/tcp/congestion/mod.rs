@@ -93,6 +93,8 @@ controllers! {
     WestwoodPlus => westwood::WestwoodPlus,
     /// RFC 9438 (`congestion/cubic.rs`).
     Cubic => cubic::Cubic,
+    /// ns-3.37's `TcpCubic`, ns-3's default (`congestion/cubic_ns3.rs`).
+    Ns3Cubic => cubic_ns3::Ns3Cubic,
     /// Loss window plus delay window (`congestion/compound.rs`).
     Compound => compound::Compound,
     /// RFC 3649 (`congestion/highspeed.rs`).
@@ -149,6 +151,29 @@ pub struct AckSample {
     pub rtt: Option<Time>,
 }
 
+/// Any ACK that reached the established sender (new or duplicate).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct AckArrival {
+    /// Bytes it acknowledges for the first time (0 for a duplicate).
+    pub newly_acked: u64,
+    /// Its cumulative acknowledgment (the sender's `snd_una` after it).
+    pub ack: u64,
+    /// One past the highest byte the sender has sent.
+    pub snd_max: u64,
+    /// Round-trip time from the echoed timestamp (RFC 7323 §4: now − the
+    /// send time the receiver echoes), on ACKs of new data while the
+    /// sender is recovering from no loss (as ns-3 keeps no sample of a
+    /// retransmitted segment); `None` otherwise.
+    pub echo_rtt: Option<Time>,
+}
+
+impl AckArrival {
+    /// An arrival that acknowledges `bytes` (sequence numbers, RTT unknown).
+    pub fn bytes(bytes: u64) -> Self {
+        AckArrival { newly_acked: bytes, ..Default::default() }
+    }
+}
+
 /// How the sender leaves fast recovery.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RecoveryStyle {
@@ -183,11 +208,11 @@ pub trait CongestionControl: fmt::Debug + Send {
     fn on_rtt_sample(&mut self, _st: &mut CcState, _rtt: Time, _now: Time) {}
 
     /// Any ACK reached the established sender (new or duplicate), before
-    /// every other hook of the same ACK. `newly_acked` is the number of
-    /// bytes it acknowledges for the first time (0 for a duplicate). For
-    /// ACK-rate estimators (Westwood+), which must also count duplicates
-    /// and ACKs during recovery, when `on_ack` is not called.
-    fn on_ack_arrival(&mut self, _st: &mut CcState, _newly_acked: u64, _now: Time) {}
+    /// every other hook of the same ACK. For ACK-rate estimators
+    /// (Westwood+), which must also count duplicates and ACKs during
+    /// recovery, when `on_ack` is not called, and for controllers that act
+    /// on every ACK's sequence numbers and timestamp RTT (ns-3's CUBIC).
+    fn on_ack_arrival(&mut self, _st: &mut CcState, _arrival: &AckArrival, _now: Time) {}
 
     /// The new ssthresh after a loss: RFC 5681 eq. (4),
     /// max(FlightSize/2, 2) segments, rounded down to a whole segment as

@@ -139,7 +139,7 @@ pub(crate) mod tests {
             cc.on_rtt_sample(st, rtt, *now);
             for _ in 0..n {
                 *now += gap;
-                cc.on_ack_arrival(st, st.mss as u64, *now);
+                cc.on_ack_arrival(st, &super::super::AckArrival::bytes(st.mss as u64), *now);
                 cc.on_ack(st, &AckSample { bytes: st.mss as u64, segments: 1.0, rtt: None }, *now);
             }
         }

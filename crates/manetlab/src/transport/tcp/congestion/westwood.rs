@@ -17,7 +17,7 @@
 //! Before the first estimate the loss response is Reno's. Growth between
 //! losses is Reno's.
 
-use super::{reno_increase, AckSample, CcState, CongestionControl, RecoveryStyle};
+use super::{reno_increase, AckArrival, AckSample, CcState, CongestionControl, RecoveryStyle};
 use crate::sim::Time;
 
 /// Shortest bandwidth-sampling interval (Linux `TCP_WESTWOOD_RTT_MIN`).
@@ -65,7 +65,8 @@ impl CongestionControl for WestwoodPlus {
         self.srtt = Some(self.srtt.map_or(r, |s| 0.875 * s + 0.125 * r));
     }
 
-    fn on_ack_arrival(&mut self, st: &mut CcState, newly_acked: u64, now: Time) {
+    fn on_ack_arrival(&mut self, st: &mut CcState, arrival: &AckArrival, now: Time) {
+        let newly_acked = arrival.newly_acked;
         let start = *self.interval_start.get_or_insert(now);
         let delivered = if newly_acked == 0 {
             self.dup_credit += st.mss as u64;
@@ -130,10 +131,10 @@ mod tests {
             }
             // A duplicate; the next ACK then also covers the segment it reported.
             if dup_every.is_some_and(|k| i % k == k - 1) {
-                w.on_ack_arrival(s, 0, now);
+                w.on_ack_arrival(s, &AckArrival::bytes(0), now);
                 held += 1000;
             } else {
-                w.on_ack_arrival(s, 1000 + held, now);
+                w.on_ack_arrival(s, &AckArrival::bytes(1000 + held), now);
                 held = 0;
             }
             now += gap;
@@ -161,9 +162,9 @@ mod tests {
         // A cumulative ACK covering three dup-acked segments counts only the rest.
         let mut w = WestwoodPlus::default();
         for _ in 0..3 {
-            w.on_ack_arrival(&mut s, 0, Time::ZERO);
+            w.on_ack_arrival(&mut s, &AckArrival::bytes(0), Time::ZERO);
         }
-        w.on_ack_arrival(&mut s, 4000, Time::ZERO);
+        w.on_ack_arrival(&mut s, &AckArrival::bytes(4000), Time::ZERO);
         assert_eq!((w.counted, w.dup_credit), (4000, 0));
     }
 
