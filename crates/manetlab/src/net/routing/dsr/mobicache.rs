@@ -31,7 +31,7 @@
 //! There is no timeout: a path leaves the cache only by eviction or a
 //! broken link.
 
-use super::PathCache;
+use super::{PathCache, MAX_SR_LEN};
 use crate::net::routing::RouteEntry;
 use crate::net::NodeId;
 use crate::sim::Time;
@@ -207,12 +207,22 @@ impl RouteCache {
         }
     }
 
+    /// The part of `path` a source route can carry: its first
+    /// [`MAX_SR_LEN`] nodes (ns-2's `Path` holds at most `MAX_SR_LEN`
+    /// addresses). A prefix of a path is a route to every node on it, so a
+    /// longer path learnt by snooping (this node + a 16-node source route)
+    /// is cached as its usable part instead of a route no packet can carry.
+    fn fit(path: &[NodeId]) -> &[NodeId] {
+        &path[..path.len().min(MAX_SR_LEN)]
+    }
+
     pub fn is_mobi(&self) -> bool {
         matches!(self, RouteCache::Mobi(_))
     }
 
     /// A route this node asked for or handed out (ns-2 `addRoute`).
     pub fn add_asked(&mut self, path: &[NodeId], now: Time) -> bool {
+        let path = Self::fit(path);
         match self {
             RouteCache::Path(c) => c.add(path, now),
             RouteCache::Mobi(c) => c.add_primary(path),
@@ -221,6 +231,7 @@ impl RouteCache {
 
     /// A route seen in use (ns-2 `noticeRouteUsed`).
     pub fn add_seen(&mut self, path: &[NodeId], now: Time) -> bool {
+        let path = Self::fit(path);
         match self {
             RouteCache::Path(c) => c.add(path, now),
             RouteCache::Mobi(c) => c.add_secondary(path),
@@ -297,6 +308,28 @@ pub enum CacheKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_longer_than_a_source_route_are_cached_as_their_usable_prefix() {
+        // Snooping a 16-node source route from its last transmitter gives
+        // this node + 16 nodes: 17, one more than a source route carries
+        // (the mrc study's 50-node DSR runs hit this and panicked in
+        // `send_on`).
+        let long: Vec<NodeId> = (0..20).collect();
+        for kind in [CacheKind::Path, CacheKind::Mobicache] {
+            let cfg = crate::net::routing::dsr::DsrConfig { cache: kind, ..Default::default() };
+            let mut c = RouteCache::new(&cfg);
+            assert!(c.add_seen(&long, Time::ZERO), "{kind:?}");
+            let last = (MAX_SR_LEN - 1) as NodeId;
+            assert_eq!(c.find(last, Time::ZERO).map(|p| p.len()), Some(MAX_SR_LEN), "{kind:?}");
+            assert_eq!(c.find(MAX_SR_LEN as NodeId, Time::ZERO), None, "{kind:?}: beyond the usable prefix");
+            let mut other: Vec<NodeId> = vec![0];
+            other.extend(100..120);
+            c.add_asked(&other, Time::ZERO);
+            assert_eq!(c.find(114, Time::ZERO).map(|p| p.len()), Some(MAX_SR_LEN), "{kind:?}");
+            assert_eq!(c.find(115, Time::ZERO), None, "{kind:?}");
+        }
+    }
 
     #[test]
     fn prefix_rules_and_round_robin_eviction_without_refresh() {
