@@ -110,6 +110,29 @@ impl PathCache {
     }
 }
 
+
+/// The routes a cached path `p` (this node first) gives to every node on it,
+/// merged into `out[first..]`: a destination keeps its fewest hops (the
+/// first path seen wins ties). Shared by both caches' `routes`.
+pub(super) fn add_path_routes(p: &[NodeId], first: usize, out: &mut Vec<crate::net::routing::RouteEntry>) {
+    for (i, &dst) in p.iter().enumerate().skip(1) {
+        match out[first..].iter_mut().find(|e| e.dst == dst) {
+            Some(e) if e.hops <= Some(i as u32) => {}
+            Some(e) => {
+                e.next_hop = p[1];
+                e.hops = Some(i as u32);
+            }
+            None => out.push(crate::net::routing::RouteEntry {
+                dst,
+                next_hop: p[1],
+                hops: Some(i as u32),
+                valid: true,
+                seq: None,
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,27 +167,5 @@ mod tests {
         c.add(&[0, 4], Time::from_secs(2));
         assert_eq!(c.len(), 2);
         assert!(c.find(2, Time::from_secs(2)).is_none(), "oldest evicted");
-    }
-}
-
-/// The routes a cached path `p` (this node first) gives to every node on it,
-/// merged into `out[first..]`: a destination keeps its fewest hops (the
-/// first path seen wins ties). Shared by both caches' `routes`.
-pub(super) fn add_path_routes(p: &[NodeId], first: usize, out: &mut Vec<crate::net::routing::RouteEntry>) {
-    for (i, &dst) in p.iter().enumerate().skip(1) {
-        match out[first..].iter_mut().find(|e| e.dst == dst) {
-            Some(e) if e.hops <= Some(i as u32) => {}
-            Some(e) => {
-                e.next_hop = p[1];
-                e.hops = Some(i as u32);
-            }
-            None => out.push(crate::net::routing::RouteEntry {
-                dst,
-                next_hop: p[1],
-                hops: Some(i as u32),
-                valid: true,
-                seq: None,
-            }),
-        }
     }
 }
