@@ -236,6 +236,10 @@ pub fn analyse(
                 (sel.len() == rs.len()).then(|| Fate::of_ns2(&sel))
             };
             let outs: Vec<&Outcome> = ours.iter().map(|o| o.1).collect();
+            // A variant's runs (named by its key function) in `pair`'s form.
+            let variant = |key: fn(&str, f64, f64, u64, Scale) -> String| -> Vec<(u64, &Outcome)> {
+                runs(s).map(|k| (k, done.get(&key(p, v, pause, k, s)))).collect()
+            };
             let mut row = PairedRow {
                 protocol: p.into(),
                 max_speed: v,
@@ -252,19 +256,9 @@ pub fn analyse(
                     .collect(),
                 ns3: pair("ns-3", &ours, &r3, &fate3, p),
                 ns2: pair("ns-2", &ours, &r2, &fate2, p),
-                ns2_arp: ns2_arp_at(p, v, opts)
-                    .then(|| {
-                        let alt: Vec<(u64, &Outcome)> =
-                            runs(s).map(|k| (k, done.get(&ns2_arp_key(p, v, pause, k, s)))).collect();
-                        pair("ns-2", &alt, &r2, &fate2, p)
-                    })
-                    .flatten(),
+                ns2_arp: ns2_arp_at(p, v, opts).then(|| pair("ns-2", &variant(ns2_arp_key), &r2, &fate2, p)).flatten(),
                 ns3_report: ns3_report_at(p, v, opts)
-                    .then(|| {
-                        let alt: Vec<(u64, &Outcome)> =
-                            runs(s).map(|k| (k, done.get(&ns3_report_key(p, v, pause, k, s)))).collect();
-                        pair("ns-3", &alt, &r3, &fate3, p)
-                    })
+                    .then(|| pair("ns-3", &variant(ns3_report_key), &r3, &fate3, p))
                     .flatten(),
                 control: counters::control_of_ours(p, &outs),
                 ns3_control: (!c3.is_empty()).then(|| counters::control_of_ns3(p, &c3)),
