@@ -102,3 +102,19 @@ fn beaconing_is_deterministic_and_seeded() {
     let m = a.beacon.unwrap();
     assert!(m.table_size_mean.unwrap() > 1.0 && m.neighbours_discovered > 0, "{m:?}");
 }
+
+/// A beaconing network has no flows: the `network` table's flow statistics
+/// (delivery ratio, goodput, delay, routing load) are null, never 0 or -0.
+#[test]
+fn without_flows_the_network_flow_statistics_are_null() {
+    let (r, _) = run(&SCENARIO.replace("40s", "5s"));
+    assert!(r.flows.is_empty());
+    let t = manetlab::output::network::network(std::slice::from_ref(&r));
+    let row = &t.rows[0];
+    for name in ["delivery_ratio", "goodput_bps", "delay_mean_s", "normalized_routing_load"] {
+        let v = &row[t.index(name).unwrap()];
+        assert_eq!(v.to_field(), "", "{name} should be null, got {:?}", v.to_json());
+        assert!(v.to_json().is_null(), "{name}");
+    }
+    assert_eq!(row[t.index("data_sent_packets").unwrap()].to_field(), "0");
+}

@@ -17,7 +17,7 @@ pub fn network_columns() -> Vec<Column> {
         Column::new("data_sent_packets", "", Kind::U64, "data packets sent by all flows' applications"),
         Column::new("data_received_packets", "", Kind::U64, "data packets received by all flows' applications"),
         Column::new("delivery_ratio", "", Kind::F64, "data_received_packets / data_sent_packets (null if none sent)"),
-        Column::new("goodput_bps", "bit/s", Kind::F64, "sum of the flows' goodputs"),
+        Column::new("goodput_bps", "bit/s", Kind::F64, "sum of the flows' goodputs (null if the run has no flows)"),
         Column::new(
             "delay_mean_s",
             "s",
@@ -69,7 +69,9 @@ pub fn network(reports: &[Report]) -> Table {
             Value::U64(sent),
             Value::U64(got),
             Value::opt((sent > 0).then(|| got as f64 / sent as f64)),
-            Value::f(r.flows.iter().map(|f| f.goodput_bps).sum()),
+            // Null without flows: no flow, no goodput to sum (and an empty
+            // `f64` sum is -0.0).
+            Value::opt((!r.flows.is_empty()).then(|| r.flows.iter().map(|f| f.goodput_bps).sum())),
             Value::opt((got > 0).then(|| delay_sum / got as f64)),
             Value::U64(routing.packets),
             Value::U64(routing.bytes),
