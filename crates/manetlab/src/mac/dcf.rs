@@ -193,6 +193,8 @@ pub struct Dcf {
     /// Retry counters per station and access category, not per frame
     /// (ns-3.37; `dcf/ns3.rs`).
     station_counters: bool,
+    /// Answer an RTS whatever the NAV says (ns-2.35 `recvRTS`; `mac.cts_ignores_nav`).
+    cts_ignores_nav: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
     pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
@@ -241,6 +243,7 @@ impl Dcf {
             long_limit: cfg.long_retry_limit.max(1),
             nav_on_capture,
             station_counters: cfg.retry_counters == RetryCounters::Station,
+            cts_ignores_nav: cfg.cts_ignores_nav,
             expired_in_flight: 0,
             sensing: false,
             transmitting: false,
@@ -489,13 +492,15 @@ impl Dcf {
         }
         match f.kind {
             FrameKind::Rts => {
-                // Answer only if our NAV allows it and we are not in the
-                // middle of our own exchange (§10.3.2.7).
+                // Answer only if our NAV allows it (§10.3.2.7; ns-2.35's
+                // `recvRTS` ignores the NAV: `cts_ignores_nav`) and we are not
+                // in the middle of our own exchange.
                 let busy_exchange = matches!(
                     self.state,
                     State::SendingRts | State::WaitCts | State::DataPending | State::SendingData | State::WaitAck
                 );
-                if self.nav_until <= now && !busy_exchange && !self.responding && self.response.is_none() {
+                let nav_ok = self.nav_until <= now || self.cts_ignores_nav;
+                if nav_ok && !busy_exchange && !self.responding && self.response.is_none() {
                     let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
                     let cts = Frame {
                         kind: FrameKind::Cts,

@@ -46,6 +46,10 @@ pub struct MacConfig {
     /// DCF retry counters per frame (default) or per station and access
     /// category as ns-3.37 (`dcf/ns3.rs`).
     pub retry_counters: RetryCounters,
+    /// Answer an RTS addressed to us even while the NAV is set, as
+    /// ns-2.35's `Mac802_11::recvRTS` does (802.11-2016 §10.3.2.7 says not
+    /// to); off by default.
+    pub cts_ignores_nav: bool,
 }
 
 /// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
@@ -296,6 +300,7 @@ impl Default for MacConfig {
             edca: false,
             rate_control: RateControlKind::Constant,
             retry_counters: RetryCounters::Mpdu,
+            cts_ignores_nav: false,
         }
     }
 }

@@ -163,6 +163,32 @@ fn test_nav_blocks_the_cts() {
     assert_eq!(h.transmitted().map(|t| t.0), Some(FrameKind::Cts));
 }
 
+/// ns-2.35's `Mac802_11::recvRTS` answers an RTS whatever the NAV says
+/// (`mac.cts_ignores_nav`): the same timeline as above, the CTS goes SIFS
+/// after the RTS although the NAV runs to 5.272 ms; the NAV itself is kept.
+#[test]
+fn test_cts_ignores_nav_answers_under_the_nav_only_with_the_option() {
+    for ignores in [false, true] {
+        let cfg = MacConfig { cts_ignores_nav: ignores, ..MacConfig::default() };
+        let mut h = H { dcf: Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0)), out: Vec::new() };
+        h.dcf.on_sense_busy(US(0));
+        h.dcf.on_rx_end(US(272), Some(&frame(FrameKind::Rts, 5, 6, Time::from_ms(5))), true, &mut h.out);
+        h.out.clear();
+        h.dcf.on_sense_busy(US(1000));
+        h.dcf.on_rx_end(US(1272), Some(&frame(FrameKind::Rts, 8, 0, Time::from_ms(3))), true, &mut h.out);
+        assert_eq!(h.dcf.nav_until(), US(272) + Time::from_ms(5));
+        let answered = h.out.iter().any(|a| matches!(a, MacAction::Timer { kind: MacTimer::Response, .. }));
+        assert_eq!(answered, ignores, "{:?}", h.out);
+        if ignores {
+            assert_eq!(h.timer(MacTimer::Response).0, US(1282));
+            h.fire(MacTimer::Response);
+            let cts = h.transmitted();
+            assert_eq!(cts.map(|t| t.0), Some(FrameKind::Cts));
+            assert_eq!((h.dcf.tx_frame().dst, h.dcf.tx_frame().duration), (8, Time::from_ms(3) - US(10 + 248)));
+        }
+    }
+}
+
 #[test]
 fn test_rts_retry_limit_reports_link_failure() {
     let mut h = H::new(true);
