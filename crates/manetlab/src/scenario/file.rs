@@ -182,8 +182,8 @@ pub(crate) struct MacSection {
     pub rate_control: Option<Spanned<String>>,
     /// "mpdu" (default) or "station" (ns-3.37's retry counters).
     pub retry_counters: Option<Spanned<String>>,
-    /// Answer an RTS whatever the NAV says (ns-2.35's `recvRTS`).
-    pub cts_ignores_nav: Option<Spanned<bool>>,
+    /// "standard" (default), "ns2" or "ignore-nav": when an RTS is answered.
+    pub cts_rule: Option<Spanned<String>>,
 }
 
 /// The keys every discipline shares. `kind` and each discipline's own
