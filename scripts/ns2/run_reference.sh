@@ -7,7 +7,7 @@
 #   TIME user=.. sys=.. wall=..  /usr/bin/time for the whole ns process
 # summarize.py turns the logs into the tables of the doc.
 #
-# Usage: scripts/ns2/run_reference.sh [s0] [s1] [s2] [s3] [s4] [events] [traces] [dsdv] [s4norts] [rwp] [aodv10]
+# Usage: scripts/ns2/run_reference.sh [s0] [s1] [s2] [s3] [s4] [events] [traces] [dsdv] [s4norts] [rwp] [aodv10] [dsr10]
 #        (no argument: s0 s1 s2 s3 s4). Needs ns (ns-2.35) and
 #        /usr/bin/time; manetlab's own tests never call this.
 set -euo pipefail
@@ -121,6 +121,16 @@ aodv10() {
         for s in 1 2 3 4 5 6 7 8 9 10; do
             # shellcheck disable=SC2086
             run aodv10 "rtg=AODV moves=$m seed=$s" $RWP rtg=AODV moves=moves/rwp30-$m.tcl seed=$s trace=off
+        done
+    done
+}
+# DSR random-waypoint points outside 15 % in session 8-9 (rwp30-4, rwp30-6),
+# 10 seeds each (results/dsr10.log; session 10).
+dsr10() {
+    for m in ${DSR10_MOVES:-4 6}; do
+        for s in 1 2 3 4 5 6 7 8 9 10; do
+            # shellcheck disable=SC2086
+            run dsr10 "rtg=DSR moves=$m seed=$s" $RWP rtg=DSR moves=moves/rwp30-$m.tcl seed=$s trace=off
         done
     done
 }

@@ -26,12 +26,14 @@ use crate::sim::{RngStream, Time};
 use crate::wire::{Packet, BROADCAST};
 
 mod backoff;
+mod cts;
 mod dup;
 mod edca;
 mod model;
 mod ns3;
 mod stats;
 
+pub use cts::CtsRule;
 pub use ns3::RetryCounters;
 pub use stats::MacStats;
 
@@ -193,6 +195,9 @@ pub struct Dcf {
     /// Retry counters per station and access category, not per frame
     /// (ns-3.37; `dcf/ns3.rs`).
     station_counters: bool,
+    /// When an RTS is answered (`dcf/cts.rs`), and ns-2's EIFS NAV for it.
+    cts_rule: CtsRule,
+    eifs_nav: Time,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
     pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
@@ -241,6 +246,8 @@ impl Dcf {
             long_limit: cfg.long_retry_limit.max(1),
             nav_on_capture,
             station_counters: cfg.retry_counters == RetryCounters::Station,
+            cts_rule: cfg.cts_rule,
+            eifs_nav: Time::ZERO,
             expired_in_flight: 0,
             sensing: false,
             transmitting: false,
@@ -453,7 +460,7 @@ impl Dcf {
                 self.eifs_until = Time::ZERO;
                 self.receive(now, f, out);
             }
-            None => self.eifs_until = now + self.eifs,
+            None => self.failed_rx(now),
         }
         self.on_signal_end(now, idle, out);
     }
@@ -488,30 +495,7 @@ impl Dcf {
             return;
         }
         match f.kind {
-            FrameKind::Rts => {
-                // Answer only if our NAV allows it and we are not in the
-                // middle of our own exchange (§10.3.2.7).
-                let busy_exchange = matches!(
-                    self.state,
-                    State::SendingRts | State::WaitCts | State::DataPending | State::SendingData | State::WaitAck
-                );
-                if self.nav_until <= now && !busy_exchange && !self.responding && self.response.is_none() {
-                    let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
-                    let cts = Frame {
-                        kind: FrameKind::Cts,
-                        src: self.addr,
-                        dst: f.src,
-                        duration,
-                        seq: 0,
-                        tid: None,
-                        retry: false,
-                        bytes: frame::CTS_BYTES,
-                        rate: self.rate.response_rate(&self.phy, f.rate),
-                        packet: None,
-                    };
-                    self.respond(now, cts, out);
-                }
-            }
+            FrameKind::Rts => self.on_rts(now, f, out),
             FrameKind::Cts => {
                 if self.state == State::WaitCts && self.acs[self.active].current.map(|p| p.next_hop) == Some(f.src) {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
@@ -646,8 +630,8 @@ impl Dcf {
             }
             MacTimer::Response if gen == self.response_gen => {
                 if let Some(f) = self.response.take() {
-                    if self.transmitting {
-                        return; // cannot happen with SIFS spacing; be safe
+                    if self.transmitting || (f.kind == FrameKind::Cts && !self.cts_may_go(now)) {
+                        return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`
                     }
                     if f.kind == FrameKind::Data {
                         self.state = State::SendingData;

@@ -11,7 +11,7 @@ pub mod edca;
 pub use crate::wire::frame;
 pub mod rate;
 
-pub use dcf::{Dcf, MacAction, MacStats, MacTimer, RetryCounters};
+pub use dcf::{CtsRule, Dcf, MacAction, MacStats, MacTimer, RetryCounters};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
@@ -46,6 +46,9 @@ pub struct MacConfig {
     /// DCF retry counters per frame (default) or per station and access
     /// category as ns-3.37 (`dcf/ns3.rs`).
     pub retry_counters: RetryCounters,
+    /// When the DCF answers an RTS: IEEE 802.11 (default) or ns-2.35's
+    /// rule (`dcf/cts.rs`).
+    pub cts_rule: CtsRule,
 }
 
 /// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
@@ -296,6 +299,7 @@ impl Default for MacConfig {
             edca: false,
             rate_control: RateControlKind::Constant,
             retry_counters: RetryCounters::Mpdu,
+            cts_rule: CtsRule::Standard,
         }
     }
 }

@@ -163,6 +163,76 @@ fn test_nav_blocks_the_cts() {
     assert_eq!(h.transmitted().map(|t| t.0), Some(FrameKind::Cts));
 }
 
+fn cts_mac(rule: super::CtsRule) -> H {
+    let cfg = MacConfig { cts_rule: rule, ..MacConfig::default() };
+    H { dcf: Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0)), out: Vec::new() }
+}
+
+impl H {
+    /// An RTS from 8 decodes at `end`; then, if a response timer was set,
+    /// it fires after `during` ran. Returns whether a CTS went on the air.
+    fn rts_answered(&mut self, end: Time, during: impl FnOnce(&mut H)) -> bool {
+        self.out.clear();
+        self.dcf.on_sense_busy(end - US(272));
+        self.dcf.on_rx_end(end, Some(&frame(FrameKind::Rts, 8, 0, Time::from_ms(3))), true, &mut self.out);
+        if !self.out.iter().any(|a| matches!(a, MacAction::Timer { kind: MacTimer::Response, .. })) {
+            return false;
+        }
+        assert_eq!(self.timer(MacTimer::Response).0, end + US(10));
+        let out = self.out.clone();
+        during(self);
+        self.out = out;
+        let at = self.fire(MacTimer::Response);
+        let sent = self.transmitted().map(|t| t.0) == Some(FrameKind::Cts);
+        if sent {
+            self.dcf.on_tx_end(at + US(248), &mut self.out);
+        }
+        sent
+    }
+}
+
+/// `mac.cts_rule` (`dcf/cts.rs`). IEEE 802.11 checks the NAV when the RTS
+/// ends; ns-2.35 builds the CTS whatever the NAV (`recvRTS`) but sends it
+/// SIFS later only if `is_idle()`: no signal, NAV over, and no EIFS NAV
+/// from a failed frame (`check_pktCTRL`, `recv_timer`); "ignore-nav"
+/// never checks.
+#[test]
+fn test_cts_rule_standard_ns2_and_ignore_nav() {
+    use super::CtsRule::{IgnoreNav, Ns2, Standard};
+    let nav = |h: &mut H, until: Time| {
+        // An overheard RTS between 5 and 6 sets the NAV to `until`.
+        h.dcf.on_sense_busy(US(0));
+        h.dcf.on_rx_end(US(272), Some(&frame(FrameKind::Rts, 5, 6, until - US(272))), true, &mut h.out);
+        assert_eq!(h.dcf.nav_until(), until);
+    };
+    // NAV still set when the CTS is due (5.272 ms): only "ignore-nav" answers.
+    for (rule, answered) in [(Standard, false), (Ns2, false), (IgnoreNav, true)] {
+        let mut h = cts_mac(rule);
+        nav(&mut h, US(5272));
+        assert_eq!(h.rts_answered(US(1272), |_| {}), answered, "{rule:?}");
+    }
+    // NAV over 5 us after the RTS, before the CTS is due: ns-2 answers.
+    for (rule, answered) in [(Standard, false), (Ns2, true), (IgnoreNav, true)] {
+        let mut h = cts_mac(rule);
+        nav(&mut h, US(1277));
+        assert_eq!(h.rts_answered(US(1272), |_| {}), answered, "{rule:?}");
+    }
+    // A signal starts 5 us after the RTS: ns-2 does not answer.
+    for (rule, answered) in [(Standard, true), (Ns2, false), (IgnoreNav, true)] {
+        let mut h = cts_mac(rule);
+        assert_eq!(h.rts_answered(US(1272), |h| h.dcf.on_sense_busy(US(1277))), answered, "{rule:?}");
+    }
+    // A frame failed to decode at 1.0 ms; the RTS ends 282 us later, inside
+    // the EIFS (364 us): ns-2's NAV still holds; after it, both answer.
+    for (rule, answered) in [(Standard, true), (Ns2, false), (IgnoreNav, true)] {
+        let mut h = cts_mac(rule);
+        h.dcf.on_sense_busy(US(500));
+        h.dcf.on_rx_end(US(1000), None, true, &mut h.out);
+        assert_eq!(h.rts_answered(US(1282), |_| {}), answered, "{rule:?}");
+        assert!(h.rts_answered(US(5000), |_| {}), "{rule:?}");
+    }
+}
+
 #[test]
 fn test_rts_retry_limit_reports_link_failure() {
     let mut h = H::new(true);

@@ -182,6 +182,8 @@ pub(crate) struct MacSection {
     pub rate_control: Option<Spanned<String>>,
     /// "mpdu" (default) or "station" (ns-3.37's retry counters).
     pub retry_counters: Option<Spanned<String>>,
+    /// "standard" (default), "ns2" or "ignore-nav": when an RTS is answered.
+    pub cts_rule: Option<Spanned<String>>,
 }
 
 /// The keys every discipline shares. `kind` and each discipline's own

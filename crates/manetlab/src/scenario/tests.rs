@@ -995,7 +995,7 @@ action = "Radio-On"
 fn dsr_keys_parse_and_are_checked() {
     use crate::net::routing::DsrConfig;
     let text = format!(
-        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsalvage_requests = 2\nbuffer_check = false\nsnoop = false\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = false\ngrat_replies = false\n"
+        "{BASE}\n[routing]\nprotocol = \"dsr\"\ncache_replies = false\nsalvage = false\nmax_salvage = 3\nsalvage_requests = 2\nbuffer_check = false\nsnoop = false\nsnoop_control = true\nring_zero = false\npropagate_last_error = false\nnonprop_timeout = \"20ms\"\nrequest_period = \"1s\"\nrequest_backoff_max = \"4s\"\nrequest_backoff_factor = 2\nrequest_backoff_persists = false\nlearn_at_destination = true\nsend_buffer = 10\nsend_buffer_timeout = \"5s\"\ncache_size = 8\ncache_timeout = \"60s\"\njitter = \"0s\"\nflow_state = false\ngrat_replies = false\n"
     );
     let c = parse(&text).unwrap_or_else(|e| panic!("{e}")).config(1);
     let want = DsrConfig {
@@ -1005,6 +1005,7 @@ fn dsr_keys_parse_and_are_checked() {
         salvage_requests: 2,
         buffer_check: false,
         snoop: false,
+        snoop_control: true,
         ring_zero: false,
         propagate_last_error: false,
         nonprop_timeout: Time::from_ms(20),

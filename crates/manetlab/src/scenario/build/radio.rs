@@ -345,6 +345,7 @@ const MAC_COMMON: &[&str] = &[
     "edca",
     "rate_control",
     "retry_counters",
+    "cts_rule",
 ];
 
 pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) -> Result<(), Diag> {
@@ -463,6 +464,9 @@ pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) ->
     }
     if let Some(r) = &m.retry_counters {
         mac.retry_counters = choice(r, "mac.retry_counters", &crate::mac::RetryCounters::ALL)?;
+    }
+    if let Some(r) = &m.cts_rule {
+        mac.cts_rule = choice(r, "mac.cts_rule", &crate::mac::CtsRule::ALL)?;
     }
     Ok(())
 }

@@ -34,6 +34,12 @@ pub struct DsrConfig {
     /// Learn routes and route errors from overheard packets (promiscuous
     /// tap, `dsragent_use_tap`).
     pub snoop: bool,
+    /// Path cache: also learn from the source routes of overheard route
+    /// replies and errors, as ns-2.35's tap does for every overheard
+    /// source-routed packet but requests (`routecache.cc`
+    /// `pre_noticeRouteUsed`, `cache_use_overheard_routes`: this node, the
+    /// transmitter, the rest). The mobicache always does.
+    pub snoop_control: bool,
     /// Send a non-propagating (TTL 1, "ring 0") request first
     /// (`dsragent_ring_zero_search`).
     pub ring_zero: bool,
@@ -103,6 +109,7 @@ impl Default for DsrConfig {
             salvage_requests: 1,
             buffer_check: true,
             snoop: true,
+            snoop_control: false,
             ring_zero: true,
             nonprop_timeout: Time::from_ms(30),
             request_period: Time::from_ms(500),
@@ -135,6 +142,7 @@ impl RoutingModel for Dsr {
         "salvage_requests",
         "buffer_check",
         "snoop",
+        "snoop_control",
         "ring_zero",
         "propagate_last_error",
         "nonprop_timeout",
@@ -229,6 +237,7 @@ fn parse(p: &dyn Params) -> Result<DsrConfig, ParamError> {
     p.set_flag("cache_replies", &mut c.cache_replies)?;
     p.set_flag("salvage", &mut c.salvage)?;
     p.set_flag("snoop", &mut c.snoop)?;
+    p.set_flag("snoop_control", &mut c.snoop_control)?;
     p.set_flag("ring_zero", &mut c.ring_zero)?;
     p.set_flag("propagate_last_error", &mut c.propagate_last_error)?;
     p.set_flag("request_backoff_persists", &mut c.request_backoff_persists)?;

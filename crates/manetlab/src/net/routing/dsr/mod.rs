@@ -714,6 +714,11 @@ impl Routing for Dsr {
                 }
             }
         }
+        let t = (pkt.sr.cur as usize).saturating_sub(1);
+        let replies_errors = matches!(pkt.body, Body::Dsr(DsrMsg::Rrep { .. } | DsrMsg::Rerr { .. }));
+        if self.cfg.snoop_control && replies_errors && t < pkt.sr.len() && pkt.sr.node(t) == pkt.prev_hop {
+            self.notice_route_used(&pkt.sr.path(), t, ctx.now);
+        }
     }
 
     fn wants_overheard(&self) -> bool {

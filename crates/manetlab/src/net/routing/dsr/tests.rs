@@ -485,3 +485,24 @@ fn a_relay_without_a_salvage_route_buffers_the_packet_and_asks_its_neighbours_on
     n.call(|d, ctx| d.on_link_failure(ctx, tcp_at_relay_2(true)));
     assert!(n.take().iter().any(|a| matches!(a, NetAction::Drop(q, DropReason::Cbk) if q.uid == 5)));
 }
+
+/// `snoop_control` (path cache): a node that overhears a route reply on its
+/// way 4 -> 0 learns itself + the transmitter + the rest (9-4-0), as
+/// ns-2.35's tap does (`pre_noticeRouteUsed`); without the key, overheard
+/// control packets teach the path cache nothing (data packets do).
+#[test]
+fn snoop_control_learns_the_route_an_overheard_reply_travels_on() {
+    let mut p = data(1, 4, 0);
+    p.body = Body::Dsr(DsrMsg::Rrep { route: SourceRoute::from_path(&[0, 4, 7, 1]).unwrap(), from_cache: true });
+    p.sr = SourceRoute::from_path(&[4, 0]).unwrap();
+    p.sr.cur = 1;
+    p.prev_hop = 4;
+    p.next_hop = 0;
+    for on in [false, true] {
+        let mut n = node(9, DsrConfig { snoop_control: on, ..DsrConfig::default() });
+        n.call(|d, ctx| d.on_overheard(ctx, &p));
+        assert_eq!(n.proto.cache().find(0, Time::ZERO), on.then(|| vec![9, 4, 0]), "snoop_control = {on}");
+        // Nothing learnt towards the reply's content (1), nor backwards.
+        assert_eq!(n.proto.cache().find(1, Time::ZERO), None);
+    }
+}

@@ -1,0 +1,80 @@
+//! The RTS receive path: when a station answers an RTS addressed to it
+//! with a CTS (`mac.cts_rule`, docs/mac.md "RTS/CTS").
+//!
+//! - `"standard"` (default, every profile): IEEE 802.11-2016 §10.3.2.7:
+//!   the NAV is checked when the RTS ends; physical carrier sense is not.
+//! - `"ns2"`: ns-2.35's `Mac802_11` (`mac/mac-802_11.cc`). `recvRTS` does
+//!   not look at the NAV: it builds the CTS whenever the station is not in
+//!   its own exchange (`tx_state_` idle) and no response is pending
+//!   (`pktCTRL_`). The check comes SIFS later, when `check_pktCTRL` is
+//!   about to send the CTS: it is discarded (`DROP_MAC_BUSY`, not traced)
+//!   unless `is_idle()`: no frame being received (`rx_state_`; here: the PHY
+//!   senses no signal), not transmitting, and the NAV expired. ns-2's NAV
+//!   also covers EIFS after every frame that failed to decode (`recv_timer`:
+//!   `set_nav(EIFS)` on a collision or an error), which a later good frame
+//!   does not clear; here that is `eifs_nav`, used for this check only
+//!   (the station's own access still follows the EIFS rule of `dcf.rs`).
+//! - `"ignore-nav"`: `recvRTS` alone, the NAV never checked. Not ns-2's
+//!   rule (it leaves out `check_pktCTRL`); kept for the session-10
+//!   measurement in docs/profiles.md.
+
+use super::*;
+
+/// When a station answers an RTS (`mac.cts_rule`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum CtsRule {
+    /// NAV checked at the end of the RTS (IEEE 802.11).
+    #[default]
+    Standard,
+    /// Medium idle SIFS after the RTS: no signal, NAV and EIFS over (ns-2.35).
+    Ns2,
+    /// NAV never checked.
+    IgnoreNav,
+}
+
+impl CtsRule {
+    /// The `mac.cts_rule` names.
+    pub const ALL: [(&'static str, CtsRule); 3] =
+        [("standard", CtsRule::Standard), ("ns2", CtsRule::Ns2), ("ignore-nav", CtsRule::IgnoreNav)];
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, k)| *k == self).map_or("standard", |(n, _)| n)
+    }
+}
+
+impl Dcf {
+    /// An RTS addressed to this station decoded at `now`.
+    pub(super) fn on_rts(&mut self, now: Time, f: &Frame, out: &mut Vec<MacAction>) {
+        let busy_exchange = matches!(
+            self.state,
+            State::SendingRts | State::WaitCts | State::DataPending | State::SendingData | State::WaitAck
+        );
+        let nav_ok = self.nav_until <= now || self.cts_rule != CtsRule::Standard;
+        if nav_ok && !busy_exchange && !self.responding && self.response.is_none() {
+            let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
+            let cts = Frame {
+                kind: FrameKind::Cts,
+                src: self.addr,
+                dst: f.src,
+                duration,
+                seq: 0,
+                tid: None,
+                retry: false,
+                bytes: frame::CTS_BYTES,
+                rate: self.rate.response_rate(&self.phy, f.rate),
+                packet: None,
+            };
+            self.respond(now, cts, out);
+        }
+    }
+
+    /// A CTS is due at `now` (SIFS after the RTS): may it go?
+    pub(super) fn cts_may_go(&self, now: Time) -> bool {
+        self.cts_rule != CtsRule::Ns2 || (!self.sensing && self.nav_until <= now && self.eifs_nav <= now)
+    }
+
+    /// A locked frame failed to decode at `now`.
+    pub(super) fn failed_rx(&mut self, now: Time) {
+        self.eifs_until = now + self.eifs;
+        self.eifs_nav = self.eifs_until;
+    }
+}
