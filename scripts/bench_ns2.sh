@@ -36,11 +36,12 @@ declare -A NS2=(
 SCEN=${SCEN:-"twohop-aodv chain10-tcp-aodv chain10-tcp-dsr rwp30-dsr"}
 
 cpu() { # cpu CMD... -> prints user+sys seconds of the whole process
+    # bash's `times` in a subshell reports the command's user and sys time
+    # to the millisecond (GNU time's %U %S print hundredths: 15 % of the
+    # 2-hop run).
     local t
-    t=$(mktemp)
-    /usr/bin/time -f "%U %S" -o "$t" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; rm -f "$t"; exit 1; }
-    awk '{printf "%.3f\n", $1 + $2}' "$t"
-    rm -f "$t"
+    t=$( ( "$@" >/dev/null 2>&1 || exit 1; times ) | tail -1) || { echo "failed: $*" >&2; exit 1; }
+    echo "$t" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.3f\n", s }'
 }
 stats() { # stats VALUES... -> "mean median"
     printf "%s\n" "$@" | sort -n | awk '{v[NR]=$1; s+=$1} END{m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.3f %.3f\n", s/NR, m}'

@@ -137,16 +137,34 @@ const FLOW: &[(&str, &[&str])] = &[
     ("history_discounting", &["true"]),
 ];
 
-/// Whether two scenarios make the same runs and ask for the same outputs.
-fn same(a: &Scenario, b: &Scenario) -> bool {
-    a.config(a.seed()) == b.config(b.seed())
-        && a.seed() == b.seed()
+/// The scenario the filled text must keep making, with its run's
+/// configuration computed once (not once per candidate key).
+struct Reference {
+    scenario: Scenario,
+    config: crate::config::SimConfig,
+    options: String,
+}
+
+impl Reference {
+    fn new(scenario: Scenario) -> Reference {
+        let config = scenario.config(scenario.seed());
+        let options = format!("{:?}{:?}", scenario.viz_options, scenario.sweep);
+        Reference { scenario, config, options }
+    }
+}
+
+/// Whether scenario `a` makes the same runs as the reference and asks for
+/// the same outputs.
+fn same(a: &Scenario, r: &Reference) -> bool {
+    let b = &r.scenario;
+    a.seed() == b.seed()
         && a.replications == b.replications
         && a.name == b.name
         && a.output_dir == b.output_dir
         && a.trace == b.trace
         && a.viz == b.viz
-        && format!("{:?}{:?}", a.viz_options, a.sweep) == format!("{:?}{:?}", b.viz_options, b.sweep)
+        && a.config(a.seed()) == r.config
+        && format!("{:?}{:?}", a.viz_options, a.sweep) == r.options
 }
 
 fn parse(doc: &DocumentMut, origin: &str) -> Option<Scenario> {
@@ -157,7 +175,7 @@ fn parse(doc: &DocumentMut, origin: &str) -> Option<Scenario> {
 /// leaves the run unchanged.
 fn try_key(
     doc: &mut DocumentMut,
-    reference: &Scenario,
+    reference: &Reference,
     origin: &str,
     place: &dyn Fn(&mut DocumentMut) -> Option<&mut Table>,
     key: &str,
@@ -185,7 +203,7 @@ fn try_key(
 /// not check is left as it is.
 pub fn fill(doc: &mut DocumentMut, origin: &str) {
     let Some(reference) = parse(doc, origin) else { return };
-    let reference = &reference;
+    let reference = &Reference::new(reference);
     for (section, key, values) in SECTIONS {
         if !doc.contains_key(section) {
             let mut t = Table::new();

@@ -147,9 +147,10 @@ impl Scenario {
     ) -> Result<Scenario, ScenarioError> {
         let mut src = Source::new(origin, text);
         // Syntax errors are reported against the file before any override.
-        if let Err(e) = toml_edit::ImDocument::parse(text) {
-            return Err(src.error(source::describe_syntax_error(&e)));
-        }
+        let first = match toml_edit::ImDocument::parse(text) {
+            Ok(d) => d,
+            Err(e) => return Err(src.error(source::describe_syntax_error(&e))),
+        };
         for o in overrides {
             if let Err(d) = src.apply_override(o.as_ref()) {
                 return Err(src.error(d));
@@ -161,11 +162,25 @@ impl Scenario {
                 return Err(src.error(d));
             }
         }
-        let profile = profile::apply(&mut src, sel).map_err(|d| src.error(d))?;
-        let doc = toml_edit::ImDocument::parse(src.text.as_str())
-            .map_err(|e| src.error(source::describe_syntax_error(&e)))?;
+        // The text is parsed once unless an override or the profile changes
+        // it (`scenario.resolved.toml` parses ~100 variants of a scenario,
+        // `scenario/defaults.rs`; each parse was 4 TOML parses).
+        let unchanged = src.text == text;
+        let profile = profile::apply(&mut src, sel, unchanged.then_some(&first)).map_err(|d| src.error(d))?;
+        let doc = if src.text == text {
+            first
+        } else {
+            toml_edit::ImDocument::parse(src.text.as_str()).map_err(|e| src.error(source::describe_syntax_error(&e)))?
+        };
+        // `toml::from_str` is this deserializer on a fresh parse of the same
+        // text (toml 0.8); its error is the one reported.
         let parsed: file::ScenarioFile =
-            toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?;
+            match serde::Deserialize::deserialize(toml_edit::de::Deserializer::from(doc.clone())) {
+                Ok(p) => p,
+                Err(_) => {
+                    toml::from_str(&src.text).map_err(|e| src.error(source::describe_de_error(doc.as_table(), &e)))?
+                }
+            };
         bounds::check(doc.as_table()).map_err(|d| src.error(d))?;
         let base_dir = Path::new(origin).parent().unwrap_or(Path::new("."));
         input::check_paths(doc.as_table(), base_dir).map_err(|d| src.error(d))?;

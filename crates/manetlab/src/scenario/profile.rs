@@ -365,6 +365,11 @@ impl Selection {
 /// profile and, if the key is present, where it is.
 pub(crate) fn profile_of(text: &str) -> Result<Profile, Diag> {
     let Ok(doc) = ImDocument::parse(text) else { return Ok(Profile::Ns2) };
+    profile_in(&doc)
+}
+
+/// [`profile_of`] on the text already parsed.
+fn profile_in(doc: &ImDocument<&str>) -> Result<Profile, Diag> {
     let Some(item) = doc.get("run").and_then(|r| r.get("profile")) else { return Ok(Profile::Ns2) };
     let at = item.span().map_or(At::Nowhere, |s| At::Offset(s.start));
     let bad = |msg: String| Diag::new(ErrorKind::BadValue, at, msg);
@@ -379,11 +384,12 @@ pub(crate) fn profile_of(text: &str) -> Result<Profile, Diag> {
 
 /// Applies the profile (`run.profile`, or the selection's) to the scenario
 /// text: writes every setting of the chosen profile whose key the text
-/// lacks. Returns the base profile.
-pub(crate) fn apply(src: &mut Source, sel: &Selection) -> Result<Profile, Diag> {
-    let base = match sel.base {
-        Some(p) => p,
-        None => profile_of(&src.text)?,
+/// lacks. Returns the base profile. `parsed`: `src.text` already parsed.
+pub(crate) fn apply(src: &mut Source, sel: &Selection, parsed: Option<&ImDocument<&str>>) -> Result<Profile, Diag> {
+    let base = match (sel.base, parsed) {
+        (Some(p), _) => p,
+        (None, Some(doc)) => profile_in(doc)?,
+        (None, None) => profile_of(&src.text)?,
     };
     for c in CHOICES {
         let p = sel.rows.get(c.id).copied().unwrap_or(base);

@@ -7,15 +7,6 @@ use crate::mac::{Frame, FrameKind};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
 
 impl Simulation {
-    /// A frame goes on the air at `node`.
-    pub(super) fn bp_transmit(&mut self, node: NodeId, frame: &Frame) {
-        if let (Some(bp), Some(p)) = (self.bp.as_mut(), frame.packet) {
-            if frame.kind == FrameKind::Data {
-                bp.on_transmit(node, &p);
-            }
-        }
-    }
-
     /// The MAC of `node` delivered `pkt` to its next hop.
     pub(super) fn bp_tx_success(&mut self, node: NodeId, pkt: &Packet) {
         let now = self.queue.now();
@@ -106,5 +97,13 @@ impl Simulation {
             self.feed_mac(n);
         }
         self.bp_wake = wake;
+    }
+}
+
+/// `node` puts `frame` on the air (a free function: the frame is borrowed
+/// from the node's MAC while the backpressure state changes).
+pub(super) fn bp_transmit(bp: &mut crate::queue::Backpressure, node: NodeId, frame: &Frame) {
+    if let (FrameKind::Data, Some(p)) = (frame.kind, frame.packet.as_ref()) {
+        bp.on_transmit(node, p);
     }
 }

@@ -341,25 +341,42 @@ impl Simulation {
     fn drain_work(&mut self) {
         while let Some(w) = self.work.pop_front() {
             // Each index is taken exactly once; a cheap placeholder stays.
+            // The actions without a packet (timers, a transmission, "ready":
+            // most of them) are read in place; only those carrying a packet
+            // are moved out (a `mem::replace` copies the whole enum, packet
+            // room included: `memmove` was 11-22 % of the small runs).
             match w {
-                Work::Mac(node, i) => {
-                    let a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
-                    self.do_mac(node, a)
-                }
-                Work::Net(node, i) => {
-                    let a = std::mem::replace(
-                        &mut self.net_out[i as usize],
-                        NetAction::Timer { at: Time::ZERO, timer: routing::RouteTimer::of(0) },
-                    );
-                    self.do_net(node, a)
-                }
-                Work::Endpoint(node, idx, i) => {
-                    let a = std::mem::replace(
-                        &mut self.ep_out[i as usize],
-                        EndpointAction::Timer { at: Time::ZERO, timer: crate::transport::EndpointTimer::of(0) },
-                    );
-                    self.do_endpoint(node, idx, a)
-                }
+                Work::Mac(node, i) => match self.mac_out[i as usize] {
+                    MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+                    MacAction::Transmit(d) => self.do_mac(node, MacAction::Transmit(d)),
+                    MacAction::Ready => self.feed_mac(node),
+                    _ => {
+                        let a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
+                        self.do_mac(node, a)
+                    }
+                },
+                Work::Net(node, i) => match self.net_out[i as usize] {
+                    NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
+                    _ => {
+                        let a = std::mem::replace(
+                            &mut self.net_out[i as usize],
+                            NetAction::Timer { at: Time::ZERO, timer: routing::RouteTimer::of(0) },
+                        );
+                        self.do_net(node, a)
+                    }
+                },
+                Work::Endpoint(node, idx, i) => match self.ep_out[i as usize] {
+                    EndpointAction::Timer { at, timer } => {
+                        self.queue.schedule(at, Event::Endpoint { node, idx, timer })
+                    }
+                    _ => {
+                        let a = std::mem::replace(
+                            &mut self.ep_out[i as usize],
+                            EndpointAction::Timer { at: Time::ZERO, timer: crate::transport::EndpointTimer::of(0) },
+                        );
+                        self.do_endpoint(node, idx, a)
+                    }
+                },
             }
         }
         self.mac_out.clear();

@@ -8,6 +8,7 @@
 //! wires, the gateway) are called at fixed points and live in their own
 //! files; every observer hook goes through `observe.rs`.
 
+use super::backpressure::bp_transmit;
 use super::{Event, Simulation, FLOW_PORT_BASE};
 use crate::config::Traffic;
 use crate::mac::dcf::MacAction;
@@ -23,9 +24,13 @@ impl Simulation {
         let now = self.queue.now();
         match a {
             MacAction::Transmit(d) => {
-                let frame = *self.nodes[node as usize].mac.tx_frame();
-                self.obs.transmit(now, node, &frame, d);
-                self.bp_transmit(node, &frame);
+                // The frame stays in the MAC until the channel copies it
+                // (`Channel::begin`): no copy on the way.
+                let frame = self.nodes[node as usize].mac.tx_frame();
+                self.obs.transmit(now, node, frame, d);
+                if let Some(bp) = self.bp.as_mut() {
+                    bp_transmit(bp, node, frame);
+                }
                 self.nodes[node as usize].radio.start_tx();
                 self.channel.refresh(now);
                 self.channel.hearers_by_arrival(node, now, &mut self.hearers);
@@ -49,6 +54,7 @@ impl Simulation {
                 }
                 if !self.hearers.is_empty() {
                     let end = now + d;
+                    let frame = *self.nodes[node as usize].mac.tx_frame();
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
                     self.air_frame(tx, d);
                 }
