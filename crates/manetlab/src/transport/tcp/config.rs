@@ -31,6 +31,19 @@ pub enum ElfnProbe {
     LowestLost,
 }
 
+/// How the sender recovers from a loss signalled by duplicate ACKs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TcpRecovery {
+    /// The variant's own: RFC 5681 fast recovery with window inflation, and
+    /// RFC 6582 partial ACKs for the NewReno-style variants (ns-2).
+    #[default]
+    Classic,
+    /// ns-3.37's loss recovery without SACK (`TcpPrrRecovery`, RFC 6937
+    /// as ns-3 computes it, over `TcpTxBuffer`'s Reno-SACK scoreboard):
+    /// see `sender/ns3.rs`.
+    Ns3Prr,
+}
+
 /// Explicit Link Failure Notification (tcp-manet-elfn.txt §6): on a notice
 /// the sender disables its retransmission timer and enters standby, sending
 /// one probe every `probe_interval` until an ACK arrives.
@@ -99,6 +112,8 @@ pub struct TcpConfig {
     /// any backoff (ns-3.37 `TcpSocketBase::NewAck`); otherwise only a new
     /// RTT sample ends it (RFC 6298 §5.7, ns-2).
     pub rto_reset_on_ack: bool,
+    /// Loss recovery on duplicate ACKs.
+    pub recovery: TcpRecovery,
     /// Open with SYN, SYN-ACK, ACK. With `false` the sender starts
     /// established, like ns-2's one-way TCP.
     pub handshake: bool,
@@ -130,6 +145,7 @@ impl Default for TcpConfig {
             delack_timeout: Time::from_ms(200),
             timestamps: false,
             rto_reset_on_ack: false,
+            recovery: TcpRecovery::Classic,
             handshake: false,
             variant: TcpVariant::default(),
             elfn: None,
