@@ -106,7 +106,8 @@ pub struct TcpConfig {
     /// RTT samples from the echoed timestamp on every ACK of new data
     /// outside any recovery (RFC 7323 §4.1; ns-3.37's default `Timestamp`,
     /// `TcpSocketBase::EstimateRtt`), instead of one timed segment per
-    /// round trip. The segments carry no extra header bytes for it.
+    /// round trip. Every segment carries the 12-byte option (RFC 7323 §3,
+    /// padded as ns-3 pads it).
     pub timestamps: bool,
     /// Every ACK of new data recomputes the RTO from the estimate, ending
     /// any backoff (ns-3.37 `TcpSocketBase::NewAck`); otherwise only a new
