@@ -8,6 +8,8 @@
 #   $BIN --hops=2 --seed=1 --counters=1   (docs/profiles.md, ns-3 section)
 # Time trace, every 50 ms (cwnd, ssthresh, in flight, TCP state, queues of
 # nodes 0-2, node 0's expiries, RTOs, recoveries): $BIN --hops=2 --seed=1 --trace=1
+# Event log (one line per sender segment, ACK, TCP state, RTO, cwnd and RTT
+# change; segment numbers of 536 B): $BIN --hops=5 --seed=1 --events=1
 # ns-3.37's TCP here is its default TcpCubic; NewReno for comparison:
 #   $BIN --hops=2 --ns3::TcpL4Protocol::SocketType=ns3::TcpNewReno
 set -euo pipefail

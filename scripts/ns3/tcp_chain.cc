@@ -307,6 +307,87 @@ ConnectTcp()
     Config::Connect(sink.str(), MakeCallback(&OnSinkTx));
 }
 
+// Event log (--events=1): the sender's segments and ACKs, one line each,
+// "EV t kind seq/ack [extra]" in segments of 536 B relative to the first
+// data byte: "tx S" (new), "rtx S", "ack A" (cumulative ACK received),
+// "state N" (TcpCongState), "rto R" (RTO value set, s), "cwnd C", "rtt R".
+static bool g_events = false;
+static uint32_t g_isn = 0;
+static bool g_isnSet = false;
+static uint32_t g_evHigh = 0;
+
+static double
+EvSeg(uint32_t s)
+{
+    return (s - g_isn) / 536.0;
+}
+
+static void
+OnEvTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    uint32_t seq = h.GetSequenceNumber().GetValue();
+    if (!g_isnSet)
+    {
+        g_isn = seq;
+        g_isnSet = true;
+        g_evHigh = seq;
+    }
+    bool rtx = seq < g_evHigh;
+    g_evHigh = std::max(g_evHigh, seq + p->GetSize());
+    std::cout << "EV " << Simulator::Now().GetSeconds() << (rtx ? " rtx " : " tx ") << EvSeg(seq)
+              << std::endl;
+}
+
+static void
+OnEvRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (g_isnSet && (h.GetFlags() & TcpHeader::ACK))
+    {
+        std::cout << "EV " << Simulator::Now().GetSeconds() << " ack "
+                  << EvSeg(h.GetAckNumber().GetValue()) << std::endl;
+    }
+}
+
+static void
+OnEvState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n)
+{
+    std::cout << "EV " << Simulator::Now().GetSeconds() << " state " << n << std::endl;
+}
+
+static void
+OnEvRto(Time, Time n)
+{
+    std::cout << "EV " << Simulator::Now().GetSeconds() << " rto " << n.GetSeconds() << std::endl;
+}
+
+static void
+OnEvCwnd(uint32_t, uint32_t n)
+{
+    std::cout << "EV " << Simulator::Now().GetSeconds() << " cwnd " << n / 536.0 << std::endl;
+}
+
+static void
+OnEvRtt(Time, Time n)
+{
+    std::cout << "EV " << Simulator::Now().GetSeconds() << " rtt " << n.GetSeconds() << std::endl;
+}
+
+static void
+ConnectEvents()
+{
+    std::string s = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::ConnectWithoutContext(s + "Tx", MakeCallback(&OnEvTx));
+    Config::ConnectWithoutContext(s + "Rx", MakeCallback(&OnEvRx));
+    Config::ConnectWithoutContext(s + "CongState", MakeCallback(&OnEvState));
+    Config::ConnectWithoutContext(s + "RTO", MakeCallback(&OnEvRto));
+    Config::ConnectWithoutContext(s + "CongestionWindow", MakeCallback(&OnEvCwnd));
+    Config::ConnectWithoutContext(s + "RTT", MakeCallback(&OnEvRtt));
+}
+
 static void
 OnRx(Ptr<const Packet> p, const Address&)
 {
@@ -333,6 +414,7 @@ main(int argc, char* argv[])
     cmd.AddValue("stop", "end of the run, s", stop);
     cmd.AddValue("from", "goodput counted from, s", g_from);
     cmd.AddValue("sack", "TCP SACK (ns-3's default: on)", sack);
+    cmd.AddValue("events", "print one EV line per sender segment, ACK, state/RTO/cwnd change", g_events);
     cmd.AddValue("counters", "print per-node PHY/MAC/queue/TCP counters", counters);
     cmd.Parse(argc, argv);
 
@@ -425,6 +507,12 @@ main(int argc, char* argv[])
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/Txop/Queue/Expired",
                         MakeCallback(&OnTraceExpired));
         Simulator::Schedule(Seconds(1.01), &ConnectTrace);
+    }
+
+    if (g_events)
+    {
+        // The sender's socket exists once BulkSend has started (1 s).
+        Simulator::Schedule(Seconds(1.0) + NanoSeconds(1), &ConnectEvents);
     }
 
     Simulator::Stop(Seconds(stop));

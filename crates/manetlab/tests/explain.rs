@@ -69,12 +69,18 @@ fn grouped_explain_splits_the_difference_exactly_between_named_groups() {
     let file = dir.join("chain.toml");
     std::fs::write(&file, CHAIN).unwrap();
     let set = ["run.duration=8s", "run.warmup=3s"];
-    let ex = explain_groups(&file, &set, Profile::Ns2, Profile::Ns3, &[1, 2], 8).unwrap();
+    let ex = explain_groups(&file, &set, Profile::Ns2, Profile::Ns3, &[1, 2, 3], 8).unwrap();
     let names: Vec<&str> = ex.groups.iter().map(|g| g.name).collect();
     assert_eq!(names, ["tcp", "radio", "mac", "queue-arp"]);
-    // Every group is small enough to be exact: 2^13 configurations are not
-    // needed, only the subsets the formulas use.
-    assert!(ex.groups.iter().all(|g| g.exact));
+    // Every group of at most 5 rows is exact with 8 orders (2^m - 2 <= 8 (m - 1)):
+    // 2^13 configurations are not needed, only the subsets the formulas use.
+    // The tcp group has 6 differing rows since the ns3 profile runs ns-3.37's
+    // TCP (row tcp-variant, docs/profiles.md session 10): its rows are
+    // sampled, its group value stays exact.
+    for g in &ex.groups {
+        assert_eq!(g.exact, g.rows.len() <= 5, "{} {:?}", g.name, g.rows);
+    }
+    assert_eq!(ex.groups[0].rows.len(), 6);
     assert!(ex.configurations() < 600, "{}", ex.configurations());
     let total = ex.total(0, 0).mean.unwrap();
     assert!(total < -50.0, "ns2 -> ns3 {total:.1} kbit/s");
@@ -95,10 +101,12 @@ fn grouped_explain_splits_the_difference_exactly_between_named_groups() {
     assert!(mac.mean.unwrap() > 50.0 && mac.mean.unwrap() - mac.ci95.unwrap() > 0.0, "{mac:?}");
     let mss = ex.groups[0].rows.iter().position(|r| *r == "tcp-mss").unwrap();
     assert!(ex.row_value(0, mss, 0, 0).mean.unwrap() < -200.0);
-    // Seed noise: the groups' 95 % half-widths over the difference (two
-    // 5-second seeds, Student t with 1 degree of freedom = 12.7: wide).
+    // Seed noise: the groups' 95 % half-widths over the difference (three
+    // 5-second seeds, Student t with 2 degrees of freedom = 4.3; ns-3.37's
+    // CUBIC in the ns3 profile spreads short runs: 1.85 here, the TCP and
+    // MAC groups still clear of zero above).
     let noise = ex.seed_noise(0, 0).unwrap();
-    assert!(noise > 0.0 && noise < 1.5, "seed noise {noise:.2}");
+    assert!(noise > 0.0 && noise < 2.5, "seed noise {noise:.2}");
     let files = ex.write(&dir.join("out")).unwrap();
     assert_eq!(files.len(), 2);
     let md = std::fs::read_to_string(dir.join("out/groups.md")).unwrap();

@@ -5,7 +5,7 @@
 
 use super::{Endpoints, FlowEnv, Traffic, TrafficModel};
 use crate::sim::params::{ParamError, ParamErrorKind, Params};
-use crate::transport::tcp::{DataSource, ElfnConfig, ElfnProbe, ElfnRestore, TcpConfig, TcpSink, TcpSource, TcpVariant};
+use crate::transport::tcp::{DataSource, ElfnConfig, ElfnProbe, ElfnRestore, TcpConfig, TcpRecovery, TcpSink, TcpSource, TcpVariant};
 
 /// Largest TCP segment payload: the 802.11 MSDU limit less IP and TCP headers.
 pub const MAX_TCP_MSS: u32 = super::MAX_MSDU - crate::net::IP_HEADER_BYTES - crate::net::packet::TCP_HEADER_BYTES;
@@ -27,6 +27,9 @@ impl TrafficModel for Tcp {
         "delayed_ack",
         "timestamps",
         "rto_reset_on_ack",
+        "initial_cwnd",
+        "limited_transmit",
+        "recovery",
         "handshake",
         "elfn",
         "elfn_probe",
@@ -70,6 +73,16 @@ impl TrafficModel for Tcp {
         p.set_flag("delayed_ack", &mut tcp.delayed_ack)?;
         p.set_flag("timestamps", &mut tcp.timestamps)?;
         p.set_flag("rto_reset_on_ack", &mut tcp.rto_reset_on_ack)?;
+        if let Some(w) = p.uint("initial_cwnd")? {
+            if w.v == 0 {
+                return Err(p.error(OutOfRange, w.at, "initial_cwnd", "{key} must be at least 1 segment"));
+            }
+            tcp.initial_cwnd = w.v;
+        }
+        p.set_flag("limited_transmit", &mut tcp.limited_transmit)?;
+        if let Some(r) = p.choice("recovery", &[("classic", TcpRecovery::Classic), ("ns3-prr", TcpRecovery::Ns3Prr)])? {
+            tcp.recovery = r.v;
+        }
         p.set_flag("handshake", &mut tcp.handshake)?;
         tcp.elfn = elfn(p)?;
         tcp.record_series = false;

@@ -287,13 +287,19 @@ pub const CHOICES: &[Choice] = &[
     },
     Choice {
         id: "tcp-variant",
-        title: "TCP congestion control",
+        title: "TCP congestion control and loss recovery",
         ns2: "NewReno",
-        // ns-3.37's default SocketType is TcpCubic (tcp-l4-protocol.cc):
-        // `variant = "cubic-ns3"` models it, but is kept out of the
-        // profile until it agrees with ns-3 on chains of 5+ hops
-        // (docs/profiles.md, "With profile = ns3 against ns-3.37").
-        ns3: &[tcp("variant", "\"newreno\"")],
+        // ns-3.37: SocketType TcpCubic (tcp-l4-protocol.cc) with
+        // TcpPrrRecovery over the non-SACK scoreboard (Sack is off in
+        // scripts/ns3/tcp_chain.cc), InitialCwnd 10, LimitedTransmit on
+        // (docs/profiles.md, "With profile = ns3 against ns-3.37",
+        // session 10).
+        ns3: &[
+            tcp("variant", "\"cubic-ns3\""),
+            tcp("recovery", "\"ns3-prr\""),
+            tcp("initial_cwnd", "10"),
+            tcp("limited_transmit", "true"),
+        ],
         // The ELFN paper's TCP-Reno.
         cmu1999: &[tcp("variant", "\"reno\"")],
     },
@@ -317,8 +323,10 @@ pub const CHOICES: &[Choice] = &[
         id: "tcp-rto",
         title: "TCP RTO bounds",
         ns2: "min 200 ms, initial 3 s",
-        // ns-3 TcpSocketBase MinRto 1 s (initial: 1 s estimate + 4 x 0.5 s = 3 s).
-        ns3: &[tcp("min_rto", "\"1s\"")],
+        // ns-3 TcpSocketBase MinRto 1 s (initial: 1 s estimate + 4 x 0.5 s
+        // = 3 s); Timestamp on (an RTT sample per ACK, EstimateRtt; 12 B
+        // option); every new ACK recomputes the RTO (NewAck).
+        ns3: &[tcp("min_rto", "\"1s\""), tcp("timestamps", "true"), tcp("rto_reset_on_ack", "true")],
         // tcp-manet-elfn.txt §3: initial RTO 6 s.
         cmu1999: &[tcp("initial_rto", "\"6s\"")],
     },

@@ -31,6 +31,19 @@ pub enum ElfnProbe {
     LowestLost,
 }
 
+/// How the sender recovers from a loss signalled by duplicate ACKs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TcpRecovery {
+    /// The variant's own: RFC 5681 fast recovery with window inflation, and
+    /// RFC 6582 partial ACKs for the NewReno-style variants (ns-2).
+    #[default]
+    Classic,
+    /// ns-3.37's loss recovery without SACK (`TcpPrrRecovery`, RFC 6937
+    /// as ns-3 computes it, over `TcpTxBuffer`'s Reno-SACK scoreboard):
+    /// see `sender/ns3.rs`.
+    Ns3Prr,
+}
+
 /// Explicit Link Failure Notification (tcp-manet-elfn.txt §6): on a notice
 /// the sender disables its retransmission timer and enters standby, sending
 /// one probe every `probe_interval` until an ACK arrives.
@@ -93,12 +106,15 @@ pub struct TcpConfig {
     /// RTT samples from the echoed timestamp on every ACK of new data
     /// outside any recovery (RFC 7323 §4.1; ns-3.37's default `Timestamp`,
     /// `TcpSocketBase::EstimateRtt`), instead of one timed segment per
-    /// round trip. The segments carry no extra header bytes for it.
+    /// round trip. Every segment carries the 12-byte option (RFC 7323 §3,
+    /// padded as ns-3 pads it).
     pub timestamps: bool,
     /// Every ACK of new data recomputes the RTO from the estimate, ending
     /// any backoff (ns-3.37 `TcpSocketBase::NewAck`); otherwise only a new
     /// RTT sample ends it (RFC 6298 §5.7, ns-2).
     pub rto_reset_on_ack: bool,
+    /// Loss recovery on duplicate ACKs.
+    pub recovery: TcpRecovery,
     /// Open with SYN, SYN-ACK, ACK. With `false` the sender starts
     /// established, like ns-2's one-way TCP.
     pub handshake: bool,
@@ -130,6 +146,7 @@ impl Default for TcpConfig {
             delack_timeout: Time::from_ms(200),
             timestamps: false,
             rto_reset_on_ack: false,
+            recovery: TcpRecovery::Classic,
             handshake: false,
             variant: TcpVariant::default(),
             elfn: None,

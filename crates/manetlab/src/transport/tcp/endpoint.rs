@@ -80,7 +80,8 @@ impl TcpSource {
             return;
         }
         while let Some(seg) = self.tx.poll_transmit(ctx.now) {
-            let pkt = ctx.new_packet(self.dst, TCP_HEADER_BYTES + seg.len, self.flow, Body::Tcp(seg));
+            let hdr = header_bytes(self.tx.config());
+            let pkt = ctx.new_packet(self.dst, hdr + seg.len, self.flow, Body::Tcp(seg));
             ctx.metrics.flow_sent(self.flow, ctx.now, seg.len);
             ctx.send(pkt);
         }
@@ -168,12 +169,21 @@ impl Endpoint for TcpSource {
     }
 }
 
+/// The TCP header on the wire: 20 bytes, plus the timestamp option with
+/// `timestamps` (RFC 7323 §3: 10 bytes, padded to 12 as ns-3's
+/// `TcpHeader` pads its options to a multiple of 4).
+fn header_bytes(cfg: &TcpConfig) -> u32 {
+    TCP_HEADER_BYTES + if cfg.timestamps { 12 } else { 0 }
+}
+
 /// The receiving end: ACKs every segment (or delays, if configured) and
 /// counts in-order bytes delivered to the application as the flow's goodput.
 pub struct TcpSink {
     flow: u32,
     port: u16,
     rx: TcpReceiver,
+    /// TCP header with options, bytes.
+    hdr: u32,
     peer: Option<(NodeId, u16)>,
     wake_gen: u32,
     wake_at: Option<Time>,
@@ -187,6 +197,7 @@ impl TcpSink {
             flow,
             port,
             rx: TcpReceiver::new(cfg),
+            hdr: header_bytes(cfg),
             peer: None,
             wake_gen: 0,
             wake_at: None,
@@ -228,7 +239,7 @@ impl TcpSink {
 
     fn send_ack(&mut self, ctx: &mut EndpointCtx, ack: TcpSeg) {
         if let Some((dst, _)) = self.peer {
-            let pkt = ctx.new_packet(dst, TCP_HEADER_BYTES, self.flow, Body::Tcp(ack));
+            let pkt = ctx.new_packet(dst, self.hdr, self.flow, Body::Tcp(ack));
             ctx.send(pkt);
         }
     }

@@ -26,7 +26,7 @@ mod rtt;
 mod sender;
 mod trace;
 
-pub use config::{ElfnConfig, ElfnProbe, ElfnRestore, TcpConfig, TcpVariant};
+pub use config::{ElfnConfig, ElfnProbe, ElfnRestore, TcpConfig, TcpRecovery, TcpVariant};
 pub use congestion::{AckSample, CcState, CongestionControl, RecoveryStyle};
 pub use endpoint::{TcpSink, TcpSource, TcpSummary};
 pub use receiver::{RecvOutcome, TcpReceiver};

@@ -10,7 +10,9 @@
 //! `TcpSeg` are filled (`ts` = send time, `ts_echo` = last peer `ts`) but
 //! not used for RTT.
 
-use super::config::{ElfnProbe, ElfnRestore, TcpConfig};
+mod ns3;
+
+use super::config::{ElfnProbe, ElfnRestore, TcpConfig, TcpRecovery};
 use super::congestion::{AckArrival, AckSample, CcState, CongestionControl, RecoveryStyle};
 use super::rtt::RttEstimator;
 use super::trace::{SenderStats, SeqEvent, TcpTrace};
@@ -101,6 +103,8 @@ pub struct TcpSender {
     standby_since: Time,
     lowest_lost: Option<u64>,
     cc: Box<dyn CongestionControl>,
+    /// ns-3.37's recovery (`recovery = "ns3-prr"`), else `None`.
+    ns3: Option<ns3::Ns3Recovery>,
     cc_state: CcState,
     rtt: RttEstimator,
     stats: SenderStats,
@@ -128,6 +132,7 @@ impl TcpSender {
         let state = if cfg.handshake { SenderState::SynSent } else { SenderState::Established };
         TcpSender {
             cc: cfg.variant.build(),
+            ns3: (cfg.recovery == TcpRecovery::Ns3Prr).then(ns3::Ns3Recovery::new),
             trace: TcpTrace::new(cfg.record_series, cfg.record_seq_log),
             sport,
             dport,
@@ -228,6 +233,9 @@ impl TcpSender {
                 self.dupacks = 0;
                 self.recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
+                if self.ns3.is_some() {
+                    self.ns3_on_timeout();
+                }
             }
         }
         // ns-2 re-arms at once with the backed-off value; the resend follows.
@@ -275,6 +283,9 @@ impl TcpSender {
             if self.in_recovery {
                 self.in_recovery = false;
                 self.cc.on_recovery_exit(&mut self.cc_state, now);
+            }
+            if let Some(r) = self.ns3.as_mut() {
+                *r = ns3::Ns3Recovery::new();
             }
             self.probe_deadline = Some(now + elfn.probe_interval);
         }
@@ -459,6 +470,9 @@ impl TcpSender {
                 self.timing = Some((seq + len as u64, now));
             }
         }
+        if self.ns3.is_some() {
+            self.ns3_on_send(seq, len as u64);
+        }
         self.snd_max = self.snd_max.max(seq + len as u64);
         self.arm_timer_if_idle(now);
         TcpSeg { seq, len, flags: TcpSeg::ACK, ..self.base_seg(now) }
@@ -504,6 +518,12 @@ impl TcpSender {
                 return Some(self.data_seg(now, self.snd_una, end));
             }
         }
+        if self.ns3.as_ref().is_some_and(|r| r.state != ns3::CaState::Loss) {
+            let seq = self.ns3_next_seq()?;
+            let seg = self.data_seg(now, seq, self.data_end);
+            self.snd_nxt = self.snd_nxt.max(seq + seg.len as u64);
+            return Some(seg);
+        }
         // The whole segment must fit the window (an advertised window need
         // not be a multiple of the MSS); with nothing outstanding one
         // segment may always go, so a window below one MSS cannot stall.
@@ -547,6 +567,9 @@ impl TcpSender {
         if ack > self.snd_una || is_dup {
             let arrival = AckArrival { newly_acked: ack - self.snd_una, ack, snd_max: self.snd_max, echo_rtt };
             self.cc.on_ack_arrival(&mut self.cc_state, &arrival, now);
+        }
+        if self.ns3.is_some() {
+            return self.ns3_on_ack(now, ack, is_dup, echo_rtt);
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, echo_rtt);

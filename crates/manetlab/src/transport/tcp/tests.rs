@@ -768,3 +768,5 @@ fn test_elfn_outage_no_timeouts_and_transfer_completes() {
     let done = |n: &Net| n.sent.last().unwrap().0;
     assert!(done(&elfn) < done(&plain));
 }
+
+mod ns3;

@@ -35,10 +35,11 @@
 //!   `HystartReset` on `CA_LOSS`); RTT samples within 10 ms of an epoch
 //!   start are ignored (`CubicDelta`).
 //!
-//! Not modelled: ns-3.37's PRR loss recovery (`TcpPrrRecovery`): the
-//! sender's NewReno fast recovery runs instead (cwnd = ssthresh + 3,
-//! inflation, deflation on partial ACKs, cwnd = ssthresh at the end), and
-//! ns-3's extra window increase on the ACK that ends fast recovery.
+//! Loss recovery is the sender's: NewReno fast recovery by default
+//! (cwnd = ssthresh + 3, inflation, deflation on partial ACKs, cwnd =
+//! ssthresh at the end), or ns-3.37's PRR with `recovery = "ns3-prr"`
+//! (`sender/ns3.rs`: cwnd = pipe + PRR's send count, then ssthresh and this
+//! controller's increase for the whole ACK that ends recovery).
 
 use super::{AckArrival, AckSample, CcState, CongestionControl, RecoveryStyle};
 use crate::sim::Time;
