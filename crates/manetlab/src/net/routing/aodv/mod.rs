@@ -2,10 +2,10 @@
 //!
 //! One [`Aodv`] per node. The files follow the RFC's concepts:
 //! - `packet.rs`: RREQ, RREP (and HELLO, a RREP), RERR with wire sizes (§5);
-//! - `table.rs`: the routing table and sequence-number rules (§6.1, §6.2);
+//! - `table.rs`: the routing table and sequence-number rules (§6.1, §6.2),
+//!   and the neighbour list for HELLO link detection (§6.9), in one map;
 //! - `rreq_cache.rs`: duplicate RREQ detection (§6.5);
 //! - `buffer.rs`: packets awaiting a route (§6.3);
-//! - `neighbours.rs`: local connectivity for HELLO link detection (§6.9);
 //! - `config.rs`: parameters and derived values (§10).
 //!
 //! This file is the protocol: route discovery with an expanding ring and
@@ -23,10 +23,11 @@ pub mod config;
 mod discovery;
 mod ns2_quirks;
 mod ns2_timing;
-pub mod neighbours;
 pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
 pub mod table;
+#[cfg(test)]
+mod table_reference;
 
 pub use config::{AodvConfig, LinkDetection, RreqTiming};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
@@ -36,7 +37,6 @@ use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
 use buffer::SendBuffer;
-use neighbours::Neighbours;
 use rreq_cache::RreqCache;
 use std::collections::{BTreeMap, VecDeque};
 use table::{seq_at_least, seq_newer, Offer, RouteState, RouteTable};
@@ -116,7 +116,6 @@ pub struct Aodv {
     /// ns-2.35's per-destination request state (`rreq_timing = "ns2"`).
     ns2_routes: BTreeMap<NodeId, ns2_timing::Ns2Route>,
     next_gen: u32,
-    neighbours: Neighbours,
     neighbour_timer: bool,
     /// When this node originated its recent RREQs / sent its recent RERRs.
     rreq_times: VecDeque<Time>,
@@ -136,14 +135,13 @@ impl Aodv {
             me,
             seq: 0,
             rreq_id: 0,
-            table: RouteTable::new(cfg.delete_period()),
+            table: RouteTable::new(cfg.delete_period(), cfg.neighbour_timeout()),
             cache: RreqCache::new(cfg.path_discovery_time()),
             buffer: SendBuffer::new(cfg.buffer_size, cfg.buffer_timeout),
             buffer_timer: false,
             discoveries: BTreeMap::new(),
             ns2_routes: BTreeMap::new(),
             next_gen: 0,
-            neighbours: Neighbours::new(cfg.neighbour_timeout()),
             neighbour_timer: false,
             rreq_times: VecDeque::new(),
             rerr_times: VecDeque::new(),
@@ -331,7 +329,7 @@ impl Aodv {
         if !self.cfg.link_detection.uses_hello() || nb == self.me || nb == BROADCAST {
             return;
         }
-        self.neighbours.heard(nb, ctx.now);
+        self.table.heard(nb, ctx.now);
         if !self.neighbour_timer {
             self.neighbour_timer = true;
             ctx.timer(ctx.now + self.cfg.neighbour_timeout(), RouteTimer::of(T_NEIGHBOURS));
@@ -396,7 +394,7 @@ impl Aodv {
     /// packet whose transmission failed (MAC detection).
     fn link_break(&mut self, ctx: &mut RouteCtx, nb: NodeId, cause: Cause, failed: Option<Packet>) {
         let now = ctx.now;
-        self.neighbours.remove(nb);
+        self.table.remove_neighbour(nb);
         let dests = self.table.active_via(nb, now);
         let repair = failed.filter(|p| {
             self.cfg.local_repair
@@ -663,11 +661,11 @@ impl Routing for Aodv {
             }
             T_NEIGHBOURS => {
                 self.neighbour_timer = false;
-                for nb in self.neighbours.take_lost(ctx.now) {
+                for nb in self.table.take_lost(ctx.now) {
                     self.stats.event("neighbours_lost");
                     self.link_break(ctx, nb, Cause::Hello, None);
                 }
-                if let Some(at) = self.neighbours.next_expiry() {
+                if let Some(at) = self.table.next_expiry() {
                     self.neighbour_timer = true;
                     ctx.timer(at, RouteTimer::of(T_NEIGHBOURS));
                 }
