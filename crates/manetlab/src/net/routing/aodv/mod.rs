@@ -25,6 +25,7 @@ mod ns2_quirks;
 mod ns2_timing;
 pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
+mod slots;
 pub mod table;
 #[cfg(test)]
 mod table_reference;
@@ -32,7 +33,7 @@ mod table_reference;
 pub use config::{AodvConfig, LinkDetection, RreqTiming};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
+use super::{MsgCount, Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
@@ -57,6 +58,8 @@ const GEN_MASK: u64 = 0xFF_FFFF;
 /// Housekeeping period: expired routes and RREQ cache entries are purged.
 const PURGE_INTERVAL: Time = Time::from_secs(1);
 const ONE_SECOND: Time = Time::from_secs(1);
+/// Every `MsgKind`, in discriminant order (`Aodv::received`).
+const MSG_KINDS: [MsgKind; 4] = [MsgKind::Rreq, MsgKind::Rrep, MsgKind::Rerr, MsgKind::Hello];
 
 
 /// A route discovery in progress (§6.3, §6.4), or a local repair (§6.12).
@@ -102,21 +105,35 @@ enum Cause {
     Mac,
 }
 
+/// `repr(C, align(64))`: the fields read or written for (nearly) every
+/// packet heard come first, in the box's first five cache lines (the route
+/// table and neighbour list, the received-message counters, the RREQ
+/// cache, the configuration's first fields), then the send buffer (whose
+/// length a HELLO checks); the rest follows. At 1,000-2,000 nodes the time per packet heard is
+/// cache misses on this per-node state (docs/performance.md, "Fifth
+/// sitting"; `tests::hot_fields_lead_the_box` checks the offsets).
+#[repr(C, align(64))]
 pub struct Aodv {
-    cfg: AodvConfig,
+    table: RouteTable,
     me: NodeId,
+    neighbour_timer: bool,
+    buffer_timer: bool,
+    /// Duplicate RREQs heard (the event `rreq_duplicates`, counted here,
+    /// not in `stats`: half the packets heard at 1,000 nodes).
+    rreq_duplicates: u64,
+    /// Control messages received, by `MsgKind` (`stats` gets them at the
+    /// end, as `count_received` would have counted them).
+    received: [MsgCount; MSG_KINDS.len()],
+    cache: RreqCache,
+    cfg: AodvConfig,
+    buffer: SendBuffer,
     /// This node's own sequence number.
     seq: u32,
     rreq_id: u32,
-    table: RouteTable,
-    cache: RreqCache,
-    buffer: SendBuffer,
-    buffer_timer: bool,
     discoveries: BTreeMap<NodeId, Discovery>,
     /// ns-2.35's per-destination request state (`rreq_timing = "ns2"`).
     ns2_routes: BTreeMap<NodeId, ns2_timing::Ns2Route>,
     next_gen: u32,
-    neighbour_timer: bool,
     /// When this node originated its recent RREQs / sent its recent RERRs.
     rreq_times: VecDeque<Time>,
     rerr_times: VecDeque<Time>,
@@ -133,6 +150,8 @@ impl Aodv {
     pub fn new(me: NodeId, cfg: AodvConfig) -> Aodv {
         Aodv {
             me,
+            rreq_duplicates: 0,
+            received: [MsgCount::default(); MSG_KINDS.len()],
             seq: 0,
             rreq_id: 0,
             table: RouteTable::new(cfg.delete_period(), cfg.neighbour_timeout()),
@@ -620,7 +639,7 @@ impl Routing for Aodv {
     fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
         let Body::Aodv(msg) = pkt.body else { return };
         let kind = msg.kind();
-        self.stats.count_received(kind.name(), pkt.size);
+        self.received[kind as usize].add(pkt.size);
         self.heard(ctx, pkt.prev_hop);
         match msg {
             AodvMsg::Rreq(q) => self.recv_rreq(ctx, pkt, q),
@@ -703,7 +722,16 @@ impl Routing for Aodv {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.to_stats()
+        let mut c = self.stats.clone();
+        for (kind, n) in MSG_KINDS.iter().zip(&self.received) {
+            if n.packets > 0 {
+                c.add_received(kind.name(), *n);
+            }
+        }
+        if self.rreq_duplicates > 0 {
+            c.add_event("rreq_duplicates", self.rreq_duplicates);
+        }
+        c.to_stats()
     }
 }
 

@@ -4,7 +4,7 @@
 //! One entry per destination: the destination sequence number and whether
 //! it is known ("valid sequence number" flag), the route state, hop count,
 //! next hop, lifetime and precursor list. Entries are kept in a hash map
-//! keyed by destination ([`IdMap`]: O(1) lookups; the table is looked up
+//! keyed by destination (`slots::IdSlots`: O(1) lookups; the table is looked up
 //! for every control message heard, and at 1,000 nodes holds hundreds of
 //! neighbours, where a `BTreeMap` walk was 7.6 % of the CPU). Every walk
 //! whose order can reach an output (which routes use a broken link, the
@@ -29,7 +29,7 @@
 
 use crate::net::NodeId;
 use crate::sim::Time;
-use crate::sim::idhash::IdMap;
+use super::slots::IdSlots;
 
 /// `a` is fresher than `b`: signed 32-bit comparison, so the numbers may
 /// wrap around (§6.1).
@@ -102,9 +102,18 @@ struct Entry {
     heard: Time,
 }
 
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry { route: None, heard: NOT_HEARD }
+    }
+}
+
+/// `repr(C)`: what every packet heard touches first (the map's header,
+/// the counts), inside the `Aodv` box's hot lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct RouteTable {
-    entries: IdMap<NodeId, Entry>,
+    entries: IdSlots<Entry>,
     /// Entries with a route.
     routes: u32,
     /// Entries in the neighbour list.
@@ -112,8 +121,8 @@ pub struct RouteTable {
     /// The neighbour list's next expiry as [`RouteTable::take_lost`] found
     /// it, while no neighbour was heard or removed since (the timer that
     /// calls `take_lost` re-arms itself at it: one walk instead of two).
-    expiry: Option<Time>,
     expiry_known: bool,
+    expiry: Option<Time>,
     delete_period: Time,
     neighbour_timeout: Time,
 }
@@ -125,10 +134,10 @@ impl RouteTable {
         RouteTable { delete_period, neighbour_timeout, ..RouteTable::default() }
     }
     pub fn get(&self, dst: NodeId) -> Option<&Route> {
-        self.entries.get(&dst).and_then(|e| e.route.as_ref())
+        self.entries.get(dst).and_then(|e| e.route.as_ref())
     }
     pub fn get_mut(&mut self, dst: NodeId) -> Option<&mut Route> {
-        self.entries.get_mut(&dst).and_then(|e| e.route.as_mut())
+        self.entries.get_mut(dst).and_then(|e| e.route.as_mut())
     }
     /// The route to `dst` if it is valid and not expired.
     pub fn active(&self, dst: NodeId, now: Time) -> Option<&Route> {
@@ -152,7 +161,7 @@ impl RouteTable {
     /// The entry of `dst`, created without route and not a neighbour.
     #[inline]
     fn entry(&mut self, dst: NodeId) -> &mut Entry {
-        self.entries.entry(dst).or_insert(Entry { route: None, heard: NOT_HEARD })
+        self.entries.get_or_default(dst)
     }
 
     /// Applies the update rules of §6.2 and §6.7: the offer replaces the
@@ -351,7 +360,7 @@ impl RouteTable {
     }
     /// Takes `nb` off the neighbour list (its route stays).
     pub fn remove_neighbour(&mut self, nb: NodeId) {
-        let Some(e) = self.entries.get_mut(&nb) else { return };
+        let Some(e) = self.entries.get_mut(nb) else { return };
         if e.heard == NOT_HEARD {
             return;
         }
@@ -359,11 +368,11 @@ impl RouteTable {
         self.neighbours -= 1;
         self.expiry_known = false;
         if e.route.is_none() {
-            self.entries.remove(&nb);
+            self.entries.remove(nb);
         }
     }
     pub fn is_neighbour(&self, nb: NodeId) -> bool {
-        self.entries.get(&nb).is_some_and(|e| e.heard != NOT_HEARD)
+        self.entries.get(nb).is_some_and(|e| e.heard != NOT_HEARD)
     }
     pub fn neighbour_count(&self) -> usize {
         self.neighbours as usize
@@ -374,7 +383,7 @@ impl RouteTable {
         let timeout = self.neighbour_timeout;
         let mut lost = Vec::new();
         let mut earliest = NOT_HEARD;
-        self.entries.retain(|&nb, e| {
+        self.entries.retain(|nb, e| {
             if e.heard == NOT_HEARD {
                 return true;
             }
@@ -572,7 +581,7 @@ mod tests {
         rt.heard(7, t(0));
         rt.neighbour(7, t(3000), t(0));
         assert_eq!((rt.entries.len(), rt.len(), rt.neighbour_count()), (1, 1, 1));
-        assert_eq!(std::mem::size_of::<(NodeId, Entry)>(), 64, "one cache line per bucket");
+        assert_eq!(std::mem::size_of::<super::super::slots::Slot<Entry>>(), 64, "one cache line per slot");
         // The neighbour is lost, the (invalid) route stays.
         assert_eq!(rt.take_lost(t(2100)), vec![7]);
         assert!(!rt.is_neighbour(7) && rt.get(7).is_some());
@@ -626,7 +635,7 @@ mod tests {
                     proptest::prop_assert_eq!(rt.active(k, now), old.active(k, now));
                     proptest::prop_assert_eq!(rt.is_neighbour(k), nbs.contains(k));
                     let live = rt.get(k).is_some() || rt.is_neighbour(k);
-                    proptest::prop_assert_eq!(rt.entries.contains_key(&k), live, "an entry iff a route or a neighbour");
+                    proptest::prop_assert_eq!(rt.entries.contains_key(k), live, "an entry iff a route or a neighbour");
                 }
             }
         }

@@ -21,18 +21,12 @@ impl OldRouteTable {
     pub fn get(&self, dst: NodeId) -> Option<&Route> {
         self.routes.get(&dst)
     }
-    pub fn get_mut(&mut self, dst: NodeId) -> Option<&mut Route> {
-        self.routes.get_mut(&dst)
-    }
     /// The route to `dst` if it is valid and not expired.
     pub fn active(&self, dst: NodeId, now: Time) -> Option<&Route> {
         self.routes.get(&dst).filter(|r| r.is_active(now))
     }
     pub fn len(&self) -> usize {
         self.routes.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.routes.is_empty()
     }
     /// The entries in destination order (allocates: for the viewer and
     /// tests, not for per-packet paths).
@@ -236,9 +230,6 @@ impl OldNeighbours {
     }
     pub fn len(&self) -> usize {
         self.last_heard.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.last_heard.is_empty()
     }
     /// Removes and returns (in id order) the neighbours silent for the
     /// timeout or longer at `now`.
