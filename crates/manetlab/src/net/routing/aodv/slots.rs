@@ -13,15 +13,22 @@
 
 use crate::net::NodeId;
 
-/// Marks a free slot (no node has this id: ids are below 2^31).
-const FREE: NodeId = NodeId::MAX;
 /// Slots of a table's first allocation.
 const MIN_SLOTS: usize = 16;
 
 #[derive(Clone, Debug)]
 pub(super) struct Slot<V> {
     key: NodeId,
+    /// The slot holds `key` (any id is a valid key, `BROADCAST` too; the
+    /// flag sits in the key's padding).
+    used: bool,
     value: V,
+}
+
+impl<V: Default> Slot<V> {
+    fn free() -> Slot<V> {
+        Slot { key: 0, used: false, value: V::default() }
+    }
 }
 
 /// `repr(C)`: what a look-up reads (the slots' address and length, the
@@ -64,12 +71,12 @@ impl<V: Clone + Default> IdSlots<V> {
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
-            let k = self.slots[i].key;
-            if k == key {
-                return Some(i);
-            }
-            if k == FREE {
+            let s = &self.slots[i];
+            if !s.used {
                 return None;
+            }
+            if s.key == key {
+                return Some(i);
             }
             i = (i + 1) & mask;
         }
@@ -97,20 +104,20 @@ impl<V: Clone + Default> IdSlots<V> {
     /// The value of `key`, inserted as `V::default()` if absent.
     #[inline]
     pub fn get_or_default(&mut self, key: NodeId) -> &mut V {
-        debug_assert!(key != FREE);
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
-            let k = self.slots[i].key;
-            if k == key {
+            let s = &self.slots[i];
+            if !s.used {
+                self.slots[i].key = key;
+                self.slots[i].used = true;
+                self.len += 1;
                 return &mut self.slots[i].value;
             }
-            if k == FREE {
-                self.slots[i].key = key;
-                self.len += 1;
+            if s.key == key {
                 return &mut self.slots[i].value;
             }
             i = (i + 1) & mask;
@@ -118,12 +125,12 @@ impl<V: Clone + Default> IdSlots<V> {
     }
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(MIN_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![Slot { key: FREE, value: V::default() }; n]);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::free(); n]);
         self.shift = 64 - n.trailing_zeros();
         let mask = n - 1;
-        for s in old.into_iter().filter(|s| s.key != FREE) {
+        for s in old.into_iter().filter(|s| s.used) {
             let mut i = self.home(s.key);
-            while self.slots[i].key != FREE {
+            while self.slots[i].used {
                 i = (i + 1) & mask;
             }
             self.slots[i] = s;
@@ -139,12 +146,12 @@ impl<V: Clone + Default> IdSlots<V> {
     /// every key stays reachable from its home slot (Algorithm R).
     fn remove_at(&mut self, mut i: usize) {
         let mask = self.mask();
-        self.slots[i] = Slot { key: FREE, value: V::default() };
+        self.slots[i] = Slot::free();
         self.len -= 1;
         let mut j = i;
         loop {
             j = (j + 1) & mask;
-            if self.slots[j].key == FREE {
+            if !self.slots[j].used {
                 return;
             }
             let h = self.home(self.slots[j].key);
@@ -160,7 +167,7 @@ impl<V: Clone + Default> IdSlots<V> {
     /// once, in slot order.
     pub fn retain(&mut self, mut f: impl FnMut(NodeId, &mut V) -> bool) {
         let mut gone = std::mem::take(&mut self.gone);
-        for s in self.slots.iter_mut().filter(|s| s.key != FREE) {
+        for s in self.slots.iter_mut().filter(|s| s.used) {
             if !f(s.key, &mut s.value) {
                 gone.push(s.key);
             }
@@ -172,13 +179,13 @@ impl<V: Clone + Default> IdSlots<V> {
         self.gone = gone;
     }
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, &V)> {
-        self.slots.iter().filter(|s| s.key != FREE).map(|s| (s.key, &s.value))
+        self.slots.iter().filter(|s| s.used).map(|s| (s.key, &s.value))
     }
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
     }
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.slots.iter_mut().filter(|s| s.key != FREE).map(|s| &mut s.value)
+        self.slots.iter_mut().filter(|s| s.used).map(|s| &mut s.value)
     }
 }
 
@@ -195,7 +202,9 @@ mod tests {
             let mut t: IdSlots<u32> = IdSlots::default();
             let mut m = std::collections::BTreeMap::new();
             for (op, k, v) in ops {
-                let k = k * 64; // multiples: many share the top bits of k * K
+                // Multiples of 64 (many share the top bits of k * K), and
+                // the largest id (BROADCAST) as a key like any other.
+                let k = if k == 199 { NodeId::MAX } else { k * 64 };
                 match op {
                     0 | 1 => { *t.get_or_default(k) = v; m.insert(k, v); }
                     2 => { t.remove(k); m.remove(&k); }
@@ -212,7 +221,7 @@ mod tests {
                 let mut all: Vec<(NodeId, u32)> = t.iter().map(|(k, &v)| (k, v)).collect();
                 all.sort_unstable();
                 proptest::prop_assert_eq!(all, m.iter().map(|(&k, &v)| (k, v)).collect::<Vec<_>>());
-                for q in (0..200).map(|q| q * 64) {
+                for q in (0..199).map(|q| q * 64).chain([NodeId::MAX]) {
                     proptest::prop_assert_eq!(t.get(q), m.get(&q));
                 }
                 proptest::prop_assert!(t.slots.is_empty() || t.len() * 2 <= t.slots.len(), "load at most 1/2");
