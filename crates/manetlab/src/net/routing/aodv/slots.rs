@@ -215,7 +215,10 @@ mod tests {
                         proptest::prop_assert_eq!(seen, m.keys().copied().collect::<Vec<_>>(), "each entry once");
                         m.retain(|_, x| { *x += 1; *x % 3 != 0 });
                     }
-                    _ => { if let Some(x) = t.get_mut(k) { *x += v; } if let Some(x) = m.get_mut(&k) { *x += v; } }
+                    _ => {
+                        if let Some(x) = t.get_mut(k) { *x += v; }
+                        if let Some(x) = m.get_mut(&k) { *x += v; }
+                    }
                 }
                 proptest::prop_assert_eq!(t.len(), m.len());
                 let mut all: Vec<(NodeId, u32)> = t.iter().map(|(k, &v)| (k, v)).collect();

@@ -15,10 +15,11 @@
 //! heard (HELLO-based link detection: a neighbour from which no packet of
 //! any kind has been received for the neighbour timeout is lost). Every
 //! packet heard updates both the neighbour's last-heard time and its
-//! one-hop route: in one map that is one hash-table probe (control group
-//! and bucket) per packet instead of two, the misses that dominated
-//! AODV's cost at 1,000-2,000 nodes (docs/performance.md, "Fifth
-//! sitting"). A key is in the map while it has a route or is a neighbour;
+//! one-hop route: in one map that is one probe per packet instead of two,
+//! and in `slots::IdSlots` a probe is one cache line (key and entry side
+//! by side) instead of a control group and a bucket: the misses that
+//! dominated AODV's cost at 1,000-2,000 nodes (docs/performance.md,
+//! "Fifth sitting"). A key is in the map while it has a route or is a neighbour;
 //! the two lists keep their own semantics (`table_reference.rs` holds the
 //! two-map version the tests compare against).
 //!

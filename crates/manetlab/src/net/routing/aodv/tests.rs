@@ -606,7 +606,7 @@ mod ns2_timing_tests;
 #[test]
 fn received_counts_and_duplicates_reach_the_report() {
     let mut n = node(5, mac_only());
-    assert!(n.proto.stats().received.is_empty() && n.proto.stats().events.get("rreq_duplicates").is_none());
+    assert!(n.proto.stats().received.is_empty() && !n.proto.stats().events.contains_key("rreq_duplicates"));
     n.receive(1, BROADCAST, 3, rreq(0, 1, 1, 9, None, 0));
     n.receive(2, BROADCAST, 3, rreq(0, 1, 1, 9, None, 1));
     n.receive(3, BROADCAST, 3, rreq(0, 1, 1, 9, None, 2));
