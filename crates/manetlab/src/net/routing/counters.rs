@@ -87,6 +87,13 @@ impl RoutingCounters {
     pub fn event(&mut self, name: &'static str) {
         self.add_event(name, 1);
     }
+    /// Adds `c` (packets and bytes counted elsewhere) to the received
+    /// messages of kind `kind`.
+    pub fn add_received(&mut self, kind: &'static str, c: MsgCount) {
+        let s = self.received.slot(kind);
+        s.packets += c.packets;
+        s.bytes += c.bytes;
+    }
     pub fn add_event(&mut self, name: &'static str, n: u64) {
         *self.events.slot(name) += n;
     }

@@ -69,7 +69,11 @@ impl RreqTiming {
 
 /// AODV configuration. Defaults are RFC 3561's (§10), except the send
 /// buffer (ns-2's 64 packets / 30 s) and the link detection (`Both`).
+/// `repr(C)`: the fields read for every packet heard (link detection,
+/// HELLO interval and loss, active route timeout) come first, within the
+/// `Aodv` box's hot lines (`Aodv`, docs/performance.md "Fifth sitting").
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct AodvConfig {
     pub link_detection: LinkDetection,
     /// HELLO_INTERVAL.

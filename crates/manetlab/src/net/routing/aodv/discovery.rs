@@ -147,7 +147,7 @@ impl Aodv {
         }
         self.table.neighbour(from, now + self.cfg.active_route_timeout, now);
         if self.cache.seen_before(q.orig, q.id, now) {
-            self.stats.event("rreq_duplicates");
+            self.rreq_duplicates += 1;
             return;
         }
         // Reverse route to the originator (§6.5).

@@ -2,10 +2,10 @@
 //!
 //! One [`Aodv`] per node. The files follow the RFC's concepts:
 //! - `packet.rs`: RREQ, RREP (and HELLO, a RREP), RERR with wire sizes (§5);
-//! - `table.rs`: the routing table and sequence-number rules (§6.1, §6.2);
+//! - `table.rs`: the routing table and sequence-number rules (§6.1, §6.2),
+//!   and the neighbour list for HELLO link detection (§6.9), in one map;
 //! - `rreq_cache.rs`: duplicate RREQ detection (§6.5);
 //! - `buffer.rs`: packets awaiting a route (§6.3);
-//! - `neighbours.rs`: local connectivity for HELLO link detection (§6.9);
 //! - `config.rs`: parameters and derived values (§10).
 //!
 //! This file is the protocol: route discovery with an expanding ring and
@@ -23,20 +23,21 @@ pub mod config;
 mod discovery;
 mod ns2_quirks;
 mod ns2_timing;
-pub mod neighbours;
 pub use crate::wire::aodv as packet;
 pub mod rreq_cache;
+mod slots;
 pub mod table;
+#[cfg(test)]
+mod table_reference;
 
 pub use config::{AodvConfig, LinkDetection, RreqTiming};
 pub use packet::{AodvMsg, MsgKind, Rerr, RerrElfn, Rrep, Rreq};
 
-use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
+use super::{MsgCount, Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats};
 use crate::net::{Body, LinkFailureNotice, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
 use buffer::SendBuffer;
-use neighbours::Neighbours;
 use rreq_cache::RreqCache;
 use std::collections::{BTreeMap, VecDeque};
 use table::{seq_at_least, seq_newer, Offer, RouteState, RouteTable};
@@ -57,6 +58,8 @@ const GEN_MASK: u64 = 0xFF_FFFF;
 /// Housekeeping period: expired routes and RREQ cache entries are purged.
 const PURGE_INTERVAL: Time = Time::from_secs(1);
 const ONE_SECOND: Time = Time::from_secs(1);
+/// Every `MsgKind`, in discriminant order (`Aodv::received`).
+const MSG_KINDS: [MsgKind; 4] = [MsgKind::Rreq, MsgKind::Rrep, MsgKind::Rerr, MsgKind::Hello];
 
 
 /// A route discovery in progress (§6.3, §6.4), or a local repair (§6.12).
@@ -102,22 +105,35 @@ enum Cause {
     Mac,
 }
 
+/// `repr(C, align(64))`: the fields read or written for (nearly) every
+/// packet heard come first, in the box's first five cache lines (the route
+/// table and neighbour list, the received-message counters, the RREQ
+/// cache, the configuration's first fields), then the send buffer (whose
+/// length a HELLO checks); the rest follows. At 1,000-2,000 nodes the time per packet heard is
+/// cache misses on this per-node state (docs/performance.md, "Fifth
+/// sitting"; `tests::hot_fields_lead_the_box` checks the offsets).
+#[repr(C, align(64))]
 pub struct Aodv {
-    cfg: AodvConfig,
+    table: RouteTable,
     me: NodeId,
+    neighbour_timer: bool,
+    buffer_timer: bool,
+    /// Duplicate RREQs heard (the event `rreq_duplicates`, counted here,
+    /// not in `stats`: half the packets heard at 1,000 nodes).
+    rreq_duplicates: u64,
+    /// Control messages received, by `MsgKind` (`stats` gets them at the
+    /// end, as `count_received` would have counted them).
+    received: [MsgCount; MSG_KINDS.len()],
+    cache: RreqCache,
+    cfg: AodvConfig,
+    buffer: SendBuffer,
     /// This node's own sequence number.
     seq: u32,
     rreq_id: u32,
-    table: RouteTable,
-    cache: RreqCache,
-    buffer: SendBuffer,
-    buffer_timer: bool,
     discoveries: BTreeMap<NodeId, Discovery>,
     /// ns-2.35's per-destination request state (`rreq_timing = "ns2"`).
     ns2_routes: BTreeMap<NodeId, ns2_timing::Ns2Route>,
     next_gen: u32,
-    neighbours: Neighbours,
-    neighbour_timer: bool,
     /// When this node originated its recent RREQs / sent its recent RERRs.
     rreq_times: VecDeque<Time>,
     rerr_times: VecDeque<Time>,
@@ -134,16 +150,17 @@ impl Aodv {
     pub fn new(me: NodeId, cfg: AodvConfig) -> Aodv {
         Aodv {
             me,
+            rreq_duplicates: 0,
+            received: [MsgCount::default(); MSG_KINDS.len()],
             seq: 0,
             rreq_id: 0,
-            table: RouteTable::new(cfg.delete_period()),
+            table: RouteTable::new(cfg.delete_period(), cfg.neighbour_timeout()),
             cache: RreqCache::new(cfg.path_discovery_time()),
             buffer: SendBuffer::new(cfg.buffer_size, cfg.buffer_timeout),
             buffer_timer: false,
             discoveries: BTreeMap::new(),
             ns2_routes: BTreeMap::new(),
             next_gen: 0,
-            neighbours: Neighbours::new(cfg.neighbour_timeout()),
             neighbour_timer: false,
             rreq_times: VecDeque::new(),
             rerr_times: VecDeque::new(),
@@ -331,7 +348,7 @@ impl Aodv {
         if !self.cfg.link_detection.uses_hello() || nb == self.me || nb == BROADCAST {
             return;
         }
-        self.neighbours.heard(nb, ctx.now);
+        self.table.heard(nb, ctx.now);
         if !self.neighbour_timer {
             self.neighbour_timer = true;
             ctx.timer(ctx.now + self.cfg.neighbour_timeout(), RouteTimer::of(T_NEIGHBOURS));
@@ -396,7 +413,7 @@ impl Aodv {
     /// packet whose transmission failed (MAC detection).
     fn link_break(&mut self, ctx: &mut RouteCtx, nb: NodeId, cause: Cause, failed: Option<Packet>) {
         let now = ctx.now;
-        self.neighbours.remove(nb);
+        self.table.remove_neighbour(nb);
         let dests = self.table.active_via(nb, now);
         let repair = failed.filter(|p| {
             self.cfg.local_repair
@@ -622,7 +639,7 @@ impl Routing for Aodv {
     fn on_control(&mut self, ctx: &mut RouteCtx, pkt: &Packet) {
         let Body::Aodv(msg) = pkt.body else { return };
         let kind = msg.kind();
-        self.stats.count_received(kind.name(), pkt.size);
+        self.received[kind as usize].add(pkt.size);
         self.heard(ctx, pkt.prev_hop);
         match msg {
             AodvMsg::Rreq(q) => self.recv_rreq(ctx, pkt, q),
@@ -663,11 +680,11 @@ impl Routing for Aodv {
             }
             T_NEIGHBOURS => {
                 self.neighbour_timer = false;
-                for nb in self.neighbours.take_lost(ctx.now) {
+                for nb in self.table.take_lost(ctx.now) {
                     self.stats.event("neighbours_lost");
                     self.link_break(ctx, nb, Cause::Hello, None);
                 }
-                if let Some(at) = self.neighbours.next_expiry() {
+                if let Some(at) = self.table.next_expiry() {
                     self.neighbour_timer = true;
                     ctx.timer(at, RouteTimer::of(T_NEIGHBOURS));
                 }
@@ -705,7 +722,16 @@ impl Routing for Aodv {
     }
 
     fn stats(&self) -> RoutingStats {
-        self.stats.to_stats()
+        let mut c = self.stats.clone();
+        for (kind, n) in MSG_KINDS.iter().zip(&self.received) {
+            if n.packets > 0 {
+                c.add_received(kind.name(), *n);
+            }
+        }
+        if self.rreq_duplicates > 0 {
+            c.add_event("rreq_duplicates", self.rreq_duplicates);
+        }
+        c.to_stats()
     }
 }
 

@@ -1,14 +1,27 @@
-//! The AODV routing table (RFC 3561 §2, §6.1, §6.2).
+//! The AODV routing table (RFC 3561 §2, §6.1, §6.2) and neighbour list
+//! (§6.9, §6.10).
 //!
 //! One entry per destination: the destination sequence number and whether
 //! it is known ("valid sequence number" flag), the route state, hop count,
 //! next hop, lifetime and precursor list. Entries are kept in a hash map
-//! keyed by destination ([`IdMap`]: O(1) lookups; the table is looked up
+//! keyed by destination (`slots::IdSlots`: O(1) lookups; the table is looked up
 //! for every control message heard, and at 1,000 nodes holds hundreds of
 //! neighbours, where a `BTreeMap` walk was 7.6 % of the CPU). Every walk
 //! whose order can reach an output (which routes use a broken link, the
 //! table as the viewer shows it) is sorted by destination, as the
 //! `BTreeMap` it replaced iterated.
+//!
+//! The same map holds the neighbour list: when each neighbour was last
+//! heard (HELLO-based link detection: a neighbour from which no packet of
+//! any kind has been received for the neighbour timeout is lost). Every
+//! packet heard updates both the neighbour's last-heard time and its
+//! one-hop route: in one map that is one probe per packet instead of two,
+//! and in `slots::IdSlots` a probe is one cache line (key and entry side
+//! by side) instead of a control group and a bucket: the misses that
+//! dominated AODV's cost at 1,000-2,000 nodes (docs/performance.md,
+//! "Fifth sitting"). A key is in the map while it has a route or is a neighbour;
+//! the two lists keep their own semantics (`table_reference.rs` holds the
+//! two-map version the tests compare against).
 //!
 //! Lifetimes are checked lazily: a valid entry whose lifetime has passed is
 //! not *active* (lookups ignore it) and [`RouteTable::purge`], run
@@ -17,7 +30,7 @@
 
 use crate::net::NodeId;
 use crate::sim::Time;
-use crate::sim::idhash::IdMap;
+use super::slots::IdSlots;
 
 /// `a` is fresher than `b`: signed 32-bit comparison, so the numbers may
 /// wrap around (§6.1).
@@ -79,38 +92,77 @@ pub struct Offer {
     pub keep_longer: bool,
 }
 
+/// `Entry::heard` of a node that is not in the neighbour list.
+const NOT_HEARD: Time = Time::MAX;
+
+/// One node's entry: its route (if any) and when it was last heard (if it
+/// is a neighbour). 64 bytes with its key: one bucket, one probe.
+#[derive(Clone, Debug)]
+struct Entry {
+    route: Option<Route>,
+    heard: Time,
+}
+
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry { route: None, heard: NOT_HEARD }
+    }
+}
+
+/// `repr(C)`: what every packet heard touches first (the map's header,
+/// the counts), inside the `Aodv` box's hot lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct RouteTable {
-    routes: IdMap<NodeId, Route>,
+    entries: IdSlots<Entry>,
+    /// Entries with a route.
+    routes: u32,
+    /// Entries in the neighbour list.
+    neighbours: u32,
+    /// The neighbour list's next expiry as [`RouteTable::take_lost`] found
+    /// it, while no neighbour was heard or removed since (the timer that
+    /// calls `take_lost` re-arms itself at it: one walk instead of two).
+    expiry_known: bool,
+    expiry: Option<Time>,
     delete_period: Time,
+    neighbour_timeout: Time,
 }
 
 impl RouteTable {
-    pub fn new(delete_period: Time) -> RouteTable {
-        RouteTable { routes: IdMap::default(), delete_period }
+    /// Invalid routes are deleted `delete_period` after they broke or
+    /// expired; a neighbour silent for `neighbour_timeout` is lost.
+    pub fn new(delete_period: Time, neighbour_timeout: Time) -> RouteTable {
+        RouteTable { delete_period, neighbour_timeout, ..RouteTable::default() }
     }
     pub fn get(&self, dst: NodeId) -> Option<&Route> {
-        self.routes.get(&dst)
+        self.entries.get(dst).and_then(|e| e.route.as_ref())
     }
     pub fn get_mut(&mut self, dst: NodeId) -> Option<&mut Route> {
-        self.routes.get_mut(&dst)
+        self.entries.get_mut(dst).and_then(|e| e.route.as_mut())
     }
     /// The route to `dst` if it is valid and not expired.
     pub fn active(&self, dst: NodeId, now: Time) -> Option<&Route> {
-        self.routes.get(&dst).filter(|r| r.is_active(now))
+        self.get(dst).filter(|r| r.is_active(now))
     }
+    /// Number of routes (valid or not).
     pub fn len(&self) -> usize {
-        self.routes.len()
+        self.routes as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.routes.is_empty()
+        self.routes == 0
     }
     /// The entries in destination order (allocates: for the viewer and
     /// tests, not for per-packet paths).
     pub fn iter(&self) -> impl Iterator<Item = &Route> {
-        let mut v: Vec<&Route> = self.routes.values().collect();
+        let mut v: Vec<&Route> = self.entries.values().filter_map(|e| e.route.as_ref()).collect();
         v.sort_unstable_by_key(|r| r.dst);
         v.into_iter()
+    }
+
+    /// The entry of `dst`, created without route and not a neighbour.
+    #[inline]
+    fn entry(&mut self, dst: NodeId) -> &mut Entry {
+        self.entries.get_or_default(dst)
     }
 
     /// Applies the update rules of §6.2 and §6.7: the offer replaces the
@@ -119,21 +171,20 @@ impl RouteTable {
     /// shorter. Returns true if the entry was created or replaced (it is then
     /// valid with the offer's next hop; precursors are kept).
     pub fn offer(&mut self, o: Offer, now: Time) -> bool {
-        match self.routes.get_mut(&o.dst) {
+        let e = self.entry(o.dst);
+        match &mut e.route {
             None => {
-                self.routes.insert(
-                    o.dst,
-                    Route {
-                        dst: o.dst,
-                        seq: o.seq,
-                        valid_seq: true,
-                        state: RouteState::Valid,
-                        hops: o.hops,
-                        next_hop: o.next_hop,
-                        lifetime: o.lifetime,
-                        precursors: Vec::new(),
-                    },
-                );
+                e.route = Some(Route {
+                    dst: o.dst,
+                    seq: o.seq,
+                    valid_seq: true,
+                    state: RouteState::Valid,
+                    hops: o.hops,
+                    next_hop: o.next_hop,
+                    lifetime: o.lifetime,
+                    precursors: Vec::new(),
+                });
+                self.routes += 1;
                 true
             }
             Some(r) => {
@@ -160,21 +211,20 @@ impl RouteTable {
     /// update a one-hop route to it without a valid sequence number (§6.5,
     /// §6.7), valid until at least `until`.
     pub fn neighbour(&mut self, nb: NodeId, until: Time, now: Time) {
-        match self.routes.get_mut(&nb) {
+        let e = self.entry(nb);
+        match &mut e.route {
             None => {
-                self.routes.insert(
-                    nb,
-                    Route {
-                        dst: nb,
-                        seq: 0,
-                        valid_seq: false,
-                        state: RouteState::Valid,
-                        hops: 1,
-                        next_hop: nb,
-                        lifetime: until,
-                        precursors: Vec::new(),
-                    },
-                );
+                e.route = Some(Route {
+                    dst: nb,
+                    seq: 0,
+                    valid_seq: false,
+                    state: RouteState::Valid,
+                    hops: 1,
+                    next_hop: nb,
+                    lifetime: until,
+                    precursors: Vec::new(),
+                });
+                self.routes += 1;
             }
             Some(r) => {
                 if r.is_active(now) && r.next_hop == nb && r.hops == 1 {
@@ -192,7 +242,7 @@ impl RouteTable {
     /// Records a neighbour's own sequence number (from its HELLO), keeping
     /// the freshest.
     pub fn learn_seq(&mut self, dst: NodeId, seq: u32) {
-        if let Some(r) = self.routes.get_mut(&dst) {
+        if let Some(r) = self.get_mut(dst) {
             if !r.valid_seq || seq_newer(seq, r.seq) {
                 r.seq = seq;
                 r.valid_seq = true;
@@ -203,7 +253,7 @@ impl RouteTable {
     /// Extends an active route's lifetime to at least `until` (a route in
     /// use stays up, §6.2).
     pub fn refresh(&mut self, dst: NodeId, until: Time, now: Time) {
-        if let Some(r) = self.routes.get_mut(&dst) {
+        if let Some(r) = self.get_mut(dst) {
             if r.is_active(now) && r.lifetime < until {
                 r.lifetime = until;
             }
@@ -215,7 +265,8 @@ impl RouteTable {
     /// becomes invalid and is deleted DELETE_PERIOD from now. Returns the
     /// sequence number to advertise and the precursors (the list is emptied).
     pub fn invalidate(&mut self, dst: NodeId, new_seq: Option<u32>, now: Time) -> Option<(u32, Vec<NodeId>)> {
-        let r = self.routes.get_mut(&dst)?;
+        let delete_period = self.delete_period;
+        let r = self.get_mut(dst)?;
         match new_seq {
             Some(s) if !r.valid_seq || seq_newer(s, r.seq) => {
                 r.seq = s;
@@ -226,7 +277,7 @@ impl RouteTable {
             None => {}
         }
         r.state = RouteState::Invalid;
-        r.lifetime = now + self.delete_period;
+        r.lifetime = now + delete_period;
         Some((r.seq, std::mem::take(&mut r.precursors)))
     }
 
@@ -234,7 +285,7 @@ impl RouteTable {
     /// sequence number (§6.12) if `bump_seq` (ns-2.35 does not). Its
     /// precursors and hop count are kept.
     pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<&Route> {
-        let r = self.routes.get_mut(&dst)?;
+        let r = self.get_mut(dst)?;
         if r.valid_seq && bump_seq {
             r.seq = r.seq.wrapping_add(1);
         }
@@ -244,7 +295,7 @@ impl RouteTable {
     }
 
     pub fn add_precursor(&mut self, dst: NodeId, p: NodeId) {
-        if let Some(r) = self.routes.get_mut(&dst) {
+        if let Some(r) = self.get_mut(dst) {
             if !r.precursors.contains(&p) {
                 r.precursors.push(p);
             }
@@ -253,15 +304,20 @@ impl RouteTable {
 
     /// Forgets a lost neighbour as a precursor of every route.
     pub fn remove_precursor(&mut self, p: NodeId) {
-        for r in self.routes.values_mut() {
+        for r in self.entries.values_mut().filter_map(|e| e.route.as_mut()) {
             r.precursors.retain(|&x| x != p);
         }
     }
 
     /// Destinations of the active routes whose next hop is `nh`, in order.
     pub fn active_via(&self, nh: NodeId, now: Time) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> =
-            self.routes.values().filter(|r| r.next_hop == nh && r.is_active(now)).map(|r| r.dst).collect();
+        let mut v: Vec<NodeId> = self
+            .entries
+            .values()
+            .filter_map(|e| e.route.as_ref())
+            .filter(|r| r.next_hop == nh && r.is_active(now))
+            .map(|r| r.dst)
+            .collect();
         v.sort_unstable();
         v
     }
@@ -271,15 +327,87 @@ impl RouteTable {
     /// Routes under repair are left to the repair's own timer.
     pub fn purge(&mut self, now: Time) {
         let dp = self.delete_period;
-        self.routes.retain(|_, r| match r.state {
-            RouteState::Valid if r.lifetime <= now => {
-                r.state = RouteState::Invalid;
-                r.lifetime += dp;
-                r.lifetime > now
+        let mut deleted = 0;
+        self.entries.retain(|_, e| {
+            let Some(r) = &mut e.route else { return true };
+            let keep = match r.state {
+                RouteState::Valid if r.lifetime <= now => {
+                    r.state = RouteState::Invalid;
+                    r.lifetime += dp;
+                    r.lifetime > now
+                }
+                RouteState::Invalid => r.lifetime > now,
+                _ => true,
+            };
+            if !keep {
+                e.route = None;
+                deleted += 1;
             }
-            RouteState::Invalid => r.lifetime > now,
-            _ => true,
+            e.route.is_some() || e.heard != NOT_HEARD
         });
+        self.routes -= deleted;
+    }
+
+    // ---- the neighbour list (§6.9, §6.10) -----------------------------------
+
+    /// A packet from neighbour `nb` was received at `now`.
+    #[inline]
+    pub fn heard(&mut self, nb: NodeId, now: Time) {
+        let e = self.entry(nb);
+        let new = e.heard == NOT_HEARD;
+        e.heard = now;
+        self.neighbours += new as u32;
+        self.expiry_known = false;
+    }
+    /// Takes `nb` off the neighbour list (its route stays).
+    pub fn remove_neighbour(&mut self, nb: NodeId) {
+        let Some(e) = self.entries.get_mut(nb) else { return };
+        if e.heard == NOT_HEARD {
+            return;
+        }
+        e.heard = NOT_HEARD;
+        self.neighbours -= 1;
+        self.expiry_known = false;
+        if e.route.is_none() {
+            self.entries.remove(nb);
+        }
+    }
+    pub fn is_neighbour(&self, nb: NodeId) -> bool {
+        self.entries.get(nb).is_some_and(|e| e.heard != NOT_HEARD)
+    }
+    pub fn neighbour_count(&self) -> usize {
+        self.neighbours as usize
+    }
+    /// Removes from the neighbour list and returns (in id order) the
+    /// neighbours silent for the timeout or longer at `now`.
+    pub fn take_lost(&mut self, now: Time) -> Vec<NodeId> {
+        let timeout = self.neighbour_timeout;
+        let mut lost = Vec::new();
+        let mut earliest = NOT_HEARD;
+        self.entries.retain(|nb, e| {
+            if e.heard == NOT_HEARD {
+                return true;
+            }
+            if e.heard + timeout <= now {
+                lost.push(nb);
+                e.heard = NOT_HEARD;
+                return e.route.is_some();
+            }
+            earliest = earliest.min(e.heard);
+            true
+        });
+        self.neighbours -= lost.len() as u32;
+        self.expiry = (earliest != NOT_HEARD).then(|| earliest + timeout);
+        self.expiry_known = true;
+        lost.sort_unstable();
+        lost
+    }
+    /// The earliest time a neighbour can be lost.
+    pub fn next_expiry(&self) -> Option<Time> {
+        if self.expiry_known {
+            return self.expiry;
+        }
+        self.entries.values().filter(|e| e.heard != NOT_HEARD).map(|e| e.heard).min().map(|t| t + self.neighbour_timeout)
     }
 }
 
@@ -310,7 +438,7 @@ mod tests {
 
     #[test]
     fn update_rules() {
-        let mut rt = RouteTable::new(t(15_000));
+        let mut rt = RouteTable::new(t(15_000), t(2100));
         let now = t(0);
         assert!(rt.offer(offer(9, 10, 4, 1), now), "new entry");
         assert!(!rt.offer(offer(9, 9, 1, 2), now), "older seq refused, even if shorter");
@@ -332,7 +460,7 @@ mod tests {
 
     #[test]
     fn invalid_route_takes_same_seq_but_not_older() {
-        let mut rt = RouteTable::new(t(15_000));
+        let mut rt = RouteTable::new(t(15_000), t(2100));
         let now = t(0);
         rt.offer(offer(9, 10, 2, 1), now);
         rt.add_precursor(9, 4);
@@ -356,7 +484,7 @@ mod tests {
 
     #[test]
     fn expiry_purge_and_refresh() {
-        let mut rt = RouteTable::new(t(15_000));
+        let mut rt = RouteTable::new(t(15_000), t(2100));
         rt.offer(offer(9, 1, 2, 1), t(0)); // expires at 3 s
         rt.refresh(9, t(4000), t(1000));
         assert!(rt.active(9, t(3500)).is_some(), "refreshed by use");
@@ -373,7 +501,7 @@ mod tests {
 
     #[test]
     fn reverse_routes_keep_a_longer_lifetime() {
-        let mut rt = RouteTable::new(t(15_000));
+        let mut rt = RouteTable::new(t(15_000), t(2100));
         let mut o = offer(3, 1, 2, 1);
         o.lifetime = t(6000);
         rt.offer(o, t(0));
@@ -387,7 +515,7 @@ mod tests {
 
     #[test]
     fn routes_via_a_neighbour_in_order() {
-        let mut rt = RouteTable::new(t(15_000));
+        let mut rt = RouteTable::new(t(15_000), t(2100));
         for (d, nh) in [(8, 2), (3, 2), (5, 4), (2, 2)] {
             rt.offer(offer(d, 1, 1, nh), t(0));
         }
@@ -405,7 +533,7 @@ mod tests {
         /// the table holds the destinations a `BTreeSet` model says.
         #[test]
         fn walks_in_destination_order(ops in proptest::collection::vec((0u8..6, 0u32..60, 0u32..6, 0u64..40), 0..300)) {
-            let mut rt = RouteTable::new(t(15_000));
+            let mut rt = RouteTable::new(t(15_000), t(2100));
             let mut model = std::collections::BTreeSet::new();
             let mut now = t(0);
             for (op, dst, nh, dt) in ops {
@@ -426,6 +554,90 @@ mod tests {
                 let via: Vec<NodeId> = rt.iter().filter(|r| r.next_hop == nh && r.is_active(now)).map(|r| r.dst).collect();
                 proptest::prop_assert_eq!(rt.active_via(nh, now), via);
                 proptest::prop_assert_eq!(rt.len(), model.len());
+            }
+        }
+    }
+
+    #[test]
+    fn silent_neighbours_are_lost() {
+        let mut n = RouteTable::new(t(15_000), t(2100));
+        n.heard(4, t(1000));
+        n.heard(2, t(2000));
+        assert_eq!(n.next_expiry(), Some(t(3100)));
+        assert!(n.take_lost(t(3099)).is_empty());
+        assert_eq!(n.next_expiry(), Some(t(3100)), "the walk's own answer");
+        n.heard(4, t(3000)); // any packet keeps it
+        assert_eq!(n.next_expiry(), Some(t(4100)));
+        assert_eq!(n.take_lost(t(4100)), vec![2]);
+        assert!(n.is_neighbour(4) && !n.is_neighbour(2));
+        assert_eq!(n.next_expiry(), Some(t(5100)));
+        assert_eq!(n.take_lost(t(10_000)), vec![4]);
+        assert!(n.neighbour_count() == 0 && n.next_expiry().is_none());
+        assert!(n.entries.is_empty(), "neither a route nor a neighbour: no entry");
+    }
+
+    #[test]
+    fn a_neighbour_and_its_route_share_an_entry_and_outlive_each_other() {
+        let mut rt = RouteTable::new(t(15_000), t(2100));
+        rt.heard(7, t(0));
+        rt.neighbour(7, t(3000), t(0));
+        assert_eq!((rt.entries.len(), rt.len(), rt.neighbour_count()), (1, 1, 1));
+        assert_eq!(std::mem::size_of::<super::super::slots::Slot<Entry>>(), 64, "one cache line per slot");
+        // The neighbour is lost, the (invalid) route stays.
+        assert_eq!(rt.take_lost(t(2100)), vec![7]);
+        assert!(!rt.is_neighbour(7) && rt.get(7).is_some());
+        // Heard again, the route is purged: the neighbour stays.
+        rt.heard(7, t(5000));
+        rt.purge(t(5000));
+        assert_eq!(rt.get(7).unwrap().state, RouteState::Invalid);
+        rt.purge(t(18_000));
+        assert!(rt.get(7).is_none() && rt.is_neighbour(7) && rt.is_empty());
+        assert!(rt.iter().next().is_none() && rt.active_via(7, t(18_000)).is_empty());
+        rt.remove_neighbour(7);
+        assert!(rt.entries.is_empty());
+    }
+
+    proptest::proptest! {
+        /// The shared table answers every question as the two maps it
+        /// replaced (`table_reference.rs`) did, after any sequence of
+        /// route and neighbour operations.
+        #[test]
+        fn same_as_the_two_maps(ops in proptest::collection::vec((0u8..12, 0u32..24, 0u32..8, 0u64..30), 0..400)) {
+            use super::super::table_reference::{OldNeighbours, OldRouteTable};
+            let (dp, nt) = (t(15_000), t(2100));
+            let mut rt = RouteTable::new(dp, nt);
+            let (mut old, mut nbs) = (OldRouteTable::new(dp), OldNeighbours::new(nt));
+            let mut now = t(0);
+            for (op, d, x, dt) in ops {
+                now += t(dt * 60);
+                match op {
+                    0 => {
+                        let o = Offer { dst: d, seq: x / 2, hops: (x % 4) as u8 + 1, next_hop: x, lifetime: now + t(dt * 200), keep_longer: dt % 2 == 0 };
+                        proptest::prop_assert_eq!(rt.offer(o, now), old.offer(o, now));
+                    }
+                    1 => { rt.neighbour(d, now + t(3000), now); old.neighbour(d, now + t(3000), now); }
+                    2 => proptest::prop_assert_eq!(rt.invalidate(d, (x % 2 == 0).then_some(x), now), old.invalidate(d, (x % 2 == 0).then_some(x), now)),
+                    3 => proptest::prop_assert_eq!(rt.start_repair(d, now + t(500), x % 2 == 0).cloned(), old.start_repair(d, now + t(500), x % 2 == 0).cloned()),
+                    4 => { rt.add_precursor(d, x); old.add_precursor(d, x); }
+                    5 => { rt.remove_precursor(x); old.remove_precursor(x); }
+                    6 => { rt.refresh(d, now + t(4000), now); old.refresh(d, now + t(4000), now); rt.learn_seq(d, x); old.learn_seq(d, x); }
+                    7 => { rt.purge(now); old.purge(now); }
+                    8 | 9 => { rt.heard(d, now); nbs.heard(d, now); }
+                    10 => { rt.remove_neighbour(d); nbs.remove(d); }
+                    _ => proptest::prop_assert_eq!(rt.take_lost(now), nbs.take_lost(now)),
+                }
+                proptest::prop_assert_eq!(rt.next_expiry(), nbs.next_expiry());
+                proptest::prop_assert_eq!(rt.neighbour_count(), nbs.len());
+                proptest::prop_assert_eq!(rt.len(), old.len());
+                proptest::prop_assert_eq!(rt.iter().collect::<Vec<_>>(), old.iter().collect::<Vec<_>>());
+                proptest::prop_assert_eq!(rt.active_via(x, now), old.active_via(x, now));
+                for k in 0..24 {
+                    proptest::prop_assert_eq!(rt.get(k), old.get(k));
+                    proptest::prop_assert_eq!(rt.active(k, now), old.active(k, now));
+                    proptest::prop_assert_eq!(rt.is_neighbour(k), nbs.contains(k));
+                    let live = rt.get(k).is_some() || rt.is_neighbour(k);
+                    proptest::prop_assert_eq!(rt.entries.contains_key(k), live, "an entry iff a route or a neighbour");
+                }
             }
         }
     }

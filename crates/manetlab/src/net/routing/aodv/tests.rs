@@ -602,3 +602,37 @@ mod ns2_quirks_tests;
 
 #[path = "ns2_timing_tests.rs"]
 mod ns2_timing_tests;
+
+#[test]
+fn received_counts_and_duplicates_reach_the_report() {
+    let mut n = node(5, mac_only());
+    assert!(n.proto.stats().received.is_empty() && !n.proto.stats().events.contains_key("rreq_duplicates"));
+    n.receive(1, BROADCAST, 3, rreq(0, 1, 1, 9, None, 0));
+    n.receive(2, BROADCAST, 3, rreq(0, 1, 1, 9, None, 1));
+    n.receive(3, BROADCAST, 3, rreq(0, 1, 1, 9, None, 2));
+    n.receive(3, BROADCAST, 1, AodvMsg::hello(3, 4, 2000));
+    let s = n.proto.stats();
+    assert_eq!(s.received.keys().collect::<Vec<_>>(), ["HELLO", "RREQ"], "kinds never heard are not named");
+    assert_eq!(s.received["RREQ"].packets, 3);
+    assert_eq!(s.received["RREQ"].bytes, 3 * (IP_HEADER_BYTES + rreq(0, 1, 1, 9, None, 0).l4_bytes()) as u64);
+    assert_eq!(s.received["HELLO"].packets, 1);
+    assert_eq!(s.event_count("rreq_duplicates"), 2);
+}
+
+#[test]
+fn hot_fields_lead_the_box() {
+    use std::mem::offset_of;
+    // What a packet heard reads or writes: the table's map and counts, the
+    // node id and timer flags, the received counters, the RREQ cache, the
+    // configuration's first fields, then the send buffer (`Aodv`).
+    assert_eq!(std::mem::align_of::<Aodv>(), 64);
+    assert_eq!(offset_of!(Aodv, table), 0);
+    let cfg = offset_of!(Aodv, cfg);
+    let hot_end = cfg + offset_of!(AodvConfig, active_route_timeout) + 8;
+    assert!(hot_end <= 5 * 64, "{hot_end}");
+    for f in [offset_of!(Aodv, received), offset_of!(Aodv, cache), offset_of!(Aodv, me)] {
+        assert!(f < cfg);
+    }
+    assert_eq!(offset_of!(Aodv, buffer), cfg + std::mem::size_of::<AodvConfig>());
+    assert!(offset_of!(AodvConfig, link_detection) < offset_of!(AodvConfig, node_traversal_time));
+}
