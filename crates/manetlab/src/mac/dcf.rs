@@ -32,7 +32,7 @@ mod model;
 mod ns3;
 mod stats;
 
-pub use ns3::RetryCounters;
+pub use ns3::{ImmediateAccess, RetryCounters};
 pub use stats::MacStats;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
@@ -193,6 +193,8 @@ pub struct Dcf {
     /// Retry counters per station and access category, not per frame
     /// (ns-3.37; `dcf/ns3.rs`).
     station_counters: bool,
+    /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
+    immediate_if_idle: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
     pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
@@ -241,6 +243,7 @@ impl Dcf {
             long_limit: cfg.long_retry_limit.max(1),
             nav_on_capture,
             station_counters: cfg.retry_counters == RetryCounters::Station,
+            immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             expired_in_flight: 0,
             sensing: false,
             transmitting: false,
@@ -416,8 +419,7 @@ impl Dcf {
             self.state = State::Contend;
         }
         if self.acs[i].backoff.is_none() {
-            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.access_start(i);
-            let b = if idle_long_enough { 0 } else { self.rng.uniform_incl(self.acs[i].cw) };
+            let b = if self.may_skip_backoff(now, i) { 0 } else { self.rng.uniform_incl(self.acs[i].cw) };
             self.acs[i].backoff = Some(b);
         }
         if self.n_acs == 1 || matches!(self.state, State::Idle | State::Contend) {

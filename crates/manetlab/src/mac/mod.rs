@@ -11,7 +11,7 @@ pub mod edca;
 pub use crate::wire::frame;
 pub mod rate;
 
-pub use dcf::{Dcf, MacAction, MacStats, MacTimer, RetryCounters};
+pub use dcf::{Dcf, ImmediateAccess, MacAction, MacStats, MacTimer, RetryCounters};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
@@ -46,6 +46,10 @@ pub struct MacConfig {
     /// DCF retry counters per frame (default) or per station and access
     /// category as ns-3.37 (`dcf/ns3.rs`).
     pub retry_counters: RetryCounters,
+    /// When a frame handed to an idle DCF with no backoff pending goes
+    /// without one: medium idle for DIFS already (default) or idle at that
+    /// instant (ns-3.37, `dcf/ns3.rs`).
+    pub immediate_access: ImmediateAccess,
 }
 
 /// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
@@ -296,6 +300,7 @@ impl Default for MacConfig {
             edca: false,
             rate_control: RateControlKind::Constant,
             retry_counters: RetryCounters::Mpdu,
+            immediate_access: ImmediateAccess::IdleForDifs,
         }
     }
 }

@@ -182,6 +182,8 @@ pub(crate) struct MacSection {
     pub rate_control: Option<Spanned<String>>,
     /// "mpdu" (default) or "station" (ns-3.37's retry counters).
     pub retry_counters: Option<Spanned<String>>,
+    /// "idle-for-difs" (default) or "idle-now" (ns-3.37's immediate access).
+    pub immediate_access: Option<Spanned<String>>,
 }
 
 /// The keys every discipline shares. `kind` and each discipline's own

@@ -231,6 +231,16 @@ pub const CHOICES: &[Choice] = &[
         cmu1999: &[],
     },
     Choice {
+        id: "immediate-access",
+        title: "DCF access without backoff",
+        ns2: "only on a medium idle for DIFS already when the frame arrives",
+        // ns-3.37 ChannelAccessManager::NeedBackoffUponAccess: no backoff
+        // if the medium is idle at the instant the frame is queued
+        // (mac/dcf/ns3.rs).
+        ns3: &[s("mac.immediate_access", "\"idle-now\"")],
+        cmu1999: &[],
+    },
+    Choice {
         id: "arp",
         title: "ARP",
         ns2: "off (addresses known); [arp] mode = \"ns2\" models ns-2's one-packet ARP",

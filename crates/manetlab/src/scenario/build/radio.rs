@@ -345,6 +345,7 @@ const MAC_COMMON: &[&str] = &[
     "edca",
     "rate_control",
     "retry_counters",
+    "immediate_access",
 ];
 
 pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) -> Result<(), Diag> {
@@ -463,6 +464,9 @@ pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) ->
     }
     if let Some(r) = &m.retry_counters {
         mac.retry_counters = choice(r, "mac.retry_counters", &crate::mac::RetryCounters::ALL)?;
+    }
+    if let Some(r) = &m.immediate_access {
+        mac.immediate_access = choice(r, "mac.immediate_access", &crate::mac::ImmediateAccess::ALL)?;
     }
     Ok(())
 }
