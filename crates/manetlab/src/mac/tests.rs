@@ -493,7 +493,7 @@ fn test_relay_forwards_difs_after_its_ack_without_backoff_under_idle_now() {
             h.dcf.on_tx_end(US(2010 + 248), &mut h.out);
             let at = h.timer(MacTimer::Access).0;
             let difs_after_ack = US(2258 + 50);
-            assert!(at >= difs_after_ack && (at - difs_after_ack).as_ns() % US(20).as_ns() == 0, "{at:?}");
+            assert!(at >= difs_after_ack && (at - difs_after_ack).as_ns().is_multiple_of(US(20).as_ns()), "{at:?}");
             let slots = (at - difs_after_ack).as_ns() / US(20).as_ns();
             match mode {
                 IdleNow => assert_eq!(slots, 0, "seed {seed}: no backoff"),
