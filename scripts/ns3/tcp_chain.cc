@@ -74,6 +74,30 @@ OnPhyRxEnd(std::string ctx, Ptr<const Packet>)
     Count(ctx, "phy_rx_ok");
 }
 
+// Receptions whose payload ended (PHY state RxOk / RxError), by frame
+// type: "ack" (MAC ACK) or "data" (data frames, addressed to this node
+// or not), to compare with manetlab's radio_decoded / radio_collisions.
+static void
+CountRxResult(const std::string& ctx, Ptr<const Packet> p, const char* result)
+{
+    WifiMacHeader h;
+    p->PeekHeader(h);
+    std::string kind = h.IsAck() ? "ack" : (h.IsData() ? "data" : "other");
+    Count(ctx, std::string("phy_rx_") + result + "_" + kind);
+}
+
+static void
+OnStateRxOk(std::string ctx, Ptr<const Packet> p, double, WifiMode, WifiPreamble)
+{
+    CountRxResult(ctx, p, "ok");
+}
+
+static void
+OnStateRxError(std::string ctx, Ptr<const Packet> p, double)
+{
+    CountRxResult(ctx, p, "error");
+}
+
 static void
 OnPhyRxPayloadBegin(std::string ctx, WifiTxVector, Time)
 {
@@ -485,6 +509,8 @@ main(int argc, char* argv[])
         Config::Connect(dev + "Phy/PhyRxDrop", MakeCallback(&OnPhyRxDrop));
         Config::Connect(dev + "Phy/PhyTxBegin", MakeCallback(&OnPhyTxBegin));
         Config::Connect(dev + "Phy/PhyRxEnd", MakeCallback(&OnPhyRxEnd));
+        Config::Connect(dev + "Phy/State/RxOk", MakeCallback(&OnStateRxOk));
+        Config::Connect(dev + "Phy/State/RxError", MakeCallback(&OnStateRxError));
         Config::Connect(dev + "Phy/PhyRxPayloadBegin", MakeCallback(&OnPhyRxPayloadBegin));
         Config::Connect(dev + "Mac/MacTxDrop", MakeCallback(&OnMacTxDrop));
         Config::Connect(dev + "RemoteStationManager/MacTxFinalDataFailed",

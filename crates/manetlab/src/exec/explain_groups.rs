@@ -45,7 +45,7 @@ use std::sync::atomic::AtomicU64;
 pub const GROUPS: [(&str, &[&str]); 5] = [
     ("tcp", &["tcp-variant", "tcp-mss", "tcp-delack", "tcp-rto", "tcp-window", "tcp-handshake"]),
     ("radio", &["reception", "cca", "preamble-detection", "capture", "propagation"]),
-    ("mac", &["rts", "retry-counters"]),
+    ("mac", &["rts", "retry-counters", "immediate-access"]),
     ("queue-arp", &["queue", "arp"]),
     ("routing", &["aodv"]),
 ];

@@ -34,7 +34,7 @@ mod ns3;
 mod stats;
 
 pub use cts::CtsRule;
-pub use ns3::RetryCounters;
+pub use ns3::{ImmediateAccess, RetryCounters};
 pub use stats::MacStats;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
@@ -198,6 +198,8 @@ pub struct Dcf {
     /// When an RTS is answered (`dcf/cts.rs`), and ns-2's EIFS NAV for it.
     cts_rule: CtsRule,
     eifs_nav: Time,
+    /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
+    immediate_if_idle: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
     pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
@@ -248,6 +250,7 @@ impl Dcf {
             station_counters: cfg.retry_counters == RetryCounters::Station,
             cts_rule: cfg.cts_rule,
             eifs_nav: Time::ZERO,
+            immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             expired_in_flight: 0,
             sensing: false,
             transmitting: false,
@@ -423,8 +426,7 @@ impl Dcf {
             self.state = State::Contend;
         }
         if self.acs[i].backoff.is_none() {
-            let idle_long_enough = self.medium_idle(now) && !self.responding && now >= self.access_start(i);
-            let b = if idle_long_enough { 0 } else { self.rng.uniform_incl(self.acs[i].cw) };
+            let b = if self.may_skip_backoff(now, i) { 0 } else { self.rng.uniform_incl(self.acs[i].cw) };
             self.acs[i].backoff = Some(b);
         }
         if self.n_acs == 1 || matches!(self.state, State::Idle | State::Contend) {

@@ -11,7 +11,7 @@ pub mod edca;
 pub use crate::wire::frame;
 pub mod rate;
 
-pub use dcf::{CtsRule, Dcf, MacAction, MacStats, MacTimer, RetryCounters};
+pub use dcf::{CtsRule, Dcf, ImmediateAccess, MacAction, MacStats, MacTimer, RetryCounters};
 pub use frame::{Frame, FrameKind, MacAddr};
 pub use rate::{RateControlKind, RateCount};
 pub use tdma::Tdma;
@@ -49,6 +49,10 @@ pub struct MacConfig {
     /// When the DCF answers an RTS: IEEE 802.11 (default) or ns-2.35's
     /// rule (`dcf/cts.rs`).
     pub cts_rule: CtsRule,
+    /// When a frame handed to an idle DCF with no backoff pending goes
+    /// without one: medium idle for DIFS already (default) or idle at that
+    /// instant (ns-3.37, `dcf/ns3.rs`).
+    pub immediate_access: ImmediateAccess,
 }
 
 /// The registry of MACs: one line per MAC, naming the [`MacKind`] variant
@@ -300,6 +304,7 @@ impl Default for MacConfig {
             rate_control: RateControlKind::Constant,
             retry_counters: RetryCounters::Mpdu,
             cts_rule: CtsRule::Standard,
+            immediate_access: ImmediateAccess::IdleForDifs,
         }
     }
 }

@@ -530,3 +530,49 @@ fn test_frame_expired_during_its_exchange_is_acked_or_dropped_after_the_failure(
         }
     }
 }
+
+// ---- ns-3.37 immediate access (dcf/ns3.rs) --------------------------------
+
+/// A relay hands the MAC the packet it just received at the end of that
+/// reception, before its ACK goes out (ns-3.37: `EndReceivePayload`
+/// forwards it up before the ACK, SIFS later). With
+/// `immediate_access = "idle-now"` the medium is idle at that instant, so
+/// no backoff is drawn and the frame goes DIFS after the ACK
+/// (`NeedBackoffUponAccess`); with the default the medium has not been
+/// idle for DIFS, so a backoff of 0..=31 slots follows the DIFS.
+#[test]
+fn test_relay_forwards_difs_after_its_ack_without_backoff_under_idle_now() {
+    use super::ImmediateAccess::{IdleForDifs, IdleNow};
+    let mut slots_default = Vec::new();
+    for seed in 1..=8 {
+        for mode in [IdleForDifs, IdleNow] {
+            let cfg = MacConfig { rts_threshold: None, immediate_access: mode, ..MacConfig::default() };
+            let mut h =
+                H { dcf: Dcf::new(0, &cfg, false, RngStream::new(seed, 0, Purpose::MacBackoff, 0)), out: Vec::new() };
+            // DATA from node 1 for us, 0..2000 us; the packet comes back
+            // down for node 2 at the same instant.
+            h.dcf.on_sense_busy(US(0));
+            let mut data = frame(FrameKind::Data, 1, 0, US(10 + 248));
+            data.packet = Some(pkt(0));
+            data.bytes = 1064;
+            h.dcf.on_rx_end(US(2000), Some(&data), true, &mut h.out);
+            h.dcf.enqueue(US(2000), pkt(2), &mut h.out);
+            assert_eq!(h.fire(MacTimer::Response), US(2010));
+            assert_eq!(h.transmitted().map(|t| t.0), Some(FrameKind::Ack));
+            h.out.clear();
+            h.dcf.on_tx_end(US(2010 + 248), &mut h.out);
+            let at = h.timer(MacTimer::Access).0;
+            let difs_after_ack = US(2258 + 50);
+            assert!(at >= difs_after_ack && (at - difs_after_ack).as_ns().is_multiple_of(US(20).as_ns()), "{at:?}");
+            let slots = (at - difs_after_ack).as_ns() / US(20).as_ns();
+            match mode {
+                IdleNow => assert_eq!(slots, 0, "seed {seed}: no backoff"),
+                IdleForDifs => slots_default.push(slots),
+            }
+            h.fire(MacTimer::Access);
+            assert_eq!(h.transmitted().map(|t| t.0), Some(FrameKind::Data));
+        }
+    }
+    // The default draws a backoff: not all zero, all within CWmin 31.
+    assert!(slots_default.iter().any(|&s| s > 0) && slots_default.iter().all(|&s| s <= 31), "{slots_default:?}");
+}

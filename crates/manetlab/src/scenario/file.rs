@@ -184,6 +184,8 @@ pub(crate) struct MacSection {
     pub retry_counters: Option<Spanned<String>>,
     /// "standard" (default), "ns2" or "ignore-nav": when an RTS is answered.
     pub cts_rule: Option<Spanned<String>>,
+    /// "idle-for-difs" (default) or "idle-now" (ns-3.37's immediate access).
+    pub immediate_access: Option<Spanned<String>>,
 }
 
 /// The keys every discipline shares. `kind` and each discipline's own

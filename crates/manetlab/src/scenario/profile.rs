@@ -143,13 +143,20 @@ pub const CHOICES: &[Choice] = &[
         // ns-3.37 WifiPhy CcaEdThreshold -62 dBm: a signal the PHY is not
         // receiving holds the medium only at or above it (phy-entity.cc,
         // wifi-phy.cc SwitchMaybeToCcaBusy); CcaSensitivity -82 dBm applies
-        // to the frame being received.
-        ns3: &[Setting {
-            key: "radio.energy_detection_threshold",
-            value: "\"-62dBm\"",
-            when: When::Reception("sinr"),
-            unless: &[],
-        }],
+        // to the frame being received, and to every frame the PHY dropped
+        // (receiving, transmitting, preamble not detected) except one
+        // abandoned for a transmission: cca_sensitivity_hold (session 10:
+        // with ns-3's TCP on both sides it closes the 5-10-hop gap,
+        // docs/profiles.md).
+        ns3: &[
+            Setting {
+                key: "radio.energy_detection_threshold",
+                value: "\"-62dBm\"",
+                when: When::Reception("sinr"),
+                unless: &[],
+            },
+            Setting { key: "radio.cca_sensitivity_hold", value: "true", when: When::Reception("sinr"), unless: &[] },
+        ],
         cmu1999: &[],
     },
     Choice {
@@ -228,6 +235,16 @@ pub const CHOICES: &[Choice] = &[
         // per station and AC, reset only by success or a retry-limit drop
         // (mac/dcf/ns3.rs).
         ns3: &[s("mac.retry_counters", "\"station\"")],
+        cmu1999: &[],
+    },
+    Choice {
+        id: "immediate-access",
+        title: "DCF access without backoff",
+        ns2: "only on a medium idle for DIFS already when the frame arrives",
+        // ns-3.37 ChannelAccessManager::NeedBackoffUponAccess: no backoff
+        // if the medium is idle at the instant the frame is queued
+        // (mac/dcf/ns3.rs).
+        ns3: &[s("mac.immediate_access", "\"idle-now\"")],
         cmu1999: &[],
     },
     Choice {

@@ -47,6 +47,29 @@
 //! normally if the ACK comes; if it does not, ns-3 counts the failure and
 //! (below the limit) has nothing left to retransmit.
 //!
+//! **Immediate access when the medium is idle at that instant**
+//! (`mac.immediate_access = "idle-now"`). IEEE 802.11-2016 §10.3.4.2 lets a
+//! frame go without a random backoff when the medium "is idle when a frame
+//! is queued for transmission, and remains idle for a period of a DIFS"
+//! (and the backoff timer is zero). manetlab's default reads it as ns-2's
+//! successors usually do: no backoff only if the medium has *already* been
+//! idle for DIFS when the frame arrives (so a frame handed over at the end
+//! of a reception, e.g. a relay forwarding what it just received, always
+//! draws a backoff). ns-3.37 decides at the instant the frame is queued:
+//! `Txop::Queue` -> `ChannelAccessManager::NeedBackoffUponAccess` draws a
+//! backoff only if the queue was empty, the backoff is zero and `IsBusy()`
+//! (receiving, transmitting, NAV, CCA busy *now*); otherwise the frame
+//! keeps backoff zero and waits only for DIFS after the medium is next idle
+//! long enough (`GetBackoffEndFor`). A frame passed up at the end of a
+//! reception is queued before the ACK for it goes out (`PhyEntity::
+//! EndReceivePayload` forwards it before `SwitchFromRxEndOk`; the ACK
+//! follows SIFS later), so every relay and the TCP receiver send their next
+//! frame DIFS after their own ACK, with no random backoff, while the
+//! neighbour that just got that ACK draws its post-backoff. Not modelled:
+//! ns-3 also waits DIFS from the queueing instant itself
+//! (`UpdateBackoffSlotsNow(0, now + DIFS)`), i.e. up to 50 µs (802.11b)
+//! later for a frame arriving at a medium idle for long.
+//!
 //! Here the kernel tells the MAC when the packet it hands over expires
 //! ([`Dcf::set_expiry`], from the queue's stamp) and the MAC drops it at
 //! the same three points with [`MacAction::Expired`]. Plain DCF only; an
@@ -74,7 +97,41 @@ impl RetryCounters {
     }
 }
 
+/// When a frame handed to an idle DCF goes without a random backoff
+/// (`mac.immediate_access`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ImmediateAccess {
+    /// The medium has been idle for DIFS (EIFS) already and no response is
+    /// pending (manetlab's default, the ns2 profile).
+    #[default]
+    IdleForDifs,
+    /// The medium is idle at that instant (not receiving, transmitting or
+    /// under NAV); the frame still waits DIFS after the medium is idle
+    /// (ns-3.37 `NeedBackoffUponAccess`).
+    IdleNow,
+}
+
+impl ImmediateAccess {
+    /// The `mac.immediate_access` names.
+    pub const ALL: [(&'static str, ImmediateAccess); 2] =
+        [("idle-for-difs", ImmediateAccess::IdleForDifs), ("idle-now", ImmediateAccess::IdleNow)];
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, k)| *k == self).map_or("idle-for-difs", |(n, _)| n)
+    }
+}
+
 impl Dcf {
+    /// Whether a frame handed to entity `i` with no backoff pending may go
+    /// without one (`mac.immediate_access`); it still waits for
+    /// `access_start` in either case.
+    pub(super) fn may_skip_backoff(&self, now: Time, i: usize) -> bool {
+        if self.immediate_if_idle {
+            self.medium_idle(now)
+        } else {
+            self.medium_idle(now) && !self.responding && now >= self.access_start(i)
+        }
+    }
+
     /// A success or a retry-limit drop of a frame: its own counter (the
     /// long one for frames sent after RTS/CTS) starts again from zero
     /// (ns-3.37 `ReportDataOk`, `ReportFinalDataFailed`,

@@ -346,6 +346,7 @@ const MAC_COMMON: &[&str] = &[
     "rate_control",
     "retry_counters",
     "cts_rule",
+    "immediate_access",
 ];
 
 pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) -> Result<(), Diag> {
@@ -467,6 +468,9 @@ pub(super) fn mac(f: &ScenarioFile, doc: &Table, n: u64, cfg: &mut SimConfig) ->
     }
     if let Some(r) = &m.cts_rule {
         mac.cts_rule = choice(r, "mac.cts_rule", &crate::mac::CtsRule::ALL)?;
+    }
+    if let Some(r) = &m.immediate_access {
+        mac.immediate_access = choice(r, "mac.immediate_access", &crate::mac::ImmediateAccess::ALL)?;
     }
     Ok(())
 }

@@ -72,9 +72,13 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     // retry counters (WifiRemoteStationManager m_ssrc[ac]).
     assert!(cfg.queue.expire_in_flight);
     assert_eq!(cfg.mac.retry_counters, crate::mac::RetryCounters::Station);
+    // ChannelAccessManager::NeedBackoffUponAccess: idle at the instant.
+    assert_eq!(cfg.mac.immediate_access, crate::mac::ImmediateAccess::IdleNow);
     assert!((cfg.radio.preamble_detection_snr.unwrap() - 10f64.powf(0.4)).abs() < 1e-9);
     // WifiPhy CcaEdThreshold -62 dBm.
     assert!((10.0 * (cfg.radio.energy_detection_w.unwrap() * 1e3).log10() + 62.0).abs() < 1e-6);
+    // ... and CcaSensitivity -82 dBm for every frame the PHY dropped.
+    assert!(cfg.radio.cca_sensitivity_hold);
     assert_eq!(tcp_mss(&sc), 536);
     // The CBR flow got no TCP keys (it would be refused otherwise), and
     // the effective text records the profile's keys.
@@ -100,10 +104,12 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
     let sc = Scenario::parse(CHAIN, "chain.toml", &["run.profile=ns3", "radio.reception=threshold"]).unwrap();
     assert_eq!(sc.config(1).radio.preamble_detection_snr, None);
     assert_eq!(sc.config(1).radio.energy_detection_w, None);
+    assert!(!sc.config(1).radio.cca_sensitivity_hold);
     // No profile: neither.
     let cfg = Scenario::parse(CHAIN, "chain.toml", &[] as &[&str]).unwrap().config(1);
     assert_eq!((cfg.queue.max_delay, cfg.radio.preamble_detection_snr), (None, None));
     assert_eq!((cfg.queue.expire_in_flight, cfg.mac.retry_counters), (false, crate::mac::RetryCounters::Mpdu));
+    assert_eq!(cfg.mac.immediate_access, crate::mac::ImmediateAccess::IdleForDifs);
     // The lifetime refuses backpressure and zero; the in-flight expiry
     // needs a lifetime; the counters take two names.
     for bad in [
@@ -111,6 +117,7 @@ fn ns3_profile_sets_its_defaults_only_where_the_file_is_silent() {
         &["queue.max_delay=1s", "queue.backpressure.threshold=5"][..],
         &["queue.expire_in_flight=true"][..],
         &["mac.retry_counters=frame"][..],
+        &["mac.immediate_access=always"][..],
     ] {
         assert!(Scenario::parse(CHAIN, "chain.toml", bad).is_err(), "{bad:?}");
     }
