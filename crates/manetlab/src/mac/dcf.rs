@@ -509,18 +509,7 @@ impl Dcf {
             }
             FrameKind::Data => {
                 if self.response.is_none() && !self.responding {
-                    let ack = Frame {
-                        kind: FrameKind::Ack,
-                        src: self.addr,
-                        dst: f.src,
-                        duration: Time::ZERO,
-                        seq: 0,
-                        tid: None,
-                        retry: false,
-                        bytes: frame::ACK_BYTES,
-                        rate: self.rate.response_rate(&self.phy, f.rate),
-                        packet: None,
-                    };
+                    let ack = self.response_frame(FrameKind::Ack, f, Time::ZERO, frame::ACK_BYTES);
                     self.respond(now, ack, out);
                 }
                 if self.dup_cache.is_duplicate(f) {
@@ -553,6 +542,23 @@ impl Dcf {
         self.response = Some(f);
         self.response_gen = self.response_gen.wrapping_add(1);
         out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
+    }
+
+    /// A control response (CTS or ACK) to `to`: addressed to its sender, at
+    /// the response rate for the rate `to` came at.
+    fn response_frame(&self, kind: FrameKind, to: &Frame, duration: Time, bytes: u32) -> Frame {
+        Frame {
+            kind,
+            src: self.addr,
+            dst: to.src,
+            duration,
+            seq: 0,
+            tid: None,
+            retry: false,
+            bytes,
+            rate: self.rate.response_rate(&self.phy, to.rate),
+            packet: None,
+        }
     }
 
     /// The DATA frame of `p` (unicast: at the rate `pick_rate` chose).

@@ -51,18 +51,7 @@ impl Dcf {
         let nav_ok = self.nav_until <= now || self.cts_rule != CtsRule::Standard;
         if nav_ok && !busy_exchange && !self.responding && self.response.is_none() {
             let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
-            let cts = Frame {
-                kind: FrameKind::Cts,
-                src: self.addr,
-                dst: f.src,
-                duration,
-                seq: 0,
-                tid: None,
-                retry: false,
-                bytes: frame::CTS_BYTES,
-                rate: self.rate.response_rate(&self.phy, f.rate),
-                packet: None,
-            };
+            let cts = self.response_frame(FrameKind::Cts, f, duration, frame::CTS_BYTES);
             self.respond(now, cts, out);
         }
     }
