@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Profile-guided build of the manetlab CLI (issue 25): the `dist` profile
+# (fat LTO, one codegen unit) compiled a second time with the branch and
+# call counts of training runs (rustc -Cprofile-generate / -Cprofile-use,
+# LLVM's instrumentation PGO). Outputs are byte-identical to the normal
+# build's (PGO changes code layout, inlining and branch order, never
+# arithmetic); scripts/bench_ns2.sh checks that with CHECK=1.
+#
+#   scripts/build_pgo.sh           # prints the path of the PGO binary
+#   PGO_DIR=/tmp/pgo scripts/build_pgo.sh
+#   PGO_RUSTFLAGS="-Ctarget-cpu=x86-64-v3" scripts/build_pgo.sh  # extra flags
+#
+# Needs the llvm-tools component of the active toolchain (llvm-profdata of
+# the same LLVM as rustc: `rustup component add llvm-tools`); the system's
+# llvm-profdata is usually an older LLVM that cannot read the profiles.
+# Builds in its own target dirs under $PGO_DIR (default target/pgo), so the
+# normal target/ is not invalidated; `--target HOST` keeps the
+# instrumentation out of build scripts and proc macros.
+#
+# Training set (deliberately NOT the benchmark scenarios of
+# scenarios/bench/): what the simulator spends its time on, over the
+# protocols and traffic the benchmarks use and the ones they do not:
+#   scenarios/elfn-mobile.toml    DSR, TCP, 30 nodes moving (pattern scheme)
+#   scenarios/elfn-break.toml     DSR, TCP, 5-node chain with a link break
+#   scenarios/chain-tcp.toml      static routes, TCP, 5-node chain, 100 s
+#   the same with routing.protocol=aodv
+#   scenarios/chain-udp.toml      static routes, CBR, 11-node chain
+#   scenarios/speed-sweep.toml    AODV, CBR, 50 nodes random waypoint, a sweep
+#                                 of 3 speeds x 2 runs (rayon threads)
+#   scenarios/olsr-grid.toml      OLSR, CBR, grid
+#   scenarios/grid.toml with routing.protocol=dsdv     DSDV, CBR, grid
+#   scenarios/voip-tcp-string.toml  VoIP + TCP, priority queue, chain
+#   gen_mrc.py 50 (80 s)          AODV, 50 nodes random waypoint, 10 CBR flows
+#   gen_mrc.py 50 with DSR (80 s) the same with DSR's route cache
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PGO_DIR=${PGO_DIR:-$ROOT/target/pgo}
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+PROFDATA=${PROFDATA:-$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata}
+if [ ! -x "$PROFDATA" ]; then
+    echo "build_pgo.sh: no llvm-profdata at $PROFDATA; run 'rustup component add llvm-tools'" >&2
+    exit 1
+fi
+EXTRA=${PGO_RUSTFLAGS:-}
+PROFILES=$PGO_DIR/profiles
+TRAIN=$PGO_DIR/train
+rm -rf "$PROFILES" "$TRAIN"
+mkdir -p "$PROFILES" "$TRAIN"
+
+say() { echo "build_pgo.sh: $*" >&2; }
+
+say "1/4 instrumented build ($PGO_DIR/gen)"
+RUSTFLAGS="-Cprofile-generate=$PROFILES $EXTRA" \
+    cargo build --profile dist -q -p manetlab-cli --target "$HOST" --target-dir "$PGO_DIR/gen"
+GEN=$PGO_DIR/gen/$HOST/dist/manetlab
+
+say "2/4 training runs"
+python3 scripts/gen_mrc.py 50 "$TRAIN/mrc50.toml" --duration 80
+train() { # train NAME TOML [--set K=V...]
+    local name=$1 toml=$2
+    shift 2
+    "$GEN" run "$toml" --out "$TRAIN/$name" "$@" >/dev/null
+}
+train elfn-mobile scenarios/elfn-mobile.toml
+train elfn-break scenarios/elfn-break.toml
+train chain-tcp scenarios/chain-tcp.toml --set run.duration=100s
+train chain-tcp-aodv scenarios/chain-tcp.toml --set run.duration=100s --set routing.protocol=aodv
+train chain-udp scenarios/chain-udp.toml
+train speed-sweep scenarios/speed-sweep.toml --runs 2
+train olsr-grid scenarios/olsr-grid.toml
+train dsdv-grid scenarios/grid.toml --set routing.protocol=dsdv
+train voip-tcp-string scenarios/voip-tcp-string.toml
+train mrc50-aodv "$TRAIN/mrc50.toml"
+train mrc50-dsr "$TRAIN/mrc50.toml" --set routing.protocol=dsr
+
+say "3/4 merging $(find "$PROFILES" -name '*.profraw' | wc -l) profiles"
+"$PROFDATA" merge -o "$PGO_DIR/manetlab.profdata" "$PROFILES"
+
+say "4/4 optimised build ($PGO_DIR/use)"
+RUSTFLAGS="-Cprofile-use=$PGO_DIR/manetlab.profdata $EXTRA" \
+    cargo build --profile dist -q -p manetlab-cli --target "$HOST" --target-dir "$PGO_DIR/use"
+echo "$PGO_DIR/use/$HOST/dist/manetlab"
