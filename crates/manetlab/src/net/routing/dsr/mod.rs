@@ -456,11 +456,13 @@ impl Dsr {
     /// Learns from a source route that passes through this node at `i`: the
     /// part after it, and the reversed part before it.
     fn learn_through(&mut self, route: &SourceRoute, i: usize, now: Time) {
-        let path = route.path();
+        let (nodes, n) = route_nodes(route);
+        let path = &nodes[..n];
         let mut learnt = self.cache.add_seen(&path[i..], now);
-        let mut back: Vec<NodeId> = path[..=i].to_vec();
-        back.reverse();
-        learnt |= self.cache.add_seen(&back, now);
+        let mut back = [0; MAX_SR_LEN];
+        back[..=i].copy_from_slice(&path[..=i]);
+        back[..=i].reverse();
+        learnt |= self.cache.add_seen(&back[..=i], now);
         if learnt {
             self.stats.event("routes_learnt");
         }
@@ -469,15 +471,18 @@ impl Dsr {
     /// Learns from a route overheard from its node at `t` (this node is not
     /// on it): this node, then the transmitter, then either direction.
     fn learn_overheard(&mut self, route: &SourceRoute, t: usize, now: Time) {
-        let path = route.path();
-        if path.contains(&self.me) {
+        if route.contains(self.me) {
             return;
         }
-        let mut fwd = vec![self.me];
-        fwd.extend_from_slice(&path[t..]);
-        let mut back = vec![self.me];
-        back.extend(path[..=t].iter().rev());
-        if self.cache.add_seen(&fwd, now) | self.cache.add_seen(&back, now) {
+        let (nodes, n) = route_nodes(route);
+        let path = &nodes[..n];
+        // On the stack: this runs for every overheard source route.
+        let mut fwd = [self.me; MAX_SR_LEN + 1];
+        fwd[1..=n - t].copy_from_slice(&path[t..]);
+        let mut back = [self.me; MAX_SR_LEN + 1];
+        back[1..=t + 1].copy_from_slice(&path[..=t]);
+        back[1..=t + 1].reverse();
+        if self.cache.add_seen(&fwd[..=n - t], now) | self.cache.add_seen(&back[..=t + 1], now) {
             self.stats.event("routes_snooped");
         }
     }
@@ -768,6 +773,16 @@ impl Routing for Dsr {
     fn stats(&self) -> RoutingStats {
         self.stats.to_stats()
     }
+}
+
+/// A source route's nodes as ids, on the stack (the learning paths run
+/// per forwarded or overheard packet and allocate nothing).
+fn route_nodes(route: &SourceRoute) -> ([NodeId; MAX_SR_LEN], usize) {
+    let mut nodes = [0; MAX_SR_LEN];
+    for (k, &h) in route.hops[..route.len()].iter().enumerate() {
+        nodes[k] = h as NodeId;
+    }
+    (nodes, route.len())
 }
 
 #[cfg(test)]
