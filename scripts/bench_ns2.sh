@@ -12,14 +12,26 @@
 #                                          # paired with the current one
 #   NO_NS2=1 BASE=... scripts/bench_ns2.sh # A/B of two manetlab binaries
 #   NO_BUILD=1 ...                         # use the existing target/dist binary
+#   BUILD=pgo scripts/bench_ns2.sh         # the profile-guided binary of
+#                                          # scripts/build_pgo.sh (NO_BUILD=1:
+#                                          # the one it built last)
+#
+# With BASE, the outputs of the two binaries are compared (every file but
+# manifest.json; column "out": = identical, DIFF otherwise).
 #
 # The 400-node movement file of the issue is the N=400 row of
 # scripts/bench_scale.sh (same movement and flows in both simulators).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-[ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q -p manetlab-cli
-BIN=${BIN:-$ROOT/target/dist/manetlab}
+if [ "${BUILD:-}" = pgo ]; then
+    HOST=$(rustc -vV | sed -n 's/^host: //p')
+    [ -n "${NO_BUILD:-}" ] || scripts/build_pgo.sh >/dev/null
+    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/use/$HOST/dist/manetlab}
+else
+    [ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q -p manetlab-cli
+    BIN=${BIN:-$ROOT/target/dist/manetlab}
+fi
 REPS=${REPS:-7}
 WORK=${WORK:-/tmp/manetlab-bench-ns2}
 mkdir -p "$WORK"
@@ -49,7 +61,7 @@ stats() { # stats VALUES... -> "mean median"
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD) reps=$REPS load=$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-18s %9s %9s" scenario "ml mean" "ml med"
-[ -n "${BASE:-}" ] && printf " %9s %9s %6s" "base mean" "base med" "new/base"
+[ -n "${BASE:-}" ] && printf " %9s %9s %8s %4s" "base mean" "base med" "new/base" out
 [ $have_ns = 1 ] && printf " %9s %9s %8s" "ns2 mean" "ns2 med" "ns2/ml"
 [ $have_ns = 1 ] && [ -n "${NS2_DEFAULT:-}" ] && printf " %9s" "ns2 dflt"
 printf "\n"
@@ -70,7 +82,9 @@ for s in $SCEN; do
     printf "%-18s %9s %9s" "$s" "$mm" "$md"
     if [ -n "${BASE:-}" ]; then
         read -r bm bd < <(stats "${base[@]}")
-        printf " %9s %9s %6.2f" "$bm" "$bd" "$(echo "$mm / $bm" | bc -l)"
+        same="="
+        diff -rq -x manifest.json "$WORK/$s" "$WORK/$s-base" >/dev/null || same=DIFF
+        printf " %9s %9s %8.3f %4s" "$bm" "$bd" "$(echo "$mm / $bm" | bc -l)" "$same"
     fi
     if [ $have_ns = 1 ]; then
         read -r nm nd < <(stats "${ns[@]}")

@@ -17,11 +17,17 @@
 #   DURATION=50 SIZES=10000 scripts/bench_scale.sh   # shorter simulated time
 #   NO_BUILD=1 ...                          # use the existing target/dist binary
 #   NO_BUILD=1 BIN=/tmp/manetlab.old ...    # another manetlab binary
+#   BUILD=pgo ...                           # the binary of scripts/build_pgo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-[ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q
-BIN=${BIN:-$ROOT/target/dist/manetlab}
+if [ "${BUILD:-}" = pgo ]; then # profile-guided (NO_BUILD=1: the last one built)
+    [ -n "${NO_BUILD:-}" ] || scripts/build_pgo.sh >/dev/null
+    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/use/$(rustc -vV | sed -n 's/^host: //p')/dist/manetlab}
+else
+    [ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q
+    BIN=${BIN:-$ROOT/target/dist/manetlab}
+fi
 SIZES=${SIZES:-"50 100 200 400 1000 2000"}
 REPS=${REPS:-1}
 DURATION=${DURATION:-200}
