@@ -51,7 +51,10 @@ mkdir -p "$PROFILES" "$TRAIN"
 say() { echo "build_pgo.sh: $*" >&2; }
 
 say "1/4 instrumented build ($PGO_DIR/gen)"
-RUSTFLAGS="-Cprofile-generate=$PROFILES $EXTRA" \
+# Without LTO: rustc 1.95's LLVM crashes (SIGSEGV in the loop vectoriser)
+# on the fat-LTO module of the instrumented build. The counters are placed
+# before any LTO, so the profile still matches the fat-LTO build below.
+CARGO_PROFILE_DIST_LTO=off RUSTFLAGS="-Cprofile-generate=$PROFILES $EXTRA" \
     cargo build --profile dist -q -p manetlab-cli --target "$HOST" --target-dir "$PGO_DIR/gen"
 GEN=$PGO_DIR/gen/$HOST/dist/manetlab
 
@@ -60,7 +63,10 @@ python3 scripts/gen_mrc.py 50 "$TRAIN/mrc50.toml" --duration 80
 train() { # train NAME TOML [--set K=V...]
     local name=$1 toml=$2
     shift 2
-    "$GEN" run "$toml" --out "$TRAIN/$name" "$@" >/dev/null
+    "$GEN" run "$toml" --out "$TRAIN/$name" "$@" >"$TRAIN/$name.log" 2>&1 || {
+        cat "$TRAIN/$name.log" >&2
+        exit 1
+    }
 }
 train elfn-mobile scenarios/elfn-mobile.toml
 train elfn-break scenarios/elfn-break.toml
@@ -74,7 +80,7 @@ train voip-tcp-string scenarios/voip-tcp-string.toml
 train mrc50-aodv "$TRAIN/mrc50.toml"
 train mrc50-dsr "$TRAIN/mrc50.toml" --set routing.protocol=dsr
 
-say "3/4 merging $(find "$PROFILES" -name '*.profraw' | wc -l) profiles"
+say "3/4 merging the profiles"
 "$PROFDATA" merge -o "$PGO_DIR/manetlab.profdata" "$PROFILES"
 
 say "4/4 optimised build ($PGO_DIR/use)"
