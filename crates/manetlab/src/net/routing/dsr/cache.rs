@@ -6,17 +6,40 @@
 //! refreshed (CMU's cache had no timeout: stale routes stay until a route
 //! error removes them, which is what section 5.1 of the ELFN paper studies).
 
+use super::MAX_SR_LEN;
 use crate::net::NodeId;
 use crate::sim::Time;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
 pub struct PathCache {
-    /// (path, last added/refreshed), oldest first (a deque: the oldest is
-    /// evicted at the front in O(1)).
-    paths: VecDeque<(Vec<NodeId>, Time)>,
+    /// The cached paths, oldest first (a deque: the oldest is evicted at
+    /// the front in O(1)).
+    paths: VecDeque<Entry>,
     capacity: usize,
     timeout: Option<Time>,
+}
+
+/// One cached path, held inline: `add` compares a new path with every
+/// cached one, and a scan over one contiguous array does not wait for a
+/// cache miss per path as one `Vec` per path did (issue 25).
+#[derive(Clone, Debug)]
+struct Entry {
+    nodes: [NodeId; MAX_SR_LEN],
+    len: u8,
+    /// When it was last added or refreshed.
+    t: Time,
+}
+
+impl Entry {
+    fn path(&self) -> &[NodeId] {
+        &self.nodes[..self.len as usize]
+    }
+    fn set(&mut self, path: &[NodeId], now: Time) {
+        self.nodes[..path.len()].copy_from_slice(path);
+        self.len = path.len() as u8;
+        self.t = now;
+    }
 }
 
 /// Whether `long` starts with `short`. Compared from the end: every cached
@@ -38,9 +61,12 @@ impl PathCache {
         self.timeout.is_none_or(|to| t + to > now)
     }
 
-    /// Adds `path` (which starts at this node). Ignored if shorter than two
-    /// nodes or if it visits a node twice. Returns whether it was new.
+    /// Adds `path` (which starts at this node), cut to its first
+    /// [`MAX_SR_LEN`] nodes as a source route is (`RouteCache` cuts it
+    /// before). Ignored if shorter than two nodes or if it visits a node
+    /// twice. Returns whether it was new.
     pub fn add(&mut self, path: &[NodeId], now: Time) -> bool {
+        let path = &path[..path.len().min(MAX_SR_LEN)];
         if path.len() < 2 {
             return false;
         }
@@ -50,14 +76,15 @@ impl PathCache {
             }
         }
         if let Some(to) = self.timeout {
-            self.paths.retain(|(_, t)| *t + to > now);
+            self.paths.retain(|e| e.t + to > now);
         }
         // One scan: the oldest cached path that holds the new one as a
         // prefix (then it is refreshed), and whether any cached path is a
         // prefix of the new one (then it is subsumed).
         let mut subsumes = false;
         let mut held = None;
-        for (i, (p, _)) in self.paths.iter().enumerate() {
+        for (i, e) in self.paths.iter().enumerate() {
+            let p = e.path();
             if p.len() >= path.len() {
                 if is_prefix(path, p) {
                     held = Some(i);
@@ -70,33 +97,33 @@ impl PathCache {
         // Already known as (a prefix of) a cached path: refresh it.
         if let Some(i) = held {
             let mut e = self.paths.remove(i).expect("index from the scan");
-            e.1 = now;
+            e.t = now;
             self.paths.push_back(e);
             return false;
         }
         // Cached paths that are prefixes of the new one are subsumed.
         if subsumes {
-            self.paths.retain(|(p, _)| !is_prefix(p, path));
+            self.paths.retain(|e| !is_prefix(e.path(), path));
         }
-        // At capacity the oldest goes, and its memory holds the new path.
-        let mut v = if self.paths.len() >= self.capacity {
-            self.paths.pop_front().expect("capacity >= 1").0
+        // At capacity the oldest goes.
+        let mut e = if self.paths.len() >= self.capacity {
+            self.paths.pop_front().expect("capacity >= 1")
         } else {
-            Vec::with_capacity(path.len())
+            Entry { nodes: [0; MAX_SR_LEN], len: 0, t: now }
         };
-        v.clear();
-        v.extend_from_slice(path);
-        self.paths.push_back((v, now));
+        e.set(path, now);
+        self.paths.push_back(e);
         true
     }
 
     /// The shortest cached route from this node to `dst` (both included).
     pub fn find(&self, dst: NodeId, now: Time) -> Option<Vec<NodeId>> {
         let mut best: Option<&[NodeId]> = None;
-        for (p, t) in self.paths.iter().rev() {
-            if !self.live(*t, now) {
+        for e in self.paths.iter().rev() {
+            if !self.live(e.t, now) {
                 continue;
             }
+            let p = e.path();
             if let Some(i) = p.iter().position(|&n| n == dst) {
                 if i > 0 && best.is_none_or(|b| i + 1 < b.len()) {
                     best = Some(&p[..=i]);
@@ -110,13 +137,13 @@ impl PathCache {
     /// direction: links are symmetric). Returns how many paths it touched.
     pub fn remove_link(&mut self, a: NodeId, b: NodeId) -> usize {
         let mut touched = 0;
-        for (p, _) in self.paths.iter_mut() {
-            if let Some(i) = p.windows(2).position(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a)) {
-                p.truncate(i + 1);
+        for e in self.paths.iter_mut() {
+            if let Some(i) = e.path().windows(2).position(|w| (w[0] == a && w[1] == b) || (w[0] == b && w[1] == a)) {
+                e.len = i as u8 + 1;
                 touched += 1;
             }
         }
-        self.paths.retain(|(p, _)| p.len() >= 2);
+        self.paths.retain(|e| e.len >= 2);
         touched
     }
 
@@ -130,18 +157,18 @@ impl PathCache {
     /// entries in destination order (the next hop is the path's second node).
     pub fn routes(&self, now: Time, out: &mut Vec<crate::net::routing::RouteEntry>) {
         let first = out.len();
-        for (p, t) in self.paths.iter().rev() {
-            if !self.live(*t, now) {
+        for e in self.paths.iter().rev() {
+            if !self.live(e.t, now) {
                 continue;
             }
-            add_path_routes(p, first, out);
+            add_path_routes(e.path(), first, out);
         }
         out[first..].sort_unstable_by_key(|e| e.dst);
     }
 
     /// The cached paths, oldest first.
     pub fn paths(&self) -> impl Iterator<Item = &[NodeId]> {
-        self.paths.iter().map(|(p, _)| p.as_slice())
+        self.paths.iter().map(|e| e.path())
     }
 }
 
@@ -204,8 +231,8 @@ mod tests {
         assert!(c.find(2, Time::from_secs(2)).is_none(), "oldest evicted");
     }
 
-    /// The path cache as it was before `add` scanned once, inline and from
-    /// the end (session 11): the reference the proptest below holds the
+    /// The path cache as it was before session 11 (one `Vec` per path,
+    /// two scans with `starts_with`): the reference the proptest below holds the
     /// faster one to.
     struct Plain {
         paths: Vec<(Vec<NodeId>, Time)>,
@@ -294,7 +321,7 @@ mod tests {
                 let cached: Vec<&[NodeId]> = fast.paths().collect();
                 let expected: Vec<&[NodeId]> = plain.paths.iter().map(|(p, _)| p.as_slice()).collect();
                 proptest::prop_assert_eq!(cached, expected);
-                let stamps: Vec<Time> = fast.paths.iter().map(|e| e.1).collect();
+                let stamps: Vec<Time> = fast.paths.iter().map(|e| e.t).collect();
                 let plain_stamps: Vec<Time> = plain.paths.iter().map(|e| e.1).collect();
                 proptest::prop_assert_eq!(stamps, plain_stamps);
             }
