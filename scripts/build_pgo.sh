@@ -4,11 +4,17 @@
 # call counts of training runs (rustc -Cprofile-generate / -Cprofile-use,
 # LLVM's instrumentation PGO). Outputs are byte-identical to the normal
 # build's (PGO changes code layout, inlining and branch order, never
-# arithmetic); scripts/bench_ns2.sh checks that with CHECK=1.
+# arithmetic); `BUILD=pgo BASE=target/dist/manetlab scripts/bench_ns2.sh`
+# compares them (column "out").
 #
 #   scripts/build_pgo.sh           # prints the path of the PGO binary
 #   PGO_DIR=/tmp/pgo scripts/build_pgo.sh
 #   PGO_RUSTFLAGS="-Ctarget-cpu=x86-64-v3" scripts/build_pgo.sh  # extra flags
+#
+# -Ctarget-cpu=x86-64-v3 (AVX2, FMA, BMI2: Haswell and later) gave another
+# 4-8 % with byte-identical outputs (Rust never fuses a multiply and an add
+# into an FMA by itself); the binary then needs such a CPU, so it is not
+# the default. Session 11's numbers: docs/performance.md.
 #
 # Needs the llvm-tools component of the active toolchain (llvm-profdata of
 # the same LLVM as rustc: `rustup component add llvm-tools`); the system's
