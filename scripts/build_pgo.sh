@@ -88,6 +88,8 @@ train mrc50-dsr "$TRAIN/mrc50.toml" --set routing.protocol=dsr
 
 say "3/4 merging the profiles"
 "$PROFDATA" merge -o "$PGO_DIR/manetlab.profdata" "$PROFILES"
+# The instrumented build is ~0.7 GB; KEEP_GEN=1 keeps it for a faster rerun.
+[ -n "${KEEP_GEN:-}" ] || rm -rf "$PGO_DIR/gen"
 
 say "4/4 optimised build ($PGO_DIR/use)"
 RUSTFLAGS="-Cprofile-use=$PGO_DIR/manetlab.profdata $EXTRA" \
