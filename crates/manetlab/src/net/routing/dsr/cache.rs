@@ -285,7 +285,7 @@ mod tests {
             let mut plain = Plain { paths: Vec::new(), capacity, timeout };
             let mut now = Time::ZERO;
             for (op, tail, a, b, dt) in ops {
-                now = now + Time::from_secs(dt);
+                now += Time::from_secs(dt);
                 match op {
                     0 | 1 => {
                         let path: Vec<NodeId> = std::iter::once(0).chain(tail).collect();
