@@ -22,6 +22,7 @@ mod gateway;
 mod observe;
 mod pipeline;
 mod report;
+mod timers;
 mod wired;
 
 pub use build::BuildError;
@@ -143,6 +144,8 @@ pub struct Simulation {
     board: crate::wire::board::WireBoard,
     /// Frames on the air, one event stream each (`frames.rs`).
     streams: frames::Streams,
+    /// Per node: its MAC access timer's queue entry and last arming (`timers.rs`).
+    access: Vec<timers::AccessSlot>,
     /// Beacon runs: radios in decode / carrier-sense range per frame sent.
     air_counts: Option<AirCounts>,
     #[cfg(feature = "event-counts")]
@@ -253,6 +256,13 @@ impl Simulation {
                 node
             }
             Event::Mac { node, kind, gen } => {
+                let gen = match kind {
+                    MacTimer::Access => match self.access_entry(node, gen) {
+                        Some(g) => g,
+                        None => return,
+                    },
+                    _ => gen,
+                };
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 node
             }
@@ -347,7 +357,7 @@ impl Simulation {
             // room included: `memmove` was 11-22 % of the small runs).
             match w {
                 Work::Mac(node, i) => match self.mac_out[i as usize] {
-                    MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+                    MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
                     MacAction::Transmit(d) => self.do_mac(node, MacAction::Transmit(d)),
                     MacAction::Ready => self.feed_mac(node),
                     _ => {

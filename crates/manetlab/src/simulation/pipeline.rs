@@ -60,7 +60,7 @@ impl Simulation {
                 }
                 self.queue.schedule(now + d, Event::TxEnd { node });
             }
-            MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+            MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
             MacAction::Deliver(pkt, from) => {
                 self.bp_heard(node, from, &pkt);
                 self.net_input(node, pkt, from, false)
