@@ -279,20 +279,6 @@ impl Simulation {
         self.collect_mac(node);
     }
 
-    /// A scripted node event: switch a radio off or on.
-    fn node_event(&mut self, node: NodeId, action: NodeAction) {
-        if self.wired.is_wired_only(node) {
-            return; // no radio to switch
-        }
-        let off = action == NodeAction::RadioOff;
-        let was = std::mem::replace(&mut self.radio_off[node as usize], off);
-        match (was, off) {
-            (false, true) => self.radios_off += 1,
-            (true, false) => self.radios_off -= 1,
-            _ => {}
-        }
-    }
-
     fn collect_mac(&mut self, node: NodeId) {
         for i in self.queued[0]..self.mac_out.len() {
             self.work.push_back(Work::Mac(node, i as u32));
@@ -348,7 +334,18 @@ impl Simulation {
         self.queued[2] = self.ep_out.len();
     }
 
+    /// Carries out the work of the last event; most events have none (a
+    /// signal at an idle radio, a superseded timer) and skip the call.
+    #[inline(always)]
     fn drain_work(&mut self) {
+        if !self.work.is_empty() {
+            self.drain_items();
+        }
+        debug_assert!(self.mac_out.is_empty() && self.net_out.is_empty() && self.ep_out.is_empty());
+    }
+
+    #[inline(never)]
+    fn drain_items(&mut self) {
         while let Some(w) = self.work.pop_front() {
             // Each index is taken exactly once; a cheap placeholder stays.
             // The actions without a packet (timers, a transmission, "ready":

@@ -10,7 +10,7 @@
 
 use super::backpressure::bp_transmit;
 use super::{Event, Simulation, FLOW_PORT_BASE};
-use crate::config::Traffic;
+use crate::config::{NodeAction, Traffic};
 use crate::mac::dcf::MacAction;
 use crate::metrics::observe::FlowWhat;
 use crate::metrics::trace::{Action, Layer};
@@ -20,6 +20,20 @@ use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::transport::EndpointAction;
 
 impl Simulation {
+    /// A scripted node event: switch a radio off or on.
+    pub(super) fn node_event(&mut self, node: NodeId, action: NodeAction) {
+        if self.wired.is_wired_only(node) {
+            return; // no radio to switch
+        }
+        let off = action == NodeAction::RadioOff;
+        let was = std::mem::replace(&mut self.radio_off[node as usize], off);
+        match (was, off) {
+            (false, true) => self.radios_off += 1,
+            (true, false) => self.radios_off -= 1,
+            _ => {}
+        }
+    }
+
     pub(super) fn do_mac(&mut self, node: NodeId, a: MacAction) {
         let now = self.queue.now();
         match a {
