@@ -68,7 +68,7 @@ impl Simulation {
                 }
                 if !self.hearers.is_empty() {
                     let end = now + d;
-                    let frame = *self.nodes[node as usize].mac.tx_frame();
+                    let frame = self.nodes[node as usize].mac.tx_frame();
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
                     self.air_frame(tx, d);
                 }
