@@ -660,6 +660,17 @@ impl Dcf {
         }
     }
 
+    /// Whether `on_timer(kind, gen)` could still act (see
+    /// `MacProtocol::timer_live`): generations only grow, and an access
+    /// timer whose countdown was frozen stays dead.
+    pub fn timer_live(&self, kind: MacTimer, gen: u32) -> bool {
+        match kind {
+            MacTimer::Access => gen == self.access_gen && self.access_pending,
+            MacTimer::Timeout => gen == self.timeout_gen,
+            MacTimer::Response => gen == self.response_gen,
+        }
+    }
+
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
         self.txop_start = now;
         let p = self.acs[self.active].current.expect("contending without a packet");

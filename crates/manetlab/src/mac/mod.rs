@@ -199,6 +199,14 @@ pub trait MacProtocol {
     /// The interface queue took a packet (a MAC holding an expired packet
     /// may drop it: `MacAction::Expired`).
     fn on_queue_enqueue(&mut self, _now: Time, _out: &mut Vec<MacAction>) {}
+    /// Whether timer `kind` armed with generation `gen` may still act:
+    /// false only if `on_timer(kind, gen)` would now and forever ignore it
+    /// (cancelled or replaced). The kernel then drops a re-arming it kept
+    /// out of the queue (`simulation/timers.rs`). Arming a kind again always
+    /// replaces its previous timer (a new generation).
+    fn timer_live(&self, _kind: MacTimer, _gen: u32) -> bool {
+        true
+    }
     /// DATA attempts and ACKs per rate.
     fn rate_counts(&self) -> Vec<RateCount> {
         Vec::new()
@@ -279,6 +287,10 @@ impl Mac {
     #[inline]
     pub fn on_queue_enqueue(&mut self, now: Time, out: &mut Vec<MacAction>) {
         each!(self, m => MacProtocol::on_queue_enqueue(m, now, out))
+    }
+    #[inline]
+    pub fn timer_live(&self, kind: MacTimer, gen: u32) -> bool {
+        each!(self, m => MacProtocol::timer_live(m, kind, gen))
     }
     /// DATA attempts and ACKs per rate (DCF only).
     pub fn rate_counts(&self) -> Vec<RateCount> {

@@ -414,15 +414,15 @@ impl Channel {
 
     /// Puts a frame on the air; `receivers` is how many signal ends will be
     /// reported through `signal_ended`.
-    pub fn begin(&mut self, sender: NodeId, frame: Frame, start: Time, end: Time, receivers: u32) -> TxId {
-        let t = Transmission { sender, frame, start, end, pending: receivers };
+    /// The frame is copied once, from the MAC straight into its slot.
+    pub fn begin(&mut self, sender: NodeId, frame: &Frame, start: Time, end: Time, receivers: u32) -> TxId {
         match self.free.pop() {
             Some(id) => {
-                self.txs[id as usize] = Some(t);
+                self.txs[id as usize] = Some(Transmission { sender, frame: *frame, start, end, pending: receivers });
                 id
             }
             None => {
-                self.txs.push(Some(t));
+                self.txs.push(Some(Transmission { sender, frame: *frame, start, end, pending: receivers }));
                 (self.txs.len() - 1) as TxId
             }
         }

@@ -169,6 +169,11 @@ impl<E: Copy> EventQueue<E> {
         self.fill();
         self.heap.first().map(|e| Time(e.time))
     }
+    /// The (time, sequence) key of the earliest pending event.
+    pub fn peek_key(&mut self) -> Option<(u64, u64)> {
+        self.fill();
+        self.heap.first().map(|e| (e.time, e.seq))
+    }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.fill();

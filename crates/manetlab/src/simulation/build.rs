@@ -194,6 +194,7 @@ impl Simulation {
             gateway,
             board,
             streams: Default::default(),
+            access: vec![Default::default(); n],
             air_counts,
             #[cfg(feature = "event-counts")]
             counts: Default::default(),

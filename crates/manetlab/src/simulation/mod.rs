@@ -22,6 +22,7 @@ mod gateway;
 mod observe;
 mod pipeline;
 mod report;
+mod timers;
 mod wired;
 
 pub use build::BuildError;
@@ -143,6 +144,8 @@ pub struct Simulation {
     board: crate::wire::board::WireBoard,
     /// Frames on the air, one event stream each (`frames.rs`).
     streams: frames::Streams,
+    /// Per node: its MAC access timer's queue entry and last arming (`timers.rs`).
+    access: Vec<timers::AccessSlot>,
     /// Beacon runs: radios in decode / carrier-sense range per frame sent.
     air_counts: Option<AirCounts>,
     #[cfg(feature = "event-counts")]
@@ -253,6 +256,13 @@ impl Simulation {
                 node
             }
             Event::Mac { node, kind, gen } => {
+                let gen = match kind {
+                    MacTimer::Access => match self.access_entry(node, gen) {
+                        Some(g) => g,
+                        None => return,
+                    },
+                    _ => gen,
+                };
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 node
             }
@@ -267,20 +277,6 @@ impl Simulation {
             Event::Node { node, action } => return self.node_event(node, action),
         };
         self.collect_mac(node);
-    }
-
-    /// A scripted node event: switch a radio off or on.
-    fn node_event(&mut self, node: NodeId, action: NodeAction) {
-        if self.wired.is_wired_only(node) {
-            return; // no radio to switch
-        }
-        let off = action == NodeAction::RadioOff;
-        let was = std::mem::replace(&mut self.radio_off[node as usize], off);
-        match (was, off) {
-            (false, true) => self.radios_off += 1,
-            (true, false) => self.radios_off -= 1,
-            _ => {}
-        }
     }
 
     fn collect_mac(&mut self, node: NodeId) {
@@ -338,7 +334,18 @@ impl Simulation {
         self.queued[2] = self.ep_out.len();
     }
 
+    /// Carries out the work of the last event; most events have none (a
+    /// signal at an idle radio, a superseded timer) and skip the call.
+    #[inline(always)]
     fn drain_work(&mut self) {
+        if !self.work.is_empty() {
+            self.drain_items();
+        }
+        debug_assert!(self.mac_out.is_empty() && self.net_out.is_empty() && self.ep_out.is_empty());
+    }
+
+    #[inline(never)]
+    fn drain_items(&mut self) {
         while let Some(w) = self.work.pop_front() {
             // Each index is taken exactly once; a cheap placeholder stays.
             // The actions without a packet (timers, a transmission, "ready":
@@ -347,7 +354,7 @@ impl Simulation {
             // room included: `memmove` was 11-22 % of the small runs).
             match w {
                 Work::Mac(node, i) => match self.mac_out[i as usize] {
-                    MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+                    MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
                     MacAction::Transmit(d) => self.do_mac(node, MacAction::Transmit(d)),
                     MacAction::Ready => self.feed_mac(node),
                     _ => {

@@ -10,7 +10,7 @@
 
 use super::backpressure::bp_transmit;
 use super::{Event, Simulation, FLOW_PORT_BASE};
-use crate::config::Traffic;
+use crate::config::{NodeAction, Traffic};
 use crate::mac::dcf::MacAction;
 use crate::metrics::observe::FlowWhat;
 use crate::metrics::trace::{Action, Layer};
@@ -20,6 +20,20 @@ use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::transport::EndpointAction;
 
 impl Simulation {
+    /// A scripted node event: switch a radio off or on.
+    pub(super) fn node_event(&mut self, node: NodeId, action: NodeAction) {
+        if self.wired.is_wired_only(node) {
+            return; // no radio to switch
+        }
+        let off = action == NodeAction::RadioOff;
+        let was = std::mem::replace(&mut self.radio_off[node as usize], off);
+        match (was, off) {
+            (false, true) => self.radios_off += 1,
+            (true, false) => self.radios_off -= 1,
+            _ => {}
+        }
+    }
+
     pub(super) fn do_mac(&mut self, node: NodeId, a: MacAction) {
         let now = self.queue.now();
         match a {
@@ -54,13 +68,13 @@ impl Simulation {
                 }
                 if !self.hearers.is_empty() {
                     let end = now + d;
-                    let frame = *self.nodes[node as usize].mac.tx_frame();
+                    let frame = self.nodes[node as usize].mac.tx_frame();
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
                     self.air_frame(tx, d);
                 }
                 self.queue.schedule(now + d, Event::TxEnd { node });
             }
-            MacAction::Timer { at, kind, gen } => self.queue.schedule(at, Event::Mac { node, kind, gen }),
+            MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
             MacAction::Deliver(pkt, from) => {
                 self.bp_heard(node, from, &pkt);
                 self.net_input(node, pkt, from, false)

@@ -98,6 +98,9 @@ impl MacProtocol for Dcf {
     fn on_queue_enqueue(&mut self, now: Time, out: &mut Vec<MacAction>) {
         Dcf::on_queue_enqueue(self, now, out)
     }
+    fn timer_live(&self, kind: MacTimer, gen: u32) -> bool {
+        Dcf::timer_live(self, kind, gen)
+    }
     fn rate_counts(&self) -> Vec<RateCount> {
         Dcf::rate_counts(self)
     }
