@@ -72,6 +72,8 @@ pub struct LazyStart {
     pub outcome: StartOutcome,
     /// The new signal's end must be delivered.
     pub keep: bool,
+    /// The new signal is the locked frame now.
+    pub locks: bool,
     /// The formerly locked frame (transmission, end) whose end must not be
     /// delivered any more.
     pub dropped: Option<(TxId, Time)>,
@@ -284,10 +286,11 @@ impl Radio {
     /// deliver its end ([`Radio::finish_signal`]); every other call is then
     /// answered exactly as if it had stayed and its end been delivered
     /// (`lazy_ends_match_the_full_radio`). Other models keep every signal.
+    #[inline]
     pub fn begin_signal_lazy(&mut self, now: Time, tx: TxId, power: f64, end: Time, rate: u64) -> LazyStart {
         if self.sinr.is_some() || self.rule != CaptureRule::Ns2 {
             let outcome = self.begin_signal(now, tx, power, end, rate);
-            return LazyStart { outcome, keep: true, dropped: None };
+            return LazyStart { outcome, keep: true, locks: false, dropped: None };
         }
         self.start(tx, power, end, true)
     }
@@ -334,7 +337,7 @@ impl Radio {
 
     /// `signal_start`; `lazy` (ns-2's rule only): leave out of the set the
     /// signals whose ends can change nothing ([`Radio::begin_signal_lazy`]).
-    #[inline]
+    #[inline(always)]
     fn start(&mut self, tx: TxId, power: f64, end: Time, lazy: bool) -> LazyStart {
         let mut dropped = None;
         let became_busy = self.n_active == 0;
@@ -385,11 +388,12 @@ impl Radio {
         }
         // (The set is added to last: `dominates` skips `tx` itself, so the
         // order does not matter to the lock decisions above.)
-        let keep = !lazy || !self.locked || self.lock_tx == tx || end >= self.lock_end;
+        let locks = self.locked && self.lock_tx == tx;
+        let keep = !lazy || locks || !self.locked || end >= self.lock_end;
         if keep {
             self.push_active(tx, power);
         }
-        LazyStart { outcome: StartOutcome { became_busy, captured_out }, keep, dropped }
+        LazyStart { outcome: StartOutcome { became_busy, captured_out }, keep, locks, dropped }
     }
 
     /// The signal of `tx` ends. Returns the outcome for the MAC and whether

@@ -137,8 +137,9 @@ fn prefetch_node(n: &crate::node::Node) {
 pub(super) struct Streams {
     slab: Vec<FrameStream>,
     free: Vec<u32>,
-    /// Per transmission on the air (`TxId`), its stream.
-    of_tx: Vec<u32>,
+    /// Per node, where the last bit of the frame its radio locked onto
+    /// last is in its stream (stream << 32 | index), for `unsee_end`.
+    lock_end: Vec<u64>,
 }
 
 impl Simulation {
@@ -156,10 +157,6 @@ impl Simulation {
                 (self.streams.slab.len() - 1) as u32
             }
         };
-        if self.streams.of_tx.len() <= tx as usize {
-            self.streams.of_tx.resize(tx as usize + 1, 0);
-        }
-        self.streams.of_tx[tx as usize] = id;
         let s = &mut self.streams.slab[id as usize];
         s.signals.clear();
         s.next = 0;
@@ -208,37 +205,20 @@ impl Simulation {
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
 
-    /// The frame stream's earliest signal is due: handle it, then queue the
-    /// stream's next signal that runs as an event, counting the last bits
-    /// passed over (those marked [`END_UNSEEN`]) as executed events: the
+    /// The frame stream's earliest signal is due: queue the stream's next
+    /// signal that runs as an event, then handle this one. The last bits
+    /// passed over (those marked [`END_UNSEEN`]) count as executed events: the
     /// count is the one every end dispatched would give (so it does not
     /// depend on the observers attached), and only ends at or before the
     /// run's end count, as they would have run. Returns the receiving
     /// node.
     pub(super) fn frame_event(&mut self, id: u32, tx: TxId) -> NodeId {
-        let s = &self.streams.slab[id as usize];
-        let i = s.next;
-        let g = s.signals[i];
-        if let Some(n) = s.signals.get(i + 1) {
-            prefetch_node(&self.nodes[n.node as usize]);
-        }
-        if g.is_start() {
-            if !self.signal_start(g.node, tx, g.power) {
-                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
-            }
-        } else if g.end_at == END {
-            self.signal_end(g.node, tx);
-        } else {
-            // Marked after it was queued (a lock taken over): counted by
-            // the loop as it popped, nothing to do.
-            #[cfg(feature = "event-counts")]
-            self.counts.add(super::counts::Kind::EndUnseen);
-        }
-        // The handlers above queue nothing (MAC actions wait in the work
-        // list), so the heap sees the same pushes in the same order as when
-        // the next signal was queued first.
         let s = &mut self.streams.slab[id as usize];
-        let mut j = i + 1;
+        let g = s.signals[s.next];
+        // Queue the next signal first (as before session 11: the heap sees
+        // the same pushes in the same order), passing over the ends marked
+        // so far; one this signal marks, if already queued, pops as a no-op.
+        let mut j = s.next + 1;
         while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
             if n.time <= self.cfg.duration.0 {
                 self.executed += 1;
@@ -248,9 +228,25 @@ impl Simulation {
             j += 1;
         }
         s.next = j;
-        match s.signals.get(j) {
-            Some(n) => self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx }),
-            None => self.streams.free.push(id),
+        if let Some(n) = s.signals.get(j) {
+            prefetch_node(&self.nodes[n.node as usize]);
+            self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+        } else {
+            self.streams.free.push(id);
+        }
+        if g.is_start() {
+            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
+                // (the stream may have been freed above only if this start's
+                // own end was queued: it is then the next entry, not freed)
+                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
+            }
+        } else if g.end_at == END {
+            self.signal_end(g.node, tx);
+        } else {
+            // Marked after it was queued: counted by the loop as it popped,
+            // nothing to do.
+            #[cfg(feature = "event-counts")]
+            self.counts.add(super::counts::Kind::EndUnseen);
         }
         g.node
     }
@@ -258,7 +254,8 @@ impl Simulation {
     /// The first bit of a transmission reaches `node`. Returns whether its
     /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
     /// for observers of receptions, which see every signal's end).
-    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64) -> bool {
+    /// `end_ref`: where its last bit is (stream << 32 | index).
+    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
         let now = self.queue.now();
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
@@ -268,7 +265,7 @@ impl Simulation {
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
-            crate::phy::radio::LazyStart { outcome, keep: true, dropped: None }
+            crate::phy::radio::LazyStart { outcome, keep: true, locks: false, dropped: None }
         } else {
             n.radio.begin_signal_lazy(now, tx, power, end, rate)
         };
@@ -291,6 +288,12 @@ impl Simulation {
             self.unsee_end(old, node, at);
             self.channel.signal_ended(old);
         }
+        if l.locks {
+            if self.streams.lock_end.len() <= node as usize {
+                self.streams.lock_end.resize(self.nodes.len().max(node as usize + 1), 0);
+            }
+            self.streams.lock_end[node as usize] = end_ref;
+        }
         if !l.keep {
             // This receiver is done with the transmission.
             self.channel.signal_ended(tx);
@@ -298,18 +301,17 @@ impl Simulation {
         l.keep
     }
 
-    /// Marks the last bit of transmission `tx` at `node`, due at `at`, as
-    /// one that is counted but not run (it may already be in the queue:
-    /// `frame_event` then passes over it when it pops).
+    /// Marks the last bit of transmission `tx` at `node`, due at `at` (the
+    /// frame `node` was locked onto), as one that is counted but not run (it
+    /// may already be in the queue: `frame_event` then passes over it when
+    /// it pops).
     fn unsee_end(&mut self, tx: TxId, node: NodeId, at: Time) {
-        let s = &mut self.streams.slab[self.streams.of_tx[tx as usize] as usize];
-        let mut i = s.signals.partition_point(|g| g.time < at.0);
-        // (a stream holds one start and one end per receiver, the start earlier)
-        while s.signals[i].node != node {
-            i += 1;
-        }
-        debug_assert!(s.signals[i].end_at == END && s.signals[i].time == at.0 && i >= s.next);
-        s.signals[i].end_at = END_UNSEEN;
+        let r = self.streams.lock_end[node as usize];
+        let s = &mut self.streams.slab[(r >> 32) as usize];
+        let g = &mut s.signals[r as u32 as usize];
+        debug_assert!(g.node == node && g.end_at == END && g.time == at.0, "tx {tx}");
+        let _ = (tx, at);
+        g.end_at = END_UNSEEN;
     }
 
     /// The last bit of a transmission passes `node`.
