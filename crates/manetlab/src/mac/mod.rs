@@ -179,7 +179,11 @@ pub trait MacProtocol {
     fn on_sense_busy(&mut self, _now: Time) {}
     /// The radio was captured by a stronger frame until `end`.
     fn on_captured_out(&mut self, _now: Time, _end: Time, _out: &mut Vec<MacAction>) {}
-    /// A signal the radio did not lock onto ended.
+    /// A signal the radio did not lock onto ended. Under ns-2's capture
+    /// rule the kernel does not report such an end while the locked frame
+    /// is still on the air (`idle` would be false; `Radio::begin_signal_lazy`):
+    /// a MAC must act on this call only when `idle` is true (or on
+    /// `on_rx_end`).
     fn on_signal_end(&mut self, _now: Time, _idle: bool, _out: &mut Vec<MacAction>) {}
     fn is_edca(&self) -> bool {
         false

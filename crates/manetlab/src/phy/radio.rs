@@ -66,6 +66,19 @@ pub struct StartOutcome {
     pub captured_out: bool,
 }
 
+/// What [`Radio::begin_signal_lazy`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LazyStart {
+    pub outcome: StartOutcome,
+    /// The new signal's end must be delivered.
+    pub keep: bool,
+    /// The new signal is the locked frame now.
+    pub locks: bool,
+    /// The formerly locked frame (transmission, end) whose end must not be
+    /// delivered any more.
+    pub dropped: Option<(TxId, Time)>,
+}
+
 /// What a signal's end means for the MAC.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RxOutcome {
@@ -253,6 +266,35 @@ impl Radio {
         }
     }
 
+    /// [`Radio::begin_signal`] for a caller that may leave out signal ends
+    /// that can change nothing (docs/performance.md, "Session 11 (branch
+    /// s11air)"). Under ns-2's capture rule with the threshold model the
+    /// set of signals on the air is only counted (the powers are read by
+    /// [`CaptureRule::StrongerWins`] alone), only a signal's own start can
+    /// lock the receiver onto it, and the locked frame stays on the air to
+    /// its end. So the end of a signal that is not the locked frame and
+    /// passes strictly before the locked frame's end decides no outcome and
+    /// does not end the busy period: it changes nothing. Two such ends:
+    ///
+    /// - the new signal's own, when it is not locked after its start
+    ///   (captured out, or a collision that left the lock with the longer
+    ///   frame) and ends before the locked frame (`keep` false);
+    /// - the locked frame's, when a longer frame that collides with it
+    ///   takes the lock over (`dropped`: its transmission and end).
+    ///
+    /// Either signal leaves the set at once, and the caller must not
+    /// deliver its end ([`Radio::finish_signal`]); every other call is then
+    /// answered exactly as if it had stayed and its end been delivered
+    /// (`lazy_ends_match_the_full_radio`). Other models keep every signal.
+    #[inline]
+    pub fn begin_signal_lazy(&mut self, now: Time, tx: TxId, power: f64, end: Time, rate: u64) -> LazyStart {
+        if self.sinr.is_some() || self.rule != CaptureRule::Ns2 {
+            let outcome = self.begin_signal(now, tx, power, end, rate);
+            return LazyStart { outcome, keep: true, locks: false, dropped: None };
+        }
+        self.start(tx, power, end, true)
+    }
+
     /// A signal ends at `now` (either reception model).
     pub fn finish_signal(&mut self, now: Time, tx: TxId) -> (RxOutcome, bool) {
         let locked = match self.sinr.as_ref() {
@@ -290,8 +332,15 @@ impl Radio {
 
     /// A signal of `power` watts starts arriving; it lasts until `end`.
     pub fn signal_start(&mut self, tx: TxId, power: f64, end: Time) -> StartOutcome {
+        self.start(tx, power, end, false).outcome
+    }
+
+    /// `signal_start`; `lazy` (ns-2's rule only): leave out of the set the
+    /// signals whose ends can change nothing ([`Radio::begin_signal_lazy`]).
+    #[inline(always)]
+    fn start(&mut self, tx: TxId, power: f64, end: Time, lazy: bool) -> LazyStart {
+        let mut dropped = None;
         let became_busy = self.n_active == 0;
-        self.push_active(tx, power);
         let decodable = power >= self.rx_threshold && !self.transmitting;
         let mut captured_out = false;
         match (self.lock(), self.rule) {
@@ -325,13 +374,26 @@ impl Radio {
                     lock.ok = false;
                     lock.collided = true;
                     if end > lock.end {
+                        if lazy {
+                            // The old frame ends first, unlocked, with the
+                            // new one still on the air.
+                            self.remove_active(lock.tx);
+                            dropped = Some((lock.tx, lock.end));
+                        }
                         lock = Lock { tx, power, end, ok: false, collided: true };
                     }
                     self.set_lock(lock);
                 }
             }
         }
-        StartOutcome { became_busy, captured_out }
+        // (The set is added to last: `dominates` skips `tx` itself, so the
+        // order does not matter to the lock decisions above.)
+        let locks = self.locked && self.lock_tx == tx;
+        let keep = !lazy || locks || !self.locked || end >= self.lock_end;
+        if keep {
+            self.push_active(tx, power);
+        }
+        LazyStart { outcome: StartOutcome { became_busy, captured_out }, keep, locks, dropped }
     }
 
     /// The signal of `tx` ends. Returns the outcome for the MAC and whether
@@ -569,5 +631,107 @@ mod tests {
                 proptest::prop_assert_eq!(r.stats, f.stats);
             }
         }
+    }
+
+    proptest::proptest! {
+        /// Signals with random arrivals, durations and powers (up to ~40 on
+        /// the air at once, ties in time included) and own transmissions,
+        /// run in time order under ns-2's rule by a radio that leaves out
+        /// the ends `begin_signal_lazy` says change nothing, and by the
+        /// reference with every end delivered: every delivered end gets the
+        /// same answer, every left-out end is (Nothing, still busy) at the
+        /// reference, and carrier sense and the counters agree after every
+        /// step.
+        #[test]
+        fn lazy_ends_match_the_full_radio(
+            sigs in proptest::collection::vec((0u64..400, 1u64..120, 0u32..40), 1..120),
+            txs in proptest::collection::vec((0u64..400, 1u64..60), 0..6),
+        ) {
+            // (time, order at equal times, what): 0 = end of tx, 1 = start of tx,
+            // 2 = end of signal i, 3 = start of signal i.
+            let mut evs: Vec<(u64, u8, usize)> = Vec::new();
+            for (i, &(at, len, _)) in sigs.iter().enumerate() {
+                evs.push((at, 3, i));
+                evs.push((at + len, 2, i));
+            }
+            let mut busy_until = 0;
+            for (k, &(at, len)) in txs.iter().enumerate() {
+                // own transmissions do not overlap each other
+                let at = at.max(busy_until);
+                busy_until = at + len;
+                evs.push((at, 1, k));
+                evs.push((at + len, 0, k));
+            }
+            evs.sort();
+            let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+            let mut f = Reference {
+                rule: CaptureRule::Ns2, ratio: 10.0, active: Vec::new(), lock: None, transmitting: false,
+                stats: RadioStats::default(),
+            };
+            let mut unseen = vec![false; sigs.len()];
+            let mut left_out = 0;
+            for (at, what, i) in evs {
+                match what {
+                    3 => {
+                        let (_, _, p) = sigs[i];
+                        let power = RX * 0.05 * 1.25f64.powi(p as i32);
+                        let end = t(at + sigs[i].1);
+                        let l = r.begin_signal_lazy(t(at), i as TxId, power, end, 1);
+                        proptest::prop_assert_eq!(l.outcome, f.start(i as TxId, power, end));
+                        unseen[i] = !l.keep;
+                        if let Some((old, old_end)) = l.dropped {
+                            proptest::prop_assert!(!unseen[old as usize]);
+                            proptest::prop_assert_eq!(old_end, t(sigs[old as usize].0 + sigs[old as usize].1));
+                            unseen[old as usize] = true;
+                        }
+                    }
+                    2 => {
+                        let want = f.end(i as TxId);
+                        if unseen[i] {
+                            left_out += 1;
+                            proptest::prop_assert_eq!(want, (RxOutcome::Nothing, false));
+                        } else {
+                            proptest::prop_assert_eq!(r.finish_signal(t(at), i as TxId), want);
+                        }
+                    }
+                    1 => {
+                        r.start_tx();
+                        f.transmitting = true;
+                        if let Some(l) = f.lock.as_mut() {
+                            l.ok = false;
+                        }
+                    }
+                    _ => {
+                        r.end_tx();
+                        f.transmitting = false;
+                    }
+                }
+                proptest::prop_assert_eq!(r.sensing(), !f.active.is_empty());
+                proptest::prop_assert_eq!(r.stats, f.stats);
+            }
+            proptest::prop_assert!(left_out <= sigs.len());
+        }
+    }
+
+    #[test]
+    fn a_lock_taken_over_and_a_shorter_loser_are_left_out() {
+        let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+        // 1 locks; 2 collides and ends later: it takes the lock, 1 is dropped.
+        assert!(r.begin_signal_lazy(t(0), 1, 2e-9, t(100), 1).keep);
+        let l = r.begin_signal_lazy(t(10), 2, 2e-9, t(110), 1);
+        assert_eq!((l.keep, l.dropped), (true, Some((1, t(100)))));
+        // 3 collides and ends before the lock: left out.
+        let l = r.begin_signal_lazy(t(20), 3, 2e-9, t(50), 1);
+        assert_eq!((l.keep, l.dropped), (false, None));
+        // 4 is captured out but outlasts the lock: kept (it ends the busy period).
+        let l = r.begin_signal_lazy(t(30), 4, 0.1e-9, t(130), 1);
+        assert!(l.outcome.captured_out && l.keep);
+        assert_eq!(r.finish_signal(t(110), 2), (RxOutcome::Failed { tx: 2, collided: true }, false));
+        assert_eq!(r.finish_signal(t(130), 4), (RxOutcome::Nothing, true));
+        // StrongerWins keeps everything.
+        let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
+        r.begin_signal_lazy(t(0), 1, 2e-9, t(100), 1);
+        let l = r.begin_signal_lazy(t(10), 2, 2e-9, t(50), 1);
+        assert_eq!((l.keep, l.dropped), (true, None));
     }
 }

@@ -24,6 +24,9 @@ pub(super) enum Kind {
     EndIdle,
     /// Last bit of a signal that was not locked; still busy after it.
     EndBusy,
+    /// Last bit of a signal that was not locked, passing before the locked
+    /// frame's: counted, not dispatched (`frames.rs`).
+    EndUnseen,
     TxEnd,
     MacAccess,
     MacTimeout,
@@ -36,7 +39,7 @@ pub(super) enum Kind {
     Other,
 }
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
     "signal start, radio idle",
     "signal start, radio busy",
     "signal start, captured out",
@@ -44,6 +47,7 @@ const NAMES: [&str; 16] = [
     "signal end, lost",
     "signal end, not locked, idle after",
     "signal end, not locked, still busy",
+    "signal end, not locked, before the lock's end (counted, not run)",
     "tx end",
     "mac access timer",
     "mac timeout timer",
@@ -58,7 +62,7 @@ const NAMES: [&str; 16] = [
 /// Counters by [`Kind`] and the largest number of pending events seen.
 #[derive(Default)]
 pub(super) struct Counts {
-    n: [u64; 16],
+    n: [u64; 17],
     max_pending: usize,
 }
 

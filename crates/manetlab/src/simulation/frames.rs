@@ -11,6 +11,21 @@
 //! signal and puts the next one back under its own key, so every event runs
 //! at exactly the same place in the (time, seq) order as before, and the
 //! heap holds one entry per frame on the air instead of 2 x receivers.
+//!
+//! Ends that change nothing are not run (session 11): under ns-2's capture
+//! rule the last bit of a signal that is not the locked frame and passes
+//! before the locked frame's last bit decides nothing and leaves the medium
+//! busy (`Radio::begin_signal_lazy`). The radio says so at the signal's
+//! start (a collision loser shorter than the lock, or a frame captured out
+//! that ends first) or when a longer colliding frame takes the lock over
+//! (the old lock's end). Such an end is marked in its stream and passed
+//! over when the stream queues its next signal (or, if it was already
+//! queued, does nothing when it pops). It still counts as an executed event
+//! (when due by the run's end), so `events` is the same as when every end
+//! ran, whatever observers are attached; observers of receptions see every
+//! end, so with one attached every end runs. 8.6 % of the events of the
+//! 400-node movement file, 4.3-4.5 % of the 10-hop TCP chains
+//! (docs/performance.md, "Session 11 (branch s11air)").
 
 use super::{Event, Simulation};
 use crate::metrics::observe::Reception;
@@ -24,11 +39,18 @@ use crate::sim::Time;
 pub(super) struct Signal {
     time: u64,
     seq: u64,
-    node: NodeId,
-    /// First bit (true) or last bit (false).
-    start: bool,
     power: f64,
+    node: NodeId,
+    /// A first bit: the index of the same receiver's last bit in the
+    /// stream. A last bit: [`END`], or [`END_UNSEEN`] once its start found
+    /// that it can change nothing (`Radio::begin_signal_lazy`).
+    end_at: u32,
 }
+
+/// `Signal::end_at` of a last bit that runs as an event.
+const END: u32 = u32::MAX;
+/// `Signal::end_at` of a last bit that is only counted (not dispatched).
+const END_UNSEEN: u32 = u32::MAX - 1;
 
 /// A frame's pending signal events, earliest first; `next` is the one in
 /// the queue. Kept in a slab and reused (no allocation in steady state).
@@ -37,29 +59,37 @@ pub(super) struct FrameStream {
     signals: Vec<Signal>,
     next: usize,
     spare: Vec<Signal>,
+    /// Scratch of `merge_runs`: each end's index after the merge.
+    pos: Vec<u32>,
 }
 
 impl FrameStream {
-    /// Merges the sorted runs `signals[..k]` and `signals[k..]` in place
-    /// (through `spare`, which keeps its memory).
+    /// Merges the sorted runs `signals[..k]` (starts, whose `end_at` is
+    /// `k + i` for the i-th) and `signals[k..]` (their ends, in the same
+    /// order) in place (through `spare` and `pos`, which keep their
+    /// memory), and points every start at its end's new index.
     fn merge_runs(&mut self, k: usize) {
         let v = &mut self.signals;
         if k == 0 || v[k - 1].key() < v[k].key() {
             return; // every start precedes every end: already in order
         }
         self.spare.clear();
+        self.pos.clear();
+        self.pos.resize(k, 0);
         let (mut i, mut j) = (0, k);
-        while i < k && j < v.len() {
-            if v[i].key() < v[j].key() {
+        while i < k || j < v.len() {
+            if j == v.len() || (i < k && v[i].key() < v[j].key()) {
                 self.spare.push(v[i]);
                 i += 1;
             } else {
+                self.pos[j - k] = self.spare.len() as u32;
                 self.spare.push(v[j]);
                 j += 1;
             }
         }
-        self.spare.extend_from_slice(&v[i..k]);
-        self.spare.extend_from_slice(&v[j..]);
+        for g in self.spare.iter_mut().filter(|g| g.end_at < END_UNSEEN) {
+            g.end_at = self.pos[g.end_at as usize - k];
+        }
         std::mem::swap(v, &mut self.spare);
     }
 }
@@ -68,6 +98,11 @@ impl Signal {
     #[inline]
     fn key(&self) -> (u64, u64) {
         (self.time, self.seq)
+    }
+
+    #[inline]
+    fn is_start(&self) -> bool {
+        self.end_at < END_UNSEEN
     }
 }
 
@@ -102,6 +137,9 @@ fn prefetch_node(n: &crate::node::Node) {
 pub(super) struct Streams {
     slab: Vec<FrameStream>,
     free: Vec<u32>,
+    /// Per node, where the last bit of the frame its radio locked onto
+    /// last is in its stream (stream << 32 | index), for `unsee_end`.
+    lock_end: Vec<u64>,
 }
 
 impl Simulation {
@@ -134,11 +172,12 @@ impl Simulation {
         if k > 0 && self.hearers[k - 1].delay < self.hearers[0].delay + d {
             for (i, h) in self.hearers.iter().enumerate() {
                 let time = (now + h.delay).0;
-                s.signals.push(Signal { time, seq: base + 2 * i as u64, node: h.node, start: true, power: h.power });
+                let (seq, end_at) = (base + 2 * i as u64, (k + i) as u32);
+                s.signals.push(Signal { time, seq, node: h.node, end_at, power: h.power });
             }
             for i in 0..k {
                 let g = s.signals[i];
-                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, start: false, ..g });
+                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
             }
             let first = s.signals[0];
             prefetch_node(&self.nodes[first.node as usize]);
@@ -152,12 +191,13 @@ impl Simulation {
         self.hearers.sort_unstable_by_key(|h| h.node);
         for (i, h) in self.hearers.iter().enumerate() {
             let seq = base + 2 * i as u64;
-            s.signals.push(Signal { time: (now + h.delay).0, seq, node: h.node, start: true, power: h.power });
+            s.signals.push(Signal { time: (now + h.delay).0, seq, node: h.node, end_at: 0, power: h.power });
         }
         s.signals.sort_unstable_by_key(|g| (g.time, g.seq));
         for i in 0..k {
+            s.signals[i].end_at = (k + i) as u32;
             let g = s.signals[i];
-            s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, start: false, ..g });
+            s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
         }
         s.merge_runs(k);
         let first = s.signals[0];
@@ -165,28 +205,57 @@ impl Simulation {
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
 
-    /// The frame stream's earliest signal is due: queue the next, then
-    /// handle this one. Returns the receiving node.
+    /// The frame stream's earliest signal is due: queue the stream's next
+    /// signal that runs as an event, then handle this one. The last bits
+    /// passed over (those marked [`END_UNSEEN`]) count as executed events: the
+    /// count is the one every end dispatched would give (so it does not
+    /// depend on the observers attached), and only ends at or before the
+    /// run's end count, as they would have run. Returns the receiving
+    /// node.
     pub(super) fn frame_event(&mut self, id: u32, tx: TxId) -> NodeId {
         let s = &mut self.streams.slab[id as usize];
         let g = s.signals[s.next];
-        s.next += 1;
-        if let Some(n) = s.signals.get(s.next) {
+        // Queue the next signal first (as before session 11: the heap sees
+        // the same pushes in the same order), passing over the ends marked
+        // so far; one this signal marks, if already queued, pops as a no-op.
+        let mut j = s.next + 1;
+        while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
+            if n.time <= self.cfg.duration.0 {
+                self.executed += 1;
+                #[cfg(feature = "event-counts")]
+                self.counts.add(super::counts::Kind::EndUnseen);
+            }
+            j += 1;
+        }
+        s.next = j;
+        if let Some(n) = s.signals.get(j) {
             prefetch_node(&self.nodes[n.node as usize]);
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
         } else {
             self.streams.free.push(id);
         }
-        if g.start {
-            self.signal_start(g.node, tx, g.power);
-        } else {
+        if g.is_start() {
+            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
+                // (the stream may have been freed above only if this start's
+                // own end was queued: it is then the next entry, not freed)
+                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
+            }
+        } else if g.end_at == END {
             self.signal_end(g.node, tx);
+        } else {
+            // Marked after it was queued: counted by the loop as it popped,
+            // nothing to do.
+            #[cfg(feature = "event-counts")]
+            self.counts.add(super::counts::Kind::EndUnseen);
         }
         g.node
     }
 
-    /// The first bit of a transmission reaches `node`.
-    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64) {
+    /// The first bit of a transmission reaches `node`. Returns whether its
+    /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
+    /// for observers of receptions, which see every signal's end).
+    /// `end_ref`: where its last bit is (stream << 32 | index).
+    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
         let now = self.queue.now();
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
@@ -194,7 +263,13 @@ impl Simulation {
         let end = now + (t.end - t.start);
         let rate = t.frame.rate;
         let n = &mut self.nodes[node as usize];
-        let o = n.radio.begin_signal(now, tx, power, end, rate);
+        let l = if self.obs.interest().receptions {
+            let outcome = n.radio.begin_signal(now, tx, power, end, rate);
+            crate::phy::radio::LazyStart { outcome, keep: true, locks: false, dropped: None }
+        } else {
+            n.radio.begin_signal_lazy(now, tx, power, end, rate)
+        };
+        let o = l.outcome;
         #[cfg(feature = "event-counts")]
         self.counts.add(match (o.captured_out, o.became_busy) {
             (true, _) => super::counts::Kind::StartCaptured,
@@ -209,6 +284,34 @@ impl Simulation {
             n.mac.on_captured_out(now, end, &mut self.mac_out);
             self.obs.reception(now, node, &self.channel, tx, Some(power), Reception::Captured);
         }
+        if let Some((old, at)) = l.dropped {
+            self.unsee_end(old, node, at);
+            self.channel.signal_ended(old);
+        }
+        if l.locks {
+            if self.streams.lock_end.len() <= node as usize {
+                self.streams.lock_end.resize(self.nodes.len().max(node as usize + 1), 0);
+            }
+            self.streams.lock_end[node as usize] = end_ref;
+        }
+        if !l.keep {
+            // This receiver is done with the transmission.
+            self.channel.signal_ended(tx);
+        }
+        l.keep
+    }
+
+    /// Marks the last bit of transmission `tx` at `node`, due at `at` (the
+    /// frame `node` was locked onto), as one that is counted but not run (it
+    /// may already be in the queue: `frame_event` then passes over it when
+    /// it pops).
+    fn unsee_end(&mut self, tx: TxId, node: NodeId, at: Time) {
+        let r = self.streams.lock_end[node as usize];
+        let s = &mut self.streams.slab[(r >> 32) as usize];
+        let g = &mut s.signals[r as u32 as usize];
+        debug_assert!(g.node == node && g.end_at == END && g.time == at.0, "tx {tx}");
+        let _ = (tx, at);
+        g.end_at = END_UNSEEN;
     }
 
     /// The last bit of a transmission passes `node`.
