@@ -339,7 +339,12 @@ impl Simulation {
         match *ev {
             // A frame on the air (`frames.rs`): its transmission is kept
             // by the channel exactly while its stream has signals pending.
-            Event::Frame { tx, .. } => {
+            // Its last bits passed over (`frames.rs`, `holds_frame`) carry
+            // nothing: their receivers released the transmission at once.
+            Event::Frame { stream, tx } => {
+                if !self.streams.holds_frame(stream) {
+                    return;
+                }
                 if let Some(p) = &self.channel.get(tx).frame.packet {
                     f("air", p)
                 }
