@@ -167,14 +167,14 @@ mod tests {
         for (f, grouped, alone) in &runs {
             let name = f.to_string_lossy();
             if name.contains("bench/ns2/") {
-                // 2026-11-26: 16-22 parses instead of 103-106.
+                // 2026-11-26: 16-17 parses instead of 103-106.
                 assert!(grouped * 4 <= *alone, "{name}: {grouped} parses, one at a time {alone}");
             }
         }
     }
 
     /// The same under every profile, the other routing protocols and OFDM
-    /// (253 variants of 38 files, about a minute: `cargo test --release -p
+    /// (253 variants of 38 files, 15-70 s: `cargo test --release -p
     /// manetlab --lib grouped_fill -- --ignored`).
     #[test]
     #[ignore]

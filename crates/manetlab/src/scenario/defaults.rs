@@ -283,10 +283,17 @@ fn reference(doc: &DocumentMut, origin: &str) -> Option<(Scenario, Vec<Unused>)>
     s.map(|s| (s, unused))
 }
 
-/// Keys tried alone rather than in a group: those with several candidate
-/// values and those whose value is derived from others (a group holding
-/// one that does not apply costs a split per level).
-const ALONE: &[(&str, &str)] = &[("radio", "rx_range"), ("radio", "cs_range"), ("mac", "cw_max")];
+/// Keys tried alone rather than in a group: those whose default depends
+/// on other keys (the standard, the transmit power) and is often refused
+/// (a group holding a refused key costs a split per level).
+const ALONE: &[(&str, &str)] = &[
+    ("radio", "rx_range"),
+    ("radio", "cs_range"),
+    ("mac", "data_rate"),
+    ("mac", "basic_rate"),
+    ("mac", "cw_min"),
+    ("mac", "cw_max"),
+];
 
 /// Where a candidate key goes.
 #[derive(Clone, Copy)]
@@ -367,7 +374,7 @@ impl Search<'_> {
                 Place::Section(s) => s,
                 Place::Flow(_) => "flow",
             };
-            if c.values.len() > 1 || ALONE.contains(&(section, c.key)) {
+            if ALONE.contains(&(section, c.key)) {
                 self.group(&run);
                 run.clear();
                 self.group(&[c]);
