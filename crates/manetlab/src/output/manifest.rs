@@ -72,6 +72,15 @@ impl Manifest {
 /// (`scenario::defaults`: only values that leave the run unchanged). Rerun
 /// it to reproduce `summary.json` byte for byte.
 pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> String {
+    resolved_with(scenario, seeds, crate::scenario::defaults::fill)
+}
+
+/// [`resolved_toml`] with the defaults written by `fill`.
+fn resolved_with(
+    scenario: &crate::scenario::Scenario,
+    seeds: &[u64],
+    fill: fn(&mut toml_edit::DocumentMut, &str),
+) -> String {
     let text = scenario.effective_toml();
     let mut doc: toml_edit::DocumentMut = match text.parse() {
         Ok(d) => d,
@@ -87,7 +96,7 @@ pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> Str
     }
     run["replications"] = toml_edit::value(seeds.len().max(1) as i64);
     run["profile"] = toml_edit::value(scenario.profile.name());
-    crate::scenario::defaults::fill(&mut doc, scenario.origin());
+    fill(&mut doc, scenario.origin());
     let mut out = String::from(
         "# The scenario exactly as run (overrides applied, seed and replications fixed,\n\
          # every default that applies written out).\n\
@@ -99,4 +108,85 @@ pub fn resolved_toml(scenario: &crate::scenario::Scenario, seeds: &[u64]) -> Str
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{defaults, Scenario};
+    use std::path::{Path, PathBuf};
+
+    /// Every `.toml` file of the repository (`target/` and dot folders aside).
+    fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    toml_files(&p, out);
+                }
+            } else if name.ends_with(".toml") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Parses by the grouped and the one-at-a-time search of every scenario
+    /// file under each variant (`--set` overrides) that loads; panics where
+    /// the two write different files.
+    fn compare(variants: &[&[&str]]) -> Vec<(PathBuf, usize, usize)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        toml_files(&root, &mut files);
+        let parses = || defaults::PARSES.with(|p| p.get());
+        let mut out = Vec::new();
+        for f in &files {
+            for v in variants {
+                let Ok(s) = Scenario::load(f, v) else { continue };
+                let seeds: Vec<u64> = s.seeds().collect();
+                let p0 = parses();
+                let grouped = super::resolved_toml(&s, &seeds);
+                let p1 = parses();
+                let alone = super::resolved_with(&s, &seeds, defaults::fill_one_by_one);
+                assert_eq!(grouped, alone, "{} {v:?}", f.display());
+                out.push((f.clone(), p1 - p0, parses() - p1));
+            }
+        }
+        out
+    }
+
+    /// `scenario/defaults.rs` tries the default keys in groups; it must
+    /// write exactly what trying them one at a time wrote, on every
+    /// scenario of the repository (scenarios/, the tests', the studies' and
+    /// the reference scripts' files), with far fewer parses.
+    #[test]
+    fn grouped_fill_writes_what_one_at_a_time_wrote() {
+        let runs = compare(&[&[]]);
+        assert!(runs.len() >= 35, "only {} scenario files load", runs.len());
+        for (f, grouped, alone) in &runs {
+            let name = f.to_string_lossy();
+            if name.contains("bench/ns2/") {
+                // 2026-11-26: 16-17 parses instead of 103-106.
+                assert!(grouped * 4 <= *alone, "{name}: {grouped} parses, one at a time {alone}");
+            }
+        }
+    }
+
+    /// The same under every profile, the other routing protocols and OFDM
+    /// (253 variants of 38 files, 15-70 s: `cargo test --release -p
+    /// manetlab --lib grouped_fill -- --ignored`).
+    #[test]
+    #[ignore]
+    fn grouped_fill_writes_what_one_at_a_time_wrote_in_every_variant() {
+        let runs = compare(&[
+            &["run.profile=\"ns3\""],
+            &["run.profile=\"cmu1999\""],
+            &["routing.protocol=\"dsr\""],
+            &["routing.protocol=\"dsdv\""],
+            &["routing.protocol=\"olsr\""],
+            &["mac.standard=\"ofdm\"", "mac.data_rate=\"6Mbps\"", "mac.basic_rate=\"6Mbps\""],
+        ]);
+        assert!(runs.len() >= 200, "only {} variants load", runs.len());
+    }
 }

@@ -111,6 +111,7 @@ fn choice<T: Copy>(v: &Spanned<String>, key: &str, options: &[(&str, T)]) -> Res
 
 /// Refuses a key given in a section whose kind does not use it:
 /// `'<prefix>.<key>' is not used by <selector> = "<name>" (it uses: ...)`.
+/// `given` lists every key of the family (absent ones with `None`).
 fn refuse_unused_keys<'a>(
     prefix: &str,
     selector: &str,
@@ -118,7 +119,43 @@ fn refuse_unused_keys<'a>(
     uses: &[&str],
     given: impl IntoIterator<Item = (&'a str, Option<usize>)>,
 ) -> Result<(), Diag> {
-    for (key, off) in given {
+    refuse_unused(prefix, selector, name, uses, given, None)
+}
+
+/// [`refuse_unused_keys`] where `given` lists only the keys present and
+/// the family is every key of the section but `exempt`.
+fn refuse_unused_keys_except<'a>(
+    prefix: &str,
+    selector: &str,
+    name: &str,
+    uses: &[&str],
+    exempt: &[&str],
+    given: impl IntoIterator<Item = (&'a str, Option<usize>)>,
+) -> Result<(), Diag> {
+    refuse_unused(prefix, selector, name, uses, given, Some(exempt))
+}
+
+fn refuse_unused<'a>(
+    prefix: &str,
+    selector: &str,
+    name: &str,
+    uses: &[&str],
+    given: impl IntoIterator<Item = (&'a str, Option<usize>)>,
+    exempt: Option<&[&str]>,
+) -> Result<(), Diag> {
+    let given: Vec<(&str, Option<usize>)> = given.into_iter().collect();
+    if super::defaults::recording() {
+        let owned = |l: &[&str]| l.iter().map(|k| k.to_string()).collect();
+        super::defaults::record_unused(super::defaults::Unused {
+            prefix: prefix.to_string(),
+            uses: owned(uses),
+            family: match exempt {
+                None => super::defaults::Family::Keys(given.iter().map(|(k, _)| k.to_string()).collect()),
+                Some(e) => super::defaults::Family::AllBut(owned(e)),
+            },
+        });
+    }
+    for &(key, off) in &given {
         if let (Some(off), false) = (off, uses.contains(&key)) {
             let list = if uses.is_empty() { "nothing".to_string() } else { uses.join(", ") };
             return Err(Diag::at(

@@ -8,8 +8,21 @@
 //! keys on a CBR flow, a value that depends on another key) are left out.
 //! So filling never changes a run, and a wrong entry here is skipped
 //! rather than obeyed.
+//!
+//! The keys are tried in groups (issue 25: trying them one at a time
+//! re-parsed the scenario ~110 times, 11 of the 15 ms a short run took):
+//! a section's candidates go in together and are all kept if the scenario
+//! still makes the same runs; a group that does not is split in halves
+//! until the keys at fault are found, each then tried alone with its
+//! other values, as one at a time. A key the scenario's model refuses
+//! ("'routing.salvage' is not used by protocol = \"aodv\"") takes the
+//! rest of its family with it (every DSR key under AODV) without a parse
+//! each. The test `grouped_fill_writes_what_one_at_a_time_wrote` checks
+//! the result byte for byte against the one-at-a-time search
+//! ([`fill_one_by_one`]) on every scenario of the repository.
 
 use super::Scenario;
+use std::cell::RefCell;
 use toml_edit::{DocumentMut, Item, Table, Value};
 
 /// (section, key, candidate values in TOML syntax; the first that leaves
@@ -170,12 +183,21 @@ fn same(a: &Scenario, r: &Reference) -> bool {
         && format!("{:?}{:?}", a.viz_options, a.sweep) == r.options
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Scenario parses by [`fill`] and [`fill_one_by_one`] on this thread.
+    pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn parse(doc: &DocumentMut, origin: &str) -> Option<Scenario> {
+    #[cfg(test)]
+    PARSES.with(|p| p.set(p.get() + 1));
     Scenario::from_str(&doc.to_string(), origin).ok()
 }
 
 /// Tries the candidates of one absent key at `place`; keeps the first that
 /// leaves the run unchanged.
+#[cfg(test)]
 fn try_key(
     doc: &mut DocumentMut,
     reference: &Reference,
@@ -201,10 +223,247 @@ fn try_key(
     }
 }
 
+/// A family of keys a model does not use, seen by `build.rs::refuse_unused`
+/// while the reference scenario was checked: the scenario refuses any of
+/// them, whatever its value, as long as the selector (`protocol`, `type`,
+/// `propagation`...) keeps the value it has, which every scenario that
+/// makes the same runs does.
+#[derive(Clone, Debug)]
+pub(crate) struct Unused {
+    /// `radio`, `routing`, `flow.0`, ...
+    pub prefix: String,
+    /// The keys the chosen model uses.
+    pub uses: Vec<String>,
+    pub family: Family,
+}
+
+/// The keys an [`Unused`] speaks for.
+#[derive(Clone, Debug)]
+pub(crate) enum Family {
+    Keys(Vec<String>),
+    /// Every key of the section but these.
+    AllBut(Vec<String>),
+}
+
+impl Unused {
+    fn refuses(&self, prefix: &str, key: &str) -> bool {
+        self.prefix == prefix
+            && !self.uses.iter().any(|u| u == key)
+            && match &self.family {
+                Family::Keys(k) => k.iter().any(|x| x == key),
+                Family::AllBut(e) => !e.iter().any(|x| x == key),
+            }
+    }
+}
+
+thread_local! {
+    /// The families seen while [`fill`] checks its reference scenario
+    /// (`None`: not recording; a parse is synchronous, on one thread).
+    static UNUSED: RefCell<Option<Vec<Unused>>> = const { RefCell::new(None) };
+}
+
+/// Whether the families are being recorded (`build.rs` builds one only then).
+pub(crate) fn recording() -> bool {
+    UNUSED.with(|c| c.borrow().is_some())
+}
+
+pub(crate) fn record_unused(u: Unused) {
+    UNUSED.with(|c| {
+        if let Some(v) = c.borrow_mut().as_mut() {
+            v.push(u);
+        }
+    })
+}
+
+/// The reference scenario, and the families of keys it refuses.
+fn reference(doc: &DocumentMut, origin: &str) -> Option<(Scenario, Vec<Unused>)> {
+    UNUSED.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    let s = parse(doc, origin);
+    let unused = UNUSED.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    s.map(|s| (s, unused))
+}
+
+/// Keys tried alone rather than in a group: those whose default depends
+/// on other keys (the standard, the transmit power) and is often refused
+/// (a group holding a refused key costs a split per level).
+const ALONE: &[(&str, &str)] = &[
+    ("radio", "rx_range"),
+    ("radio", "cs_range"),
+    ("mac", "data_rate"),
+    ("mac", "basic_rate"),
+    ("mac", "cw_min"),
+    ("mac", "cw_max"),
+];
+
+/// Where a candidate key goes.
+#[derive(Clone, Copy)]
+enum Place {
+    Section(&'static str),
+    Flow(usize),
+}
+
+impl Place {
+    fn table(self, doc: &mut DocumentMut) -> Option<&mut Table> {
+        match self {
+            Place::Section(s) => doc.get_mut(s).and_then(Item::as_table_mut),
+            Place::Flow(i) => doc.get_mut("flow").and_then(Item::as_array_of_tables_mut).and_then(|a| a.get_mut(i)),
+        }
+    }
+
+    /// The key prefix in messages (`radio`, `flow.0`).
+    fn prefix(self) -> String {
+        match self {
+            Place::Section(s) => s.to_string(),
+            Place::Flow(i) => format!("flow.{i}"),
+        }
+    }
+}
+
+struct Candidate {
+    place: Place,
+    prefix: String,
+    key: &'static str,
+    /// The values that parse, in the table's order.
+    values: Vec<Value>,
+}
+
+impl Candidate {
+    fn new(place: Place, key: &'static str, values: &[&str]) -> Candidate {
+        let values = values.iter().filter_map(|v| v.parse::<Value>().ok()).collect();
+        Candidate { place, prefix: place.prefix(), key, values }
+    }
+}
+
+/// The grouped search (module docs): the same keys as trying them one at a
+/// time, in the same order.
+struct Search<'a> {
+    doc: &'a mut DocumentMut,
+    origin: &'a str,
+    reference: &'a Reference,
+    unused: Vec<Unused>,
+}
+
+impl Search<'_> {
+    /// Whether the scenario makes the same runs.
+    fn same(&mut self) -> bool {
+        parse(self.doc, self.origin).is_some_and(|s| same(&s, self.reference))
+    }
+
+    fn set(&mut self, c: &Candidate, v: &Value) {
+        if let Some(t) = c.place.table(self.doc) {
+            t.insert(c.key, Item::Value(v.clone()));
+        }
+    }
+
+    fn unset(&mut self, c: &Candidate) {
+        if let Some(t) = c.place.table(self.doc) {
+            t.remove(c.key);
+        }
+    }
+
+    /// Keeps, in order, every candidate that trying them one at a time
+    /// would keep: runs of ordinary keys as groups, the others alone.
+    fn candidates(&mut self, list: &[Candidate]) {
+        let list: Vec<&Candidate> = list
+            .iter()
+            .filter(|c| !c.values.is_empty() && !self.unused.iter().any(|u| u.refuses(&c.prefix, c.key)))
+            .collect();
+        let mut run: Vec<&Candidate> = Vec::new();
+        for c in list {
+            let section = match c.place {
+                Place::Section(s) => s,
+                Place::Flow(_) => "flow",
+            };
+            if ALONE.contains(&(section, c.key)) {
+                self.group(&run);
+                run.clear();
+                self.group(&[c]);
+            } else {
+                run.push(c);
+            }
+        }
+        self.group(&run);
+    }
+
+    /// Keeps, in order, every candidate of `group` that trying them one at
+    /// a time would keep.
+    fn group(&mut self, group: &[&Candidate]) {
+        let group: Vec<&Candidate> =
+            group.iter().copied().filter(|c| c.place.table(self.doc).is_some_and(|t| !t.contains_key(c.key))).collect();
+        if group.is_empty() {
+            return;
+        }
+        for c in &group {
+            self.set(c, &c.values[0]);
+        }
+        if self.same() {
+            return;
+        }
+        // Removed newest first: each key is the last of its table then.
+        for c in group.iter().rev() {
+            self.unset(c);
+        }
+        if let [c] = group[..] {
+            for v in &c.values[1..] {
+                self.set(c, v);
+                if self.same() {
+                    return;
+                }
+                self.unset(c);
+            }
+            return;
+        }
+        let (a, b) = group.split_at(group.len() / 2);
+        self.group(a);
+        self.group(b);
+    }
+}
+
 /// `doc` (a scenario) with every applicable default written out. `origin`
 /// anchors relative paths as when the scenario was loaded. A text that does
 /// not check is left as it is.
 pub fn fill(doc: &mut DocumentMut, origin: &str) {
+    let Some((reference, unused)) = reference(doc, origin) else { return };
+    let reference = &Reference::new(reference);
+    let mut search = Search { doc, origin, reference, unused };
+    let mut i = 0;
+    while i < SECTIONS.len() {
+        let section = SECTIONS[i].0;
+        let n = SECTIONS[i..].iter().take_while(|e| e.0 == section).count();
+        if !search.doc.contains_key(section) {
+            let mut t = Table::new();
+            t.set_implicit(false);
+            search.doc.insert(section, Item::Table(t));
+        }
+        let group: Vec<Candidate> = SECTIONS[i..i + n]
+            .iter()
+            .map(|(_, key, values)| Candidate::new(Place::Section(section), key, values))
+            .collect();
+        search.candidates(&group);
+        i += n;
+    }
+    // Sections that stayed empty (nothing applied) go again.
+    let empty: Vec<String> = search
+        .doc
+        .iter()
+        .filter(|(_, v)| v.as_table().is_some_and(|t| t.is_empty()))
+        .map(|(k, _)| k.to_string())
+        .collect();
+    for k in empty {
+        search.doc.remove(&k);
+    }
+    let flows = search.doc.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
+    for f in 0..flows {
+        let group: Vec<Candidate> =
+            FLOW.iter().map(|(key, values)| Candidate::new(Place::Flow(f), key, values)).collect();
+        search.candidates(&group);
+    }
+}
+
+/// [`fill`] as it was first written: each candidate key tried alone (the
+/// reference the grouped search is tested against).
+#[cfg(test)]
+pub(crate) fn fill_one_by_one(doc: &mut DocumentMut, origin: &str) {
     let Some(reference) = parse(doc, origin) else { return };
     let reference = &Reference::new(reference);
     for (section, key, values) in SECTIONS {

@@ -64,7 +64,7 @@ pub(super) fn flow(
         .filter(|(k, _)| !COMMON_KEYS.contains(k))
         .map(|(k, i)| (k, i.as_value().and_then(|v| v.span()).map(|s| s.start)))
         .collect();
-    refuse_unused_keys(&format!("flow.{i}"), "type", model.name, model.keys, given)?;
+    refuse_unused_keys_except(&format!("flow.{i}"), "type", model.name, model.keys, COMMON_KEYS, given)?;
     let start = fl.start.as_ref().map_or(Time::ZERO, |s| s.get_ref().0);
     if start >= duration {
         let s = fl.start.as_ref().map_or(At::Offset(fl.kind.span().start), at);

@@ -212,7 +212,9 @@ pub(super) fn select_model<'a, E>(
         .filter(|(k, _)| *k != selector && !common.contains(k))
         .map(|(k, i)| (k, i.as_value().and_then(|v| v.span()).map(|s| s.start)))
         .collect();
-    refuse_unused_keys(section, selector, names(entry)[0], keys(entry), given)?;
+    let mut exempt: Vec<&str> = common.to_vec();
+    exempt.push(selector);
+    refuse_unused_keys_except(section, selector, names(entry)[0], keys(entry), &exempt, given)?;
     Ok((entry, p))
 }
 
