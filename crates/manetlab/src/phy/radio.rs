@@ -587,6 +587,22 @@ mod tests {
         }
     }
 
+    /// The radio's own transmission starts (`on`) or ends, at the radio
+    /// under test and at the reference (which loses a frame it was
+    /// receiving when it starts to send).
+    fn own_tx(r: &mut Radio, f: &mut Reference, on: bool) {
+        if on {
+            r.start_tx();
+            f.transmitting = true;
+            if let Some(l) = f.lock.as_mut() {
+                l.ok = false;
+            }
+        } else {
+            r.end_tx();
+            f.transmitting = false;
+        }
+    }
+
     proptest::proptest! {
         /// Random overlapping signals (up to six at once, so the inline
         /// slots spill), own transmissions, both capture rules: the compact
@@ -615,17 +631,8 @@ mod tests {
                         proptest::prop_assert_eq!(r.signal_end(tx), f.end(tx));
                         on_air[tx as usize] = false;
                     }
-                    2 if !f.transmitting => {
-                        r.start_tx();
-                        f.transmitting = true;
-                        if let Some(l) = f.lock.as_mut() {
-                            l.ok = false;
-                        }
-                    }
-                    _ => {
-                        r.end_tx();
-                        f.transmitting = false;
-                    }
+                    2 if !f.transmitting => own_tx(&mut r, &mut f, true),
+                    _ => own_tx(&mut r, &mut f, false),
                 }
                 proptest::prop_assert_eq!(r.sensing(), !f.active.is_empty());
                 proptest::prop_assert_eq!(r.stats, f.stats);
@@ -694,17 +701,8 @@ mod tests {
                             proptest::prop_assert_eq!(r.finish_signal(t(at), i as TxId), want);
                         }
                     }
-                    1 => {
-                        r.start_tx();
-                        f.transmitting = true;
-                        if let Some(l) = f.lock.as_mut() {
-                            l.ok = false;
-                        }
-                    }
-                    _ => {
-                        r.end_tx();
-                        f.transmitting = false;
-                    }
+                    1 => own_tx(&mut r, &mut f, true),
+                    _ => own_tx(&mut r, &mut f, false),
                 }
                 proptest::prop_assert_eq!(r.sensing(), !f.active.is_empty());
                 proptest::prop_assert_eq!(r.stats, f.stats);
