@@ -44,7 +44,7 @@ impl Simulation {
         let now = self.queue.now();
         for a in acts.drain(..) {
             match a {
-                ArpAction::Queue(p) => self.enqueue(node, p),
+                ArpAction::Queue(p) => self.enqueue(node, &p),
                 ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
                 ArpAction::LinkFailure(p) => {
                     self.nodes[node as usize].net.link_failures += 1;
@@ -80,6 +80,6 @@ impl Simulation {
             sr: Default::default(),
         };
         self.trace(node, Layer::Ifq, Action::Send, &pkt, None);
-        self.enqueue(node, pkt);
+        self.enqueue(node, &pkt);
     }
 }

@@ -355,11 +355,11 @@ impl Simulation {
             match w {
                 Work::Mac(node, i) => match self.mac_out[i as usize] {
                     MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
-                    MacAction::Transmit(d) => self.do_mac(node, MacAction::Transmit(d)),
+                    MacAction::Transmit(d) => self.do_mac(node, &mut MacAction::Transmit(d)),
                     MacAction::Ready => self.feed_mac(node),
                     _ => {
-                        let a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
-                        self.do_mac(node, a)
+                        let mut a = std::mem::replace(&mut self.mac_out[i as usize], MacAction::Ready);
+                        self.do_mac(node, &mut a)
                     }
                 },
                 Work::Net(node, i) => match self.net_out[i as usize] {
@@ -369,7 +369,7 @@ impl Simulation {
                             &mut self.net_out[i as usize],
                             NetAction::Timer { at: Time::ZERO, timer: routing::RouteTimer::of(0) },
                         );
-                        self.do_net(node, a)
+                        self.do_net(node, &a)
                     }
                 },
                 Work::Endpoint(node, idx, i) => match self.ep_out[i as usize] {
@@ -377,11 +377,11 @@ impl Simulation {
                         self.queue.schedule(at, Event::Endpoint { node, idx, timer })
                     }
                     _ => {
-                        let a = std::mem::replace(
+                        let mut a = std::mem::replace(
                             &mut self.ep_out[i as usize],
                             EndpointAction::Timer { at: Time::ZERO, timer: crate::transport::EndpointTimer::of(0) },
                         );
-                        self.do_endpoint(node, idx, a)
+                        self.do_endpoint(node, idx, &mut a)
                     }
                 },
             }

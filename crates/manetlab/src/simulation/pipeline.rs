@@ -34,10 +34,10 @@ impl Simulation {
         }
     }
 
-    pub(super) fn do_mac(&mut self, node: NodeId, a: MacAction) {
+    pub(super) fn do_mac(&mut self, node: NodeId, a: &mut MacAction) {
         let now = self.queue.now();
         match a {
-            MacAction::Transmit(d) => {
+            &mut MacAction::Transmit(d) => {
                 // The frame stays in the MAC until the channel copies it
                 // (`Channel::begin`): no copy on the way.
                 let frame = self.nodes[node as usize].mac.tx_frame();
@@ -74,22 +74,24 @@ impl Simulation {
                 }
                 self.queue.schedule(now + d, Event::TxEnd { node });
             }
-            MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
+            &mut MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
             MacAction::Deliver(pkt, from) => {
-                self.bp_heard(node, from, &pkt);
+                let from = *from;
+                self.bp_heard(node, from, pkt);
                 self.net_input(node, pkt, from, false)
             }
             MacAction::Overheard(pkt, from) => {
-                self.bp_heard(node, from, &pkt);
+                self.bp_heard(node, *from, pkt);
                 if self.nodes[node as usize].routing.wants_overheard() {
-                    self.with_routing(node, |r, ctx| r.on_overheard(ctx, &pkt));
+                    self.with_routing(node, |r, ctx| r.on_overheard(ctx, pkt));
                 }
             }
-            MacAction::TxSuccess(pkt) => self.bp_tx_success(node, &pkt),
+            MacAction::TxSuccess(pkt) => self.bp_tx_success(node, pkt),
             // The queue lifetime ended while the MAC held the packet
             // (`queue.expire_in_flight`; backpressure is refused with it).
-            MacAction::Expired(pkt) => self.drop_packet(node, pkt, DropReason::Ifq),
+            MacAction::Expired(pkt) => self.drop_packet(node, *pkt, DropReason::Ifq),
             MacAction::TxFailed(pkt) => {
+                let pkt = *pkt;
                 self.bp_left(node, &pkt);
                 self.nodes[node as usize].net.link_failures += 1;
                 if self.nodes[node as usize].routing.xmit_failure_callback() {
@@ -176,22 +178,22 @@ impl Simulation {
         self.nodes[node as usize].ifq_life.as_mut().is_some_and(|l| l.expired(uid, now))
     }
 
-    pub(super) fn do_net(&mut self, node: NodeId, a: NetAction) {
+    pub(super) fn do_net(&mut self, node: NodeId, a: &NetAction) {
         match a {
             NetAction::Transmit(pkt) => {
                 let action = if pkt.src == node { Action::Send } else { Action::Forward };
-                self.trace(node, Layer::Router, action, &pkt, None);
+                self.trace(node, Layer::Router, action, pkt, None);
                 if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
-                    self.wire_send(node, dir, pkt);
+                    self.wire_send(node, dir, *pkt);
                 } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
-                    self.arp_output(node, pkt);
+                    self.arp_output(node, *pkt);
                 } else {
                     self.enqueue(node, pkt);
                 }
             }
-            NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
-            NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
-            NetAction::Reclaim { next_hop } => {
+            &NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
+            &NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
+            &NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
                 if let Some(l) = self.nodes[node as usize].ifq_life.as_mut() {
@@ -204,7 +206,7 @@ impl Simulation {
                 }
                 self.reclaimed = back;
             }
-            NetAction::Notify(notice) => {
+            &NetAction::Notify(notice) => {
                 if let Some(idx) = self.nodes[node as usize].endpoint_for_port(notice.sport) {
                     self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_link_failure_notice(ctx, &notice));
                 }
@@ -213,9 +215,9 @@ impl Simulation {
     }
 
     /// Puts a packet on the interface queue (IFQ drop when full).
-    pub(super) fn enqueue(&mut self, node: NodeId, pkt: Packet) {
+    pub(super) fn enqueue(&mut self, node: NodeId, pkt: &Packet) {
         let n = &mut self.nodes[node as usize];
-        match n.ifq.enqueue(pkt) {
+        match n.ifq.enqueue(*pkt) {
             Err(p) if p.uid == pkt.uid => self.drop_packet(node, p, DropReason::Ifq),
             r => {
                 // Accepted; possibly another packet pushed out (fair queueing).
@@ -226,7 +228,7 @@ impl Simulation {
                     }
                 }
                 self.obs.queue(self.queue.now(), node, &*n.ifq);
-                let wake = self.bp_entered(node, &pkt, r.as_ref().err());
+                let wake = self.bp_entered(node, pkt, r.as_ref().err());
                 if let Err(v) = r {
                     self.drop_packet(node, v, DropReason::Ifq);
                 }
@@ -245,19 +247,19 @@ impl Simulation {
         }
     }
 
-    pub(super) fn do_endpoint(&mut self, node: NodeId, idx: u16, a: EndpointAction) {
+    pub(super) fn do_endpoint(&mut self, node: NodeId, idx: u16, a: &mut EndpointAction) {
         match a {
             EndpointAction::Send(pkt) => {
-                if self.bp_refuses(node, &pkt) {
+                if self.bp_refuses(node, pkt) {
                     // Backpressure reached the source: the datagram is
                     // refused at the socket, never injected.
-                    return self.drop_packet(node, pkt, DropReason::Bps);
+                    return self.drop_packet(node, *pkt, DropReason::Bps);
                 }
-                self.trace(node, Layer::Agent, Action::Send, &pkt, None);
+                self.trace(node, Layer::Agent, Action::Send, pkt, None);
                 self.nodes[node as usize].net.originated += 1;
                 self.route_out(node, pkt, Origin::Local, false);
             }
-            EndpointAction::Timer { at, timer } => self.queue.schedule(at, Event::Endpoint { node, idx, timer }),
+            &mut EndpointAction::Timer { at, timer } => self.queue.schedule(at, Event::Endpoint { node, idx, timer }),
         }
     }
 
@@ -285,23 +287,23 @@ impl Simulation {
     /// A packet decoded by this node's MAC (addressed to it or broadcast).
     /// `wired`: it arrived over a point-to-point link (the MANET routing
     /// protocol does not learn neighbours from it).
-    pub(super) fn net_input(&mut self, node: NodeId, mut pkt: Packet, from: NodeId, wired: bool) {
+    pub(super) fn net_input(&mut self, node: NodeId, pkt: &mut Packet, from: NodeId, wired: bool) {
         pkt.prev_hop = from;
         if let Body::Arp { op, sender, target } = pkt.body {
             return self.arp_input(node, op, sender, target);
         }
         if pkt.dst == node || pkt.dst == BROADCAST {
             if pkt.is_control() {
-                self.trace(node, Layer::Router, Action::Recv, &pkt, None);
-                self.with_routing(node, |r, ctx| r.on_control(ctx, &pkt));
+                self.trace(node, Layer::Router, Action::Recv, pkt, None);
+                self.with_routing(node, |r, ctx| r.on_control(ctx, pkt));
                 return;
             }
-            if !wired && !self.routing_accepts(node, &pkt) {
+            if !wired && !self.routing_accepts(node, pkt) {
                 return;
             }
-            self.trace(node, Layer::Agent, Action::Recv, &pkt, None);
+            self.trace(node, Layer::Agent, Action::Recv, pkt, None);
             if !wired {
-                self.with_routing(node, |r, ctx| r.on_delivered(ctx, &pkt));
+                self.with_routing(node, |r, ctx| r.on_delivered(ctx, pkt));
             }
             if !pkt.is_control() && self.cfg.flows.get(pkt.flow as usize).is_some_and(|f| f.dst == node) {
                 // Hops = TTL decrements + 1 (forwarders decrement it).
@@ -312,7 +314,7 @@ impl Simulation {
             let n = &mut self.nodes[node as usize];
             n.net.delivered += 1;
             match pkt.dport().and_then(|port| n.endpoint_for_port(port)) {
-                Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, &pkt)),
+                Some(idx) => self.with_endpoint(node, idx as u16, |ep, ctx| ep.on_packet(ctx, pkt)),
                 None => {
                     let now = self.queue.now();
                     self.obs.flow(now, pkt.flow, FlowWhat::Delivered { uid: pkt.uid });
@@ -321,7 +323,7 @@ impl Simulation {
             return;
         }
         if pkt.ttl <= 1 {
-            return self.drop_packet(node, pkt, DropReason::Ttl);
+            return self.drop_packet(node, *pkt, DropReason::Ttl);
         }
         pkt.ttl -= 1;
         self.nodes[node as usize].net.forwarded += 1;
@@ -332,7 +334,7 @@ impl Simulation {
     /// has a next hop for its destination, else by the MANET protocol. A
     /// packet from a wire that goes on over the radio is injected by this
     /// node (the gateway) as if it originated it.
-    pub(super) fn route_out(&mut self, node: NodeId, mut pkt: Packet, origin: Origin, from_wire: bool) {
+    pub(super) fn route_out(&mut self, node: NodeId, pkt: &mut Packet, origin: Origin, from_wire: bool) {
         if let Some(nh) = self.wired.next_hop(node, pkt.dst) {
             if !pkt.sr.is_empty() {
                 // Leaving the MANET: the DSR source route stays behind.
@@ -342,24 +344,25 @@ impl Simulation {
             pkt.next_hop = nh;
             if origin == Origin::Forward && !from_wire {
                 // Radio -> wire at the gateway: ACK window and pacing.
-                match self.gateway_to_wire(node, pkt) {
-                    Some(p) => pkt = p,
+                match self.gateway_to_wire(node, *pkt) {
+                    Some(p) => *pkt = p,
                     None => return,
                 }
             }
             let action = if pkt.src == node { Action::Send } else { Action::Forward };
-            self.trace(node, Layer::Router, action, &pkt, None);
+            self.trace(node, Layer::Router, action, pkt, None);
             let dir = self.wired.iface(node, nh).expect("wired next hops are wired neighbours");
-            return self.wire_send(node, dir, pkt);
+            return self.wire_send(node, dir, *pkt);
         }
         let origin = if from_wire { Origin::Local } else { origin };
         if from_wire {
             // Wire -> radio at the gateway: data pacing.
-            match self.gateway_to_radio(node, pkt) {
-                Some(p) => pkt = p,
+            match self.gateway_to_radio(node, *pkt) {
+                Some(p) => *pkt = p,
                 None => return,
             }
         }
-        self.with_routing(node, |r, ctx| r.route(ctx, pkt, origin));
+        let pkt = &*pkt;
+        self.with_routing(node, |r, ctx| r.route(ctx, *pkt, origin));
     }
 }

@@ -18,8 +18,8 @@ impl Simulation {
             }
         } else {
             let from = self.wired.far_end(dir ^ 1);
-            let (to, pkt) = self.wired.arrive(dir);
-            self.net_input(to, pkt, from, true);
+            let (to, mut pkt) = self.wired.arrive(dir);
+            self.net_input(to, &mut pkt, from, true);
         }
     }
 
