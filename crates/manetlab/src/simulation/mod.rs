@@ -227,13 +227,10 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some(next) = self.queue.peek_time() {
-            if next > t {
-                break;
-            }
+        loop {
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
-            let (_, ev) = self.queue.pop().unwrap();
+            let Some(ev) = self.queue.pop_until(t) else { break };
             self.executed += 1;
             self.handle(ev);
             #[cfg(feature = "event-counts")]
