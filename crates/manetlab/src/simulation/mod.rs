@@ -227,10 +227,9 @@ impl Simulation {
             }
             self.drain_work();
         }
-        loop {
+        while let Some(ev) = self.queue.pop_until(t) {
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
-            let Some(ev) = self.queue.pop_until(t) else { break };
             self.executed += 1;
             self.handle(ev);
             #[cfg(feature = "event-counts")]
