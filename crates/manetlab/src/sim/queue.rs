@@ -1,5 +1,6 @@
-//! The event queue: a 4-ary heap ordered by (time, insertion sequence),
-//! with a lazily refilled root (see [`EventQueue`]).
+//! The event queue, ordered by (time, insertion sequence): a short sorted
+//! list of the imminent events before a 4-ary heap of the later ones (see
+//! [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
@@ -25,28 +26,52 @@ impl<E> Entry<E> {
     }
 }
 
-/// Children per heap node: a 4-ary heap is shallower than a binary one, so
-/// an event moves fewer times on its way up and down.
+/// Children per far-heap node: a 4-ary heap is shallower than a binary
+/// one, so an event moves fewer times on its way up and down.
 const D: usize = 4;
+
+/// How far past the earliest far event the near list reaches when it is
+/// refilled (ns). The kernel's own events (signals, transmission ends, MAC
+/// timers) are microseconds to a few milliseconds ahead; routing and
+/// transport timers mostly 0.1-10 s (the AODV chain: 6 of 53 pending
+/// events within 10 ms; docs/performance.md, session 12).
+const NEAR_SPAN: u64 = 30_000_000;
+/// At most this many far events move to the near list at a refill.
+const NEAR_REFILL: usize = 16;
+/// Past this many near events the latest go back to the far heap.
+const NEAR_MAX: usize = 64;
 
 /// Pending events, earliest first; ties broken by scheduling order.
 ///
-/// `pop` leaves the root slot empty (`hole`) instead of refilling it at
-/// once: when the handler of the popped event schedules its next event
-/// (a frame's next signal, a timer re-armed), that event goes into the hole
-/// and sinks to its place (one sift-down) instead of a sift-down to refill
-/// the root plus a sift-up that, for an imminent event, climbs all the way
-/// back to it.
+/// Two tiers split at a key `bound` (the (time, seq) order as one 128-bit
+/// number): every event before it is in `near`, a short list sorted
+/// latest first, every other in `far`, a 4-ary heap. Most events are
+/// scheduled microseconds to milliseconds ahead, land in the near list a
+/// few places from its end (one insertion step each), and are taken from
+/// its end at no cost; the routing and transport timers (seconds ahead,
+/// most superseded before they fire) wait in the far heap. When the near
+/// list runs empty, the far events within [`NEAR_SPAN`] of the earliest
+/// (at most [`NEAR_REFILL`]) move over and the bound follows them; when it
+/// grows past [`NEAR_MAX`] (a dense network), its latest events go back to
+/// the far heap and the bound falls to the earliest of them. Every near
+/// event is before every far one, so events run in exactly the (time, seq)
+/// order of one heap. Replaying the queue operations of the 10-hop TCP
+/// chain, this costs 8 ns per event against 14 ns for the single 4-ary
+/// heap it replaced (docs/performance.md, session 12).
 ///
-/// Sifting moves a hole rather than swapping entries (one write per level),
-/// and the smallest of a full set of four children is chosen with
-/// branch-free selects on the 128-bit key (perf on the 10-hop TCP chain:
-/// `push` + `sift_down` were 31 % of the CPU with 14-77 pending events,
-/// mostly mispredicted comparisons; docs/performance.md).
+/// The far heap moves a hole rather than swapping entries (one write per
+/// level) and chooses the smallest of a full set of four children with
+/// branch-free selects on the 128-bit key.
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
-    /// heap[0] holds no event (taken by the last `pop`).
-    hole: bool,
+    /// Sorted by key, latest first: the next event is the last.
+    near: Vec<Entry<E>>,
+    far: Vec<Entry<E>>,
+    /// Every near key is below it, every far key at or above it.
+    bound: u128,
+    /// [`NEAR_SPAN`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests).
+    span: u64,
+    refill_max: usize,
+    near_max: usize,
     next_seq: u64,
     now: Time,
 }
@@ -59,7 +84,20 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::with_capacity(1024), hole: false, next_seq: 0, now: Time::ZERO }
+        Self::with_limits(NEAR_SPAN, NEAR_REFILL, NEAR_MAX)
+    }
+    fn with_limits(span: u64, refill_max: usize, near_max: usize) -> Self {
+        debug_assert!(refill_max >= 1 && near_max >= refill_max);
+        EventQueue {
+            near: Vec::with_capacity(near_max + 1),
+            far: Vec::with_capacity(1024),
+            bound: 0,
+            span,
+            refill_max,
+            near_max,
+            next_seq: 0,
+            now: Time::ZERO,
+        }
     }
     /// The time of the event being (or last) executed.
     pub fn now(&self) -> Time {
@@ -88,77 +126,57 @@ impl<E: Copy> EventQueue<E> {
     }
     #[inline]
     fn push(&mut self, e: Entry<E>) {
-        if self.hole {
-            self.hole = false;
-            self.sift_down_from(0, e);
-            return;
-        }
-        // Sift up: move parents down into the hole until `e` fits.
-        let mut i = self.heap.len();
-        self.heap.push(e);
         let k = e.key();
-        while i > 0 {
-            let parent = (i - 1) / D;
-            let p = self.heap[parent];
-            if k < p.key() {
-                self.heap[i] = p;
-                i = parent;
-            } else {
+        if k >= self.bound {
+            return push_far(&mut self.far, e);
+        }
+        // One insertion step from the end (the earliest events).
+        let mut i = self.near.len();
+        self.near.push(e);
+        while i > 0 && self.near[i - 1].key() < k {
+            self.near[i] = self.near[i - 1];
+            i -= 1;
+        }
+        self.near[i] = e;
+        if self.near.len() > self.near_max {
+            self.shed();
+        }
+    }
+    /// Moves the latest near events back to the far heap.
+    #[inline(never)]
+    fn shed(&mut self) {
+        let k = self.near.len() - self.refill_max;
+        self.bound = self.near[k - 1].key();
+        for e in self.near.drain(..k) {
+            push_far(&mut self.far, e);
+        }
+    }
+    /// The near list is empty: moves the next far events over.
+    #[inline(never)]
+    fn refill(&mut self) {
+        let limit = (self.far[0].time.saturating_add(self.span) as u128) << 64;
+        while let Some(&top) = self.far.first() {
+            if top.key() >= limit || self.near.len() == self.refill_max {
                 break;
             }
+            let last = self.far.pop().unwrap();
+            if !self.far.is_empty() {
+                sift_down_from(&mut self.far, 0, last);
+            }
+            self.near.push(top);
         }
-        self.heap[i] = e;
+        self.bound = match self.far.first() {
+            Some(top) if self.near.len() == self.refill_max => top.key().min(limit),
+            _ => limit,
+        };
+        // They came out earliest first.
+        self.near.reverse();
     }
-    /// Refills the root hole with the last entry.
     #[inline]
     fn fill(&mut self) {
-        if self.hole {
-            self.hole = false;
-            let last = self.heap.pop().unwrap();
-            if !self.heap.is_empty() {
-                self.sift_down_from(0, last);
-            }
+        if self.near.is_empty() && !self.far.is_empty() {
+            self.refill();
         }
-    }
-    /// Places `e` at slot `i` (whose content is dead) and sinks it to its
-    /// place, moving the smaller child up at each level.
-    #[inline]
-    fn sift_down_from(&mut self, mut i: usize, e: Entry<E>) {
-        let heap = &mut self.heap[..];
-        let n = heap.len();
-        let k = e.key();
-        loop {
-            let first = i * D + 1;
-            let (best, bk) = if first + D <= n {
-                // Full set of children: branch-free tournament.
-                let c = &heap[first..first + D];
-                let (k0, k1, k2, k3) = (c[0].key(), c[1].key(), c[2].key(), c[3].key());
-                let (a, ka) = if k1 < k0 { (1, k1) } else { (0, k0) };
-                let (b, kb) = if k3 < k2 { (3, k3) } else { (2, k2) };
-                let (m, km) = if kb < ka { (b, kb) } else { (a, ka) };
-                (first + m, km)
-            } else if first < n {
-                let mut best = first;
-                let mut bk = heap[first].key();
-                for (j, c) in heap.iter().enumerate().take(n).skip(first + 1) {
-                    let ck = c.key();
-                    if ck < bk {
-                        best = j;
-                        bk = ck;
-                    }
-                }
-                (best, bk)
-            } else {
-                break;
-            };
-            if bk < k {
-                heap[i] = heap[best];
-                i = best;
-            } else {
-                break;
-            }
-        }
-        heap[i] = e;
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -167,22 +185,31 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         self.fill();
-        self.heap.first().map(|e| Time(e.time))
+        self.near.last().map(|e| Time(e.time))
     }
     /// The (time, sequence) key of the earliest pending event.
     pub fn peek_key(&mut self) -> Option<(u64, u64)> {
         self.fill();
-        self.heap.first().map(|e| (e.time, e.seq))
+        self.near.last().map(|e| (e.time, e.seq))
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_until(Time(u64::MAX)).map(|ev| (self.now, ev))
+    }
+    /// Removes the earliest event if it is due at or before `t` and
+    /// advances `now` to its time (the event loop's one call per event).
+    #[inline]
+    pub fn pop_until(&mut self, t: Time) -> Option<E> {
         self.fill();
-        let e = self.heap.first()?;
-        let (t, ev) = (Time(e.time), e.event);
-        self.hole = true;
-        debug_assert!(t >= self.now);
-        self.now = t;
-        Some((t, ev))
+        let e = self.near.last()?;
+        if e.time > t.0 {
+            return None;
+        }
+        debug_assert!(e.time >= self.now.0);
+        self.now = Time(e.time);
+        let ev = e.event;
+        self.near.pop();
+        Some(ev)
     }
     /// Advances the clock with no event (used at the end of a run).
     pub fn advance_to(&mut self, t: Time) {
@@ -191,7 +218,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
     pub fn len(&self) -> usize {
-        self.heap.len() - self.hole as usize
+        self.near.len() + self.far.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -203,14 +230,87 @@ impl<E: Copy> EventQueue<E> {
     /// Every pending event, in no particular order (the packet audit walks
     /// them at the end of a run; never called per event).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        // With a hole, heap[0] holds the event already popped.
-        self.heap[self.hole as usize..].iter().map(|e| &e.event)
+        self.near.iter().chain(self.far.iter()).map(|e| &e.event)
     }
+}
+
+/// Pushes onto the far heap (out of line: most pushes are near).
+#[inline(never)]
+fn push_far<E: Copy>(far: &mut Vec<Entry<E>>, e: Entry<E>) {
+    // Sift up: move parents down into the hole until `e` fits.
+    let k = e.key();
+    let mut i = far.len();
+    far.push(e);
+    while i > 0 {
+        let parent = (i - 1) / D;
+        let p = far[parent];
+        if k < p.key() {
+            far[i] = p;
+            i = parent;
+        } else {
+            break;
+        }
+    }
+    far[i] = e;
+}
+
+/// Places `e` at slot `i` (whose content is dead) and sinks it to its
+/// place, moving the smaller child up at each level.
+#[inline]
+fn sift_down_from<E: Copy>(heap: &mut [Entry<E>], mut i: usize, e: Entry<E>) {
+    let n = heap.len();
+    let k = e.key();
+    loop {
+        let first = i * D + 1;
+        let (best, bk) = if first + D <= n {
+            // Full set of children: branch-free tournament.
+            let c = &heap[first..first + D];
+            let (k0, k1, k2, k3) = (c[0].key(), c[1].key(), c[2].key(), c[3].key());
+            let (a, ka) = if k1 < k0 { (1, k1) } else { (0, k0) };
+            let (b, kb) = if k3 < k2 { (3, k3) } else { (2, k2) };
+            let (m, km) = if kb < ka { (b, kb) } else { (a, ka) };
+            (first + m, km)
+        } else if first < n {
+            let mut best = first;
+            let mut bk = heap[first].key();
+            for (j, c) in heap.iter().enumerate().take(n).skip(first + 1) {
+                let ck = c.key();
+                if ck < bk {
+                    best = j;
+                    bk = ck;
+                }
+            }
+            (best, bk)
+        } else {
+            break;
+        };
+        if bk < k {
+            heap[i] = heap[best];
+            i = best;
+        } else {
+            break;
+        }
+    }
+    heap[i] = e;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (span, refill, near max): tiny ones make the refills and the
+    /// shedding back to the far heap happen all the time.
+    fn limits() -> proptest::sample::Select<(u64, usize, usize)> {
+        proptest::sample::select(vec![
+            (1, 1, 1),
+            (7, 1, 3),
+            (30, 2, 4),
+            (100, 4, 8),
+            (2_000, 3, 200),
+            (NEAR_SPAN, NEAR_REFILL, NEAR_MAX),
+        ])
+    }
+
     #[test]
     fn order_is_time_then_insertion() {
         let mut q = EventQueue::new();
@@ -225,8 +325,11 @@ mod tests {
         /// Interleaved pushes and pops come out exactly in (time, seq)
         /// order, as a sorted reference model says.
         #[test]
-        fn matches_a_sorted_model(ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400)) {
-            let mut q = EventQueue::new();
+        fn matches_a_sorted_model(
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400),
+            limits in limits(),
+        ) {
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut seq = 0u64;
             for (pop, dt) in ops {
@@ -247,6 +350,7 @@ mod tests {
                 let mut want: Vec<u64> = model.iter().map(|&(_, s)| s).collect();
                 want.sort_unstable();
                 proptest::prop_assert_eq!(pending, want);
+                proptest::prop_assert_eq!(q.len(), model.len());
             }
             model.sort();
             for want in model {
@@ -261,8 +365,11 @@ mod tests {
         /// Sequence numbers reserved early and used later (as frames.rs
         /// does) order ties by the reserved number, not by the push.
         #[test]
-        fn reserved_sequence_numbers_keep_their_place(ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300)) {
-            let mut q = EventQueue::new();
+        fn reserved_sequence_numbers_keep_their_place(
+            ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300),
+            limits in limits(),
+        ) {
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut reserved: Vec<u64> = Vec::new();
             for (op, dt) in ops {
@@ -291,6 +398,37 @@ mod tests {
             }
             proptest::prop_assert!(q.pop().is_none());
         }
+    }
+
+    /// Timers seconds ahead wait in the far heap; the near list holds what
+    /// falls within the span of the earliest far event, and sheds its
+    /// latest events back when it grows too long.
+    #[test]
+    fn far_timers_wait_outside_the_near_list() {
+        let mut q = EventQueue::new();
+        for i in 0..50u64 {
+            q.schedule(Time(1_000_000_000 + i * 10_000_000), i); // 1 s, 1.01 s, ...
+        }
+        q.schedule(Time(1_000), 100);
+        q.schedule(Time(2_000), 101);
+        assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((1_000, 100)));
+        // The refill took the 2 us event only.
+        assert_eq!((q.near.len(), q.far.len()), (1, 50));
+        q.schedule(Time(5_000), 102); // near
+        q.schedule(Time(40_000_000), 103); // past the bound (1 us + 30 ms): far
+        assert_eq!((q.near.len(), q.far.len()), (2, 51));
+        // A burst of near events: the list sheds its latest to the far heap.
+        for i in 0..NEAR_MAX as u64 {
+            q.schedule(Time(10_000 + i), 200 + i);
+        }
+        assert_eq!(q.near.len(), NEAR_REFILL);
+        assert_eq!(q.len(), 2 + 51 + NEAR_MAX);
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        let mut want = vec![101, 102];
+        want.extend(200..200 + NEAR_MAX as u64);
+        want.push(103);
+        want.extend(0..50);
+        assert_eq!(order, want);
     }
 
     #[test]

@@ -74,10 +74,10 @@ impl Counts {
 }
 
 impl Simulation {
-    /// Before an event is popped: notes the number of pending events and
-    /// returns the MAC's output mark.
+    /// When an event was popped: notes the number of pending events (with
+    /// it) and returns the MAC's output mark.
     pub(super) fn count_pop(&mut self) -> usize {
-        self.counts.max_pending = self.counts.max_pending.max(self.queue.len());
+        self.counts.max_pending = self.counts.max_pending.max(self.queue.len() + 1);
         self.mac_out.len()
     }
 

@@ -227,13 +227,9 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some(next) = self.queue.peek_time() {
-            if next > t {
-                break;
-            }
+        while let Some(ev) = self.queue.pop_until(t) {
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
-            let (_, ev) = self.queue.pop().unwrap();
             self.executed += 1;
             self.handle(ev);
             #[cfg(feature = "event-counts")]
