@@ -69,13 +69,17 @@ pub struct Hearer {
     pub delay: Time,
 }
 
+/// The grid's cells in one array (compressed rows): the nodes of cell `c`
+/// are `nodes[starts[c]..starts[c + 1]]`, in id order; a row's cells are
+/// side by side.
 struct Grid {
     cell: f64,
     min_x: f64,
     min_y: f64,
     cols: usize,
     rows: usize,
-    cells: Vec<Vec<NodeId>>,
+    starts: Vec<u32>,
+    nodes: Vec<NodeId>,
 }
 
 impl Grid {
@@ -98,10 +102,20 @@ impl Grid {
         }
         let cols = ((max_x - min_x) / cell).floor() as usize + 1;
         let rows = ((max_y - min_y) / cell).floor() as usize + 1;
-        let mut g = Grid { cell, min_x, min_y, cols, rows, cells: vec![Vec::new(); cols * rows] };
-        for (i, p) in positions.iter().enumerate() {
-            let c = g.cell_of(p);
-            g.cells[c].push(i as NodeId);
+        let mut g = Grid { cell, min_x, min_y, cols, rows, starts: vec![0; cols * rows + 1], nodes: Vec::new() };
+        // Counting sort of the nodes by cell (ids ascending within a cell).
+        let of: Vec<u32> = positions.iter().map(|p| g.cell_of(p) as u32).collect();
+        for &c in &of {
+            g.starts[c as usize + 1] += 1;
+        }
+        for c in 0..cols * rows {
+            g.starts[c + 1] += g.starts[c];
+        }
+        let mut fill = g.starts.clone();
+        g.nodes = vec![0; positions.len()];
+        for (i, &c) in of.iter().enumerate() {
+            g.nodes[fill[c as usize] as usize] = i as NodeId;
+            fill[c as usize] += 1;
         }
         g
     }
@@ -113,6 +127,11 @@ impl Grid {
     fn cell_of(&self, p: &Position) -> usize {
         let (cx, cy) = self.coords(p);
         cy * self.cols + cx
+    }
+    /// The nodes of cells `first..=last` (one row's, or one cell's).
+    #[inline]
+    fn span(&self, first: usize, last: usize) -> &[NodeId] {
+        &self.nodes[self.starts[first] as usize..self.starts[last + 1] as usize]
     }
 }
 
@@ -143,6 +162,8 @@ pub struct Channel {
     /// Scratch for [`sort_by_arrival`] (kept: no allocation per frame).
     sort_keys: Vec<u64>,
     sort_out: Vec<Hearer>,
+    /// Scratch for `scan_mobile`'s candidates (kept: no allocation per frame).
+    cand: Vec<Cand>,
 }
 
 struct Mobility {
@@ -168,6 +189,38 @@ struct Mobility {
     cell: f64,
 }
 
+/// A candidate of the mobile receiver search within the reach: its squared
+/// distance to the sender and its antenna's base height.
+#[derive(Clone, Copy, Default)]
+struct Cand {
+    node: NodeId,
+    d2: f64,
+    z: f64,
+}
+
+/// `Time::from_secs_f64(d / SPEED_OF_LIGHT)`, the propagation delay over
+/// `d` metres, without the call to libm's `round` (x86-64 before SSE4.1
+/// has no rounding instruction): below 2^52 ns, `x as u64` is `x`'s
+/// integer part exactly and `x - i` its fraction exactly, so rounding half
+/// away from zero is `i + (fraction >= 0.5)`; anything else (NaN, zero and
+/// below, 2^52 ns and above) takes the library path.
+#[inline]
+fn delay_of(d: f64) -> Time {
+    secs_to_time(d / SPEED_OF_LIGHT)
+}
+
+/// `Time::from_secs_f64(s)` (see [`delay_of`]).
+#[inline]
+fn secs_to_time(s: f64) -> Time {
+    let x = s * 1e9;
+    if x > 0.0 && x < 4_503_599_627_370_496.0 {
+        let i = x as u64;
+        Time(i + (x - i as f64 >= 0.5) as u64)
+    } else {
+        Time::from_secs_f64(s)
+    }
+}
+
 /// The leg a node follows during [start, end) (see `Mobility::now_legs`).
 #[derive(Clone, Copy)]
 struct NowLeg {
@@ -189,14 +242,23 @@ impl Mobility {
     /// in it.
     #[inline]
     fn position(&mut self, node: NodeId, t: Time) -> Position {
-        let c = &mut self.now_legs[node as usize];
+        let mut c = &self.now_legs[node as usize];
         if !(c.start <= t && t < c.end) {
-            // The last leg starting at or before t, as Trajectory::leg_at.
-            let (l, end) = self.movers[node as usize].get_mut().leg_span(t);
-            *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+            c = self.next_leg(node, t);
         }
         let dt = (t.saturating_sub(c.start)).as_secs_f64();
         Position { x: c.from.x + c.vx * dt, y: c.from.y + c.vy * dt, z: c.from.z }
+    }
+
+    /// Caches the last leg of `node` starting at or before `t`, as
+    /// `Trajectory::leg_at` (once per leg and node: out of the search loop).
+    #[cold]
+    #[inline(never)]
+    fn next_leg(&mut self, node: NodeId, t: Time) -> &NowLeg {
+        let (l, end) = self.movers[node as usize].get_mut().leg_span(t);
+        let c = &mut self.now_legs[node as usize];
+        *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+        c
     }
 }
 
@@ -264,6 +326,7 @@ impl Channel {
             free: Vec::new(),
             sort_keys: Vec::new(),
             sort_out: Vec::new(),
+            cand: Vec::new(),
         }
     }
 
@@ -355,7 +418,7 @@ impl Channel {
         let h = self.radio.antenna_height_m;
         for gy in cy.saturating_sub(1)..=(cy + 1).min(self.grid.rows - 1) {
             for gx in cx.saturating_sub(1)..=(cx + 1).min(self.grid.cols - 1) {
-                for &n in &self.grid.cells[gy * self.grid.cols + gx] {
+                for &n in self.grid.span(gy * self.grid.cols + gx, gy * self.grid.cols + gx) {
                     if n == sender {
                         continue;
                     }
@@ -373,17 +436,25 @@ impl Channel {
         out.sort_unstable_by_key(|h| h.node);
     }
 
-    /// `scan` for moving nodes (in grid order, unsorted): positions from
-    /// the per-node leg cache, and
-    /// candidates farther than the reach dropped on their squared distance
+    /// `scan` for moving nodes (in grid order, unsorted), in two passes.
+    /// The first reads each candidate's position from the per-node leg
+    /// cache and keeps those within the reach on their squared distance
     /// (exactly the radios `scan` keeps: a dropped one is below the cull
-    /// level at any antenna height up to the highest, as the grid assumes).
+    /// level at any antenna height up to the highest, as the grid assumes),
+    /// without a branch per candidate; the second computes the distance,
+    /// power and delay of the kept ones only, with the two-ray terms that
+    /// depend on the heights computed once per frame
+    /// ([`Propagation::at_heights`](super::Propagation::at_heights)). The
+    /// arithmetic is the same operations in the same order as before (and
+    /// as `scan`), so the powers and delays are the same bits; and the
+    /// candidates keep the grid's order (cells by row, then column, nodes
+    /// by id within a cell), which the fading draws follow.
     fn scan_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
         out.clear();
-        let Channel { mobility, grid, radio, reach_sq, cull_power, .. } = self;
+        let Channel { mobility, grid, radio, reach_sq, cull_power, cand, .. } = self;
         let m = mobility.as_mut().expect("scan_mobile without mobility");
         let p = m.position(sender, now);
-        let h = radio.antenna_height_m;
+        let reach_sq = *reach_sq;
         // Every cell that the disc of radius `search` around p touches: a
         // radio within reach of p now was recorded within `search` of p.
         let r = m.search;
@@ -393,31 +464,50 @@ impl Channel {
         let (x0, y0) = grid.coords(&Position { x: p.x - r, y: p.y - r, z: 0.0 });
         let (x1, y1) = grid.coords(&Position { x: p.x + r, y: p.y + r, z: 0.0 });
         let c = grid.cell;
+        cand.clear();
         for gy in y0..=y1 {
             // Distance from p to the cell's row band (0 inside it).
             let lo = grid.min_y + gy as f64 * c;
             let dy = (lo - p.y).max(p.y - (lo + c)).max(0.0);
+            // The row's cells that the disc touches: their distance to p
+            // is quasi-convex in the column (the larger of a non-decreasing
+            // and a non-increasing term), so they are one run of columns.
+            let mut run: Option<(usize, usize)> = None;
             for gx in x0..=x1 {
                 let lo = grid.min_x + gx as f64 * c;
                 let dx = (lo - p.x).max(p.x - (lo + c)).max(0.0);
-                if dx * dx + dy * dy > r_sq {
-                    continue;
+                if dx * dx + dy * dy <= r_sq {
+                    run = Some((run.map_or(gx, |(a, _)| a), gx));
                 }
-                for &n in &grid.cells[gy * grid.cols + gx] {
-                    if n == sender {
-                        continue;
-                    }
-                    let q = m.position(n, now);
-                    let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
-                    if dx * dx + dy * dy + dz * dz > *reach_sq {
-                        continue;
-                    }
-                    let d = p.distance(&q);
-                    let power = radio.propagation.rx_power(radio, d, h + p.z, h + q.z);
-                    if power >= *cull_power {
-                        out.push(Hearer { node: n, power, delay: Time::from_secs_f64(d / SPEED_OF_LIGHT) });
-                    }
-                }
+            }
+            let Some((a, b)) = run else { continue };
+            let row = grid.span(gy * grid.cols + a, gy * grid.cols + b);
+            // Pass 1: every candidate is written, the index advances past
+            // the kept ones only.
+            let mut k = cand.len();
+            cand.resize(k + row.len(), Cand::default());
+            for &n in row {
+                let q = m.position(n, now);
+                let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+                let d2 = dx * dx + dy * dy + dz * dz;
+                cand[k] = Cand { node: n, d2, z: q.z };
+                k += (n != sender && !(d2 > reach_sq)) as usize;
+            }
+            cand.truncate(k);
+        }
+        // Pass 2: the hearers among the kept candidates.
+        let h = radio.antenna_height_m;
+        let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
+        for c in cand.iter() {
+            // `p.distance(&q)`: the same sum of squares.
+            let d = c.d2.sqrt();
+            let power = if c.z.to_bits() == p.z.to_bits() {
+                level.power(d)
+            } else {
+                radio.propagation.rx_power(radio, d, h + p.z, h + c.z)
+            };
+            if power >= *cull_power {
+                out.push(Hearer { node: c.node, power, delay: delay_of(d) });
             }
         }
     }
@@ -469,7 +559,7 @@ pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
         let (cx, cy) = grid.coords(p);
         for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
             for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
-                for &j in &grid.cells[gy * grid.cols + gx] {
+                for &j in grid.span(gy * grid.cols + gx, gy * grid.cols + gx) {
                     if j as usize != i && p.distance(&positions[j as usize]) <= range {
                         adj[i].push(j);
                     }
@@ -658,6 +748,40 @@ mod shadowing_tests {
         let frac = near as f64 / 20_000.0;
         assert!((frac - 0.0228).abs() < 0.005, "{frac}");
         assert_eq!(far, 0);
+    }
+
+    proptest::proptest! {
+        /// `secs_to_time` (the hearers' delays) is `Time::from_secs_f64`:
+        /// random seconds, exact halves of a nanosecond, and the edges.
+        #[test]
+        fn delays_round_as_time_from_secs(s in 0.0f64..1e-3, k in 0u64..1 << 40, bits in proptest::num::u64::ANY) {
+            let half = (k as f64 + 0.5) / 1e9;
+            for s in [s, half, f64::from_bits(bits), f64::from_bits(bits).abs() * 1e-9] {
+                proptest::prop_assert_eq!(secs_to_time(s), Time::from_secs_f64(s), "{}", s);
+            }
+            for d in [s * SPEED_OF_LIGHT, k as f64 * 1e-3] {
+                proptest::prop_assert_eq!(delay_of(d), Time::from_secs_f64(d / SPEED_OF_LIGHT), "{}", d);
+            }
+        }
+    }
+
+    #[test]
+    fn delay_edges_round_as_time_from_secs() {
+        let edges =
+            [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, 0.5e-9, 1.5e-9, 2.5e-9, 4_503_599.627_370_496, 1e10, 5e-324];
+        for s in edges {
+            assert_eq!(secs_to_time(s), Time::from_secs_f64(s), "{s}");
+        }
+        // Exactly k + 0.5 ns after the multiplication, rounding away from zero.
+        let mut hit = 0;
+        for k in 0..20_000u64 {
+            let s = (k as f64 + 0.5) / 1e9;
+            if s * 1e9 == k as f64 + 0.5 {
+                hit += 1;
+                assert_eq!(secs_to_time(s), Time(k + 1));
+            }
+        }
+        assert!(hit > 1000, "{hit}");
     }
 
     proptest::proptest! {
