@@ -119,9 +119,13 @@ impl Grid {
         }
         g
     }
+    /// The cell of `p`, clamped to the grid. `v as usize` is
+    /// `v.floor().max(0.0) as usize` for every `v` (it truncates towards
+    /// zero and saturates negatives and NaN to 0) without libm's `floor`
+    /// (x86-64 before SSE4.1 has no rounding instruction).
     fn coords(&self, p: &Position) -> (usize, usize) {
-        let cx = (((p.x - self.min_x) / self.cell).floor().max(0.0) as usize).min(self.cols - 1);
-        let cy = (((p.y - self.min_y) / self.cell).floor().max(0.0) as usize).min(self.rows - 1);
+        let cx = (((p.x - self.min_x) / self.cell) as usize).min(self.cols - 1);
+        let cy = (((p.y - self.min_y) / self.cell) as usize).min(self.rows - 1);
         (cx, cy)
     }
     fn cell_of(&self, p: &Position) -> usize {

@@ -72,6 +72,22 @@ mod grid {
     }
 
     #[test]
+    fn truncation_is_floor_clamped_at_zero() {
+        let vals = [0.0, -0.0, 0.5, 0.999_999_999, 1.0, 7.5, -0.3, -7.0, f64::NAN, 1e300, -1e300, f64::INFINITY];
+        for v in vals {
+            assert_eq!(v as usize, v.floor().max(0.0) as usize, "{v}");
+        }
+        let mut s = 99u64;
+        for _ in 0..10_000 {
+            s = crate::sim::rng::mix64(s);
+            let v = f64::from_bits(s);
+            assert_eq!(v as usize, v.floor().max(0.0) as usize, "{v}");
+            let v = (s % 1_000_000) as f64 / 977.0 - 100.0;
+            assert_eq!(v as usize, v.floor().max(0.0) as usize, "{v}");
+        }
+    }
+
+    #[test]
     fn connectivity_of_a_chain() {
         let adj = connectivity(&Position::chain(4, 200.0), 250.0);
         assert_eq!(adj, vec![vec![1], vec![0, 2], vec![1, 3], vec![2]]);
