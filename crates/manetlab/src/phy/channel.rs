@@ -581,6 +581,63 @@ pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
     adj
 }
 
+/// Buckets of [`sort_keys`]: the top bits of the largest key.
+const BUCKET_BITS: u32 = 7;
+/// [`sort_keys`] leaves shorter slices, and buckets fuller than this, to
+/// the standard library's sort.
+const BUCKET_MIN_LEN: usize = 24;
+const BUCKET_MAX_FILL: u32 = 12;
+
+/// Sorts `keys` ascending: a counting pass into 2^`BUCKET_BITS` buckets by
+/// the keys' top bits (below the largest key's highest bit), then an
+/// insertion sort, which moves each key at most across its own bucket.
+/// The keys of [`sort_by_arrival`] have the delay on top, and a frame's
+/// hearers spread over the delays up to the reach (at 400 nodes ~70
+/// hearers in ~120 buckets of 16 ns), so this is a few passes over the
+/// keys where the standard library's quicksort was 4-5 % of the 400-node
+/// run (docs/performance.md, "Session 12 (branch s12mob)"). Short slices,
+/// and keys crowded into few buckets (the insertion sort would be
+/// quadratic), take `sort_unstable`.
+fn sort_keys(keys: &mut Vec<u64>) {
+    let n = keys.len();
+    if n < BUCKET_MIN_LEN || n > u32::MAX as usize / 2 {
+        keys.sort_unstable();
+        return;
+    }
+    let top = keys.iter().fold(0u64, |m, &k| m.max(k));
+    let shift = (64 - top.leading_zeros()).saturating_sub(BUCKET_BITS);
+    let mut start = [0u32; (1 << BUCKET_BITS) + 1];
+    for &k in keys.iter() {
+        start[(k >> shift) as usize + 1] += 1;
+    }
+    if start.iter().any(|&c| c > BUCKET_MAX_FILL) {
+        keys.sort_unstable();
+        return;
+    }
+    for b in 0..1 << BUCKET_BITS {
+        start[b + 1] += start[b];
+    }
+    // Scatter into the second half, sort there, copy back.
+    keys.resize(2 * n, 0);
+    let (from, to) = keys.split_at_mut(n);
+    for &k in from.iter() {
+        let b = &mut start[(k >> shift) as usize];
+        to[*b as usize] = k;
+        *b += 1;
+    }
+    for i in 1..n {
+        let k = to[i];
+        let mut j = i;
+        while j > 0 && to[j - 1] > k {
+            to[j] = to[j - 1];
+            j -= 1;
+        }
+        to[j] = k;
+    }
+    keys.copy_within(n.., 0);
+    keys.truncate(n);
+}
+
 /// Bits of the packed sort key (delay, node, index) of [`sort_by_arrival`].
 const KEY_INDEX_BITS: u32 = 22;
 const KEY_NODE_BITS: u32 = 21;
@@ -608,7 +665,7 @@ pub fn sort_by_arrival(v: &mut Vec<Hearer>, keys: &mut Vec<u64>, scratch: &mut V
         v.sort_unstable_by_key(|h| (h.delay, h.node));
         return;
     }
-    keys.sort_unstable();
+    sort_keys(keys);
     scratch.clear();
     scratch.extend(keys.iter().map(|&k| v[(k & ((1 << KEY_INDEX_BITS) - 1)) as usize]));
     std::mem::swap(v, scratch);

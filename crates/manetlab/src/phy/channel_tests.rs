@@ -208,6 +208,31 @@ mod shadowing {
     }
 
     proptest::proptest! {
+        /// `sort_keys` sorts: keys spread like a frame's (delay on top),
+        /// crowded into few buckets, short, long, and arbitrary.
+        #[test]
+        fn bucket_sort_sorts(
+            raw in proptest::collection::vec(proptest::num::u64::ANY, 0..400),
+            kind in 0u8..4,
+        ) {
+            let mut keys: Vec<u64> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| match kind {
+                    0 => ((r % 2000) << 43) | ((r >> 20) % 400) << 22 | i as u64,
+                    1 => ((r % 3) << 43) | i as u64,
+                    2 => r >> (r % 64),
+                    _ => r,
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            sort_keys(&mut keys);
+            proptest::prop_assert_eq!(keys, want);
+        }
+    }
+
+    proptest::proptest! {
         /// `sort_by_arrival` gives the order of a sort by (delay, node), with
         /// small keys (packed) and large ones (the fallback).
         #[test]
