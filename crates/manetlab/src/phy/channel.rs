@@ -501,7 +501,8 @@ impl Channel {
                 let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
                 let d2 = dx * dx + dy * dy + dz * dz;
                 cand[k] = Cand { node: n, d2, z: q.z };
-                k += (n != sender && !(d2 > reach_sq)) as usize;
+                // (a NaN is kept, as the single-pass search's `d2 > reach_sq` skip did)
+                k += (n != sender && (d2 <= reach_sq || d2.is_nan())) as usize;
             }
             cand.truncate(k);
         }
