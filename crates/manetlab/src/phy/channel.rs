@@ -251,12 +251,7 @@ impl Mobility {
         if !(c.start <= t && t < c.end) {
             c = self.next_leg(node, t);
         }
-        // `Time::as_secs_f64`; below 2^63 ns through i64 (the same value
-        // rounded the same way, one conversion instruction instead of u64's
-        // four).
-        let ns = t.saturating_sub(c.start).0;
-        let ns = if ns <= i64::MAX as u64 { ns as i64 as f64 } else { ns as f64 };
-        let dt = ns / 1e9;
+        let dt = (t.saturating_sub(c.start)).as_secs_f64();
         Position { x: c.from.x + c.vx * dt, y: c.from.y + c.vy * dt, z: c.from.z }
     }
 
@@ -501,8 +496,11 @@ impl Channel {
                 let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
                 let d2 = dx * dx + dy * dy + dz * dz;
                 cand[k] = Cand { node: n, d2, z: q.z };
-                // (a NaN is kept, as the single-pass search's `d2 > reach_sq` skip did)
-                k += (n != sender && (d2 <= reach_sq || d2.is_nan())) as usize;
+                // (`far` rather than `d2 <= reach_sq`: a NaN is kept, as
+                // the single-pass search's skip did; `&` keeps it one flag
+                // operation, where `||` with `is_nan` became a branch)
+                let far = d2 > reach_sq;
+                k += ((n != sender) & !far) as usize;
             }
             cand.truncate(k);
         }
