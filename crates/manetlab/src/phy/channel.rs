@@ -69,13 +69,17 @@ pub struct Hearer {
     pub delay: Time,
 }
 
+/// The grid's cells in one array (compressed rows): the nodes of cell `c`
+/// are `nodes[starts[c]..starts[c + 1]]`, in id order; a row's cells are
+/// side by side.
 struct Grid {
     cell: f64,
     min_x: f64,
     min_y: f64,
     cols: usize,
     rows: usize,
-    cells: Vec<Vec<NodeId>>,
+    starts: Vec<u32>,
+    nodes: Vec<NodeId>,
 }
 
 impl Grid {
@@ -98,21 +102,40 @@ impl Grid {
         }
         let cols = ((max_x - min_x) / cell).floor() as usize + 1;
         let rows = ((max_y - min_y) / cell).floor() as usize + 1;
-        let mut g = Grid { cell, min_x, min_y, cols, rows, cells: vec![Vec::new(); cols * rows] };
-        for (i, p) in positions.iter().enumerate() {
-            let c = g.cell_of(p);
-            g.cells[c].push(i as NodeId);
+        let mut g = Grid { cell, min_x, min_y, cols, rows, starts: vec![0; cols * rows + 1], nodes: Vec::new() };
+        // Counting sort of the nodes by cell (ids ascending within a cell).
+        let of: Vec<u32> = positions.iter().map(|p| g.cell_of(p) as u32).collect();
+        for &c in &of {
+            g.starts[c as usize + 1] += 1;
+        }
+        for c in 0..cols * rows {
+            g.starts[c + 1] += g.starts[c];
+        }
+        let mut fill = g.starts.clone();
+        g.nodes = vec![0; positions.len()];
+        for (i, &c) in of.iter().enumerate() {
+            g.nodes[fill[c as usize] as usize] = i as NodeId;
+            fill[c as usize] += 1;
         }
         g
     }
+    /// The cell of `p`, clamped to the grid. `v as usize` is
+    /// `v.floor().max(0.0) as usize` for every `v` (it truncates towards
+    /// zero and saturates negatives and NaN to 0) without libm's `floor`
+    /// (x86-64 before SSE4.1 has no rounding instruction).
     fn coords(&self, p: &Position) -> (usize, usize) {
-        let cx = (((p.x - self.min_x) / self.cell).floor().max(0.0) as usize).min(self.cols - 1);
-        let cy = (((p.y - self.min_y) / self.cell).floor().max(0.0) as usize).min(self.rows - 1);
+        let cx = (((p.x - self.min_x) / self.cell) as usize).min(self.cols - 1);
+        let cy = (((p.y - self.min_y) / self.cell) as usize).min(self.rows - 1);
         (cx, cy)
     }
     fn cell_of(&self, p: &Position) -> usize {
         let (cx, cy) = self.coords(p);
         cy * self.cols + cx
+    }
+    /// The nodes of cells `first..=last` (one row's, or one cell's).
+    #[inline]
+    fn span(&self, first: usize, last: usize) -> &[NodeId] {
+        &self.nodes[self.starts[first] as usize..self.starts[last + 1] as usize]
     }
 }
 
@@ -143,6 +166,8 @@ pub struct Channel {
     /// Scratch for [`sort_by_arrival`] (kept: no allocation per frame).
     sort_keys: Vec<u64>,
     sort_out: Vec<Hearer>,
+    /// Scratch for `scan_mobile`'s candidates (kept: no allocation per frame).
+    cand: Vec<Cand>,
 }
 
 struct Mobility {
@@ -168,6 +193,39 @@ struct Mobility {
     cell: f64,
 }
 
+/// A candidate of the mobile receiver search within the reach: its squared
+/// distance to the sender and its antenna's base height.
+#[derive(Clone, Copy, Default)]
+struct Cand {
+    node: NodeId,
+    d2: f64,
+    z: f64,
+}
+
+/// `Time::from_secs_f64(d / SPEED_OF_LIGHT)`, the propagation delay over
+/// `d` metres, without the call to libm's `round` (x86-64 before SSE4.1
+/// has no rounding instruction): below 2^52 ns, `x as u64` is `x`'s
+/// integer part exactly and `x - i` its fraction exactly, so rounding half
+/// away from zero is `i + (fraction >= 0.5)`; anything else (NaN, zero and
+/// below, 2^52 ns and above) takes the library path.
+#[inline]
+fn delay_of(d: f64) -> Time {
+    secs_to_time(d / SPEED_OF_LIGHT)
+}
+
+/// `Time::from_secs_f64(s)` (see [`delay_of`]).
+#[inline]
+fn secs_to_time(s: f64) -> Time {
+    let x = s * 1e9;
+    if x > 0.0 && x < 4_503_599_627_370_496.0 {
+        // (through i64: one conversion instruction each way, as u64 has not)
+        let i = x as i64;
+        Time(i as u64 + (x - i as f64 >= 0.5) as u64)
+    } else {
+        Time::from_secs_f64(s)
+    }
+}
+
 /// The leg a node follows during [start, end) (see `Mobility::now_legs`).
 #[derive(Clone, Copy)]
 struct NowLeg {
@@ -189,14 +247,23 @@ impl Mobility {
     /// in it.
     #[inline]
     fn position(&mut self, node: NodeId, t: Time) -> Position {
-        let c = &mut self.now_legs[node as usize];
+        let mut c = &self.now_legs[node as usize];
         if !(c.start <= t && t < c.end) {
-            // The last leg starting at or before t, as Trajectory::leg_at.
-            let (l, end) = self.movers[node as usize].get_mut().leg_span(t);
-            *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+            c = self.next_leg(node, t);
         }
         let dt = (t.saturating_sub(c.start)).as_secs_f64();
         Position { x: c.from.x + c.vx * dt, y: c.from.y + c.vy * dt, z: c.from.z }
+    }
+
+    /// Caches the last leg of `node` starting at or before `t`, as
+    /// `Trajectory::leg_at` (once per leg and node: out of the search loop).
+    #[cold]
+    #[inline(never)]
+    fn next_leg(&mut self, node: NodeId, t: Time) -> &NowLeg {
+        let (l, end) = self.movers[node as usize].get_mut().leg_span(t);
+        let c = &mut self.now_legs[node as usize];
+        *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+        c
     }
 }
 
@@ -264,6 +331,7 @@ impl Channel {
             free: Vec::new(),
             sort_keys: Vec::new(),
             sort_out: Vec::new(),
+            cand: Vec::new(),
         }
     }
 
@@ -355,7 +423,7 @@ impl Channel {
         let h = self.radio.antenna_height_m;
         for gy in cy.saturating_sub(1)..=(cy + 1).min(self.grid.rows - 1) {
             for gx in cx.saturating_sub(1)..=(cx + 1).min(self.grid.cols - 1) {
-                for &n in &self.grid.cells[gy * self.grid.cols + gx] {
+                for &n in self.grid.span(gy * self.grid.cols + gx, gy * self.grid.cols + gx) {
                     if n == sender {
                         continue;
                     }
@@ -373,17 +441,25 @@ impl Channel {
         out.sort_unstable_by_key(|h| h.node);
     }
 
-    /// `scan` for moving nodes (in grid order, unsorted): positions from
-    /// the per-node leg cache, and
-    /// candidates farther than the reach dropped on their squared distance
+    /// `scan` for moving nodes (in grid order, unsorted), in two passes.
+    /// The first reads each candidate's position from the per-node leg
+    /// cache and keeps those within the reach on their squared distance
     /// (exactly the radios `scan` keeps: a dropped one is below the cull
-    /// level at any antenna height up to the highest, as the grid assumes).
+    /// level at any antenna height up to the highest, as the grid assumes),
+    /// without a branch per candidate; the second computes the distance,
+    /// power and delay of the kept ones only, with the two-ray terms that
+    /// depend on the heights computed once per frame
+    /// ([`Propagation::at_heights`](super::Propagation::at_heights)). The
+    /// arithmetic is the same operations in the same order as before (and
+    /// as `scan`), so the powers and delays are the same bits; and the
+    /// candidates keep the grid's order (cells by row, then column, nodes
+    /// by id within a cell), which the fading draws follow.
     fn scan_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
         out.clear();
-        let Channel { mobility, grid, radio, reach_sq, cull_power, .. } = self;
+        let Channel { mobility, grid, radio, reach_sq, cull_power, cand, .. } = self;
         let m = mobility.as_mut().expect("scan_mobile without mobility");
         let p = m.position(sender, now);
-        let h = radio.antenna_height_m;
+        let reach_sq = *reach_sq;
         // Every cell that the disc of radius `search` around p touches: a
         // radio within reach of p now was recorded within `search` of p.
         let r = m.search;
@@ -393,31 +469,54 @@ impl Channel {
         let (x0, y0) = grid.coords(&Position { x: p.x - r, y: p.y - r, z: 0.0 });
         let (x1, y1) = grid.coords(&Position { x: p.x + r, y: p.y + r, z: 0.0 });
         let c = grid.cell;
+        cand.clear();
         for gy in y0..=y1 {
             // Distance from p to the cell's row band (0 inside it).
             let lo = grid.min_y + gy as f64 * c;
             let dy = (lo - p.y).max(p.y - (lo + c)).max(0.0);
+            // The row's cells that the disc touches: their distance to p
+            // is quasi-convex in the column (the larger of a non-decreasing
+            // and a non-increasing term), so they are one run of columns.
+            let mut run: Option<(usize, usize)> = None;
             for gx in x0..=x1 {
                 let lo = grid.min_x + gx as f64 * c;
                 let dx = (lo - p.x).max(p.x - (lo + c)).max(0.0);
-                if dx * dx + dy * dy > r_sq {
-                    continue;
+                if dx * dx + dy * dy <= r_sq {
+                    run = Some((run.map_or(gx, |(a, _)| a), gx));
                 }
-                for &n in &grid.cells[gy * grid.cols + gx] {
-                    if n == sender {
-                        continue;
-                    }
-                    let q = m.position(n, now);
-                    let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
-                    if dx * dx + dy * dy + dz * dz > *reach_sq {
-                        continue;
-                    }
-                    let d = p.distance(&q);
-                    let power = radio.propagation.rx_power(radio, d, h + p.z, h + q.z);
-                    if power >= *cull_power {
-                        out.push(Hearer { node: n, power, delay: Time::from_secs_f64(d / SPEED_OF_LIGHT) });
-                    }
-                }
+            }
+            let Some((a, b)) = run else { continue };
+            let row = grid.span(gy * grid.cols + a, gy * grid.cols + b);
+            // Pass 1: every candidate is written, the index advances past
+            // the kept ones only.
+            let mut k = cand.len();
+            cand.resize(k + row.len(), Cand::default());
+            for &n in row {
+                let q = m.position(n, now);
+                let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+                let d2 = dx * dx + dy * dy + dz * dz;
+                cand[k] = Cand { node: n, d2, z: q.z };
+                // (`far` rather than `d2 <= reach_sq`: a NaN is kept, as
+                // the single-pass search's skip did; `&` keeps it one flag
+                // operation, where `||` with `is_nan` became a branch)
+                let far = d2 > reach_sq;
+                k += ((n != sender) & !far) as usize;
+            }
+            cand.truncate(k);
+        }
+        // Pass 2: the hearers among the kept candidates.
+        let h = radio.antenna_height_m;
+        let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
+        for c in cand.iter() {
+            // `p.distance(&q)`: the same sum of squares.
+            let d = c.d2.sqrt();
+            let power = if c.z.to_bits() == p.z.to_bits() {
+                level.power(d)
+            } else {
+                radio.propagation.rx_power(radio, d, h + p.z, h + c.z)
+            };
+            if power >= *cull_power {
+                out.push(Hearer { node: c.node, power, delay: delay_of(d) });
             }
         }
     }
@@ -469,7 +568,7 @@ pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
         let (cx, cy) = grid.coords(p);
         for gy in cy.saturating_sub(1)..=(cy + 1).min(grid.rows - 1) {
             for gx in cx.saturating_sub(1)..=(cx + 1).min(grid.cols - 1) {
-                for &j in &grid.cells[gy * grid.cols + gx] {
+                for &j in grid.span(gy * grid.cols + gx, gy * grid.cols + gx) {
                     if j as usize != i && p.distance(&positions[j as usize]) <= range {
                         adj[i].push(j);
                     }
@@ -479,6 +578,63 @@ pub fn connectivity(positions: &[Position], range: f64) -> Vec<Vec<u32>> {
         adj[i].sort_unstable();
     }
     adj
+}
+
+/// Buckets of [`sort_keys`]: the top bits of the largest key.
+const BUCKET_BITS: u32 = 7;
+/// [`sort_keys`] leaves shorter slices, and buckets fuller than this, to
+/// the standard library's sort.
+const BUCKET_MIN_LEN: usize = 24;
+const BUCKET_MAX_FILL: u32 = 12;
+
+/// Sorts `keys` ascending: a counting pass into 2^`BUCKET_BITS` buckets by
+/// the keys' top bits (below the largest key's highest bit), then an
+/// insertion sort, which moves each key at most across its own bucket.
+/// The keys of [`sort_by_arrival`] have the delay on top, and a frame's
+/// hearers spread over the delays up to the reach (at 400 nodes ~70
+/// hearers in ~120 buckets of 16 ns), so this is a few passes over the
+/// keys where the standard library's quicksort was 4-5 % of the 400-node
+/// run (docs/performance.md, "Session 12 (branch s12mob)"). Short slices,
+/// and keys crowded into few buckets (the insertion sort would be
+/// quadratic), take `sort_unstable`.
+fn sort_keys(keys: &mut Vec<u64>) {
+    let n = keys.len();
+    if n < BUCKET_MIN_LEN || n > u32::MAX as usize / 2 {
+        keys.sort_unstable();
+        return;
+    }
+    let top = keys.iter().fold(0u64, |m, &k| m.max(k));
+    let shift = (64 - top.leading_zeros()).saturating_sub(BUCKET_BITS);
+    let mut start = [0u32; (1 << BUCKET_BITS) + 1];
+    for &k in keys.iter() {
+        start[(k >> shift) as usize + 1] += 1;
+    }
+    if start.iter().any(|&c| c > BUCKET_MAX_FILL) {
+        keys.sort_unstable();
+        return;
+    }
+    for b in 0..1 << BUCKET_BITS {
+        start[b + 1] += start[b];
+    }
+    // Scatter into the second half, sort there, copy back.
+    keys.resize(2 * n, 0);
+    let (from, to) = keys.split_at_mut(n);
+    for &k in from.iter() {
+        let b = &mut start[(k >> shift) as usize];
+        to[*b as usize] = k;
+        *b += 1;
+    }
+    for i in 1..n {
+        let k = to[i];
+        let mut j = i;
+        while j > 0 && to[j - 1] > k {
+            to[j] = to[j - 1];
+            j -= 1;
+        }
+        to[j] = k;
+    }
+    keys.copy_within(n.., 0);
+    keys.truncate(n);
 }
 
 /// Bits of the packed sort key (delay, node, index) of [`sort_by_arrival`].
@@ -508,183 +664,12 @@ pub fn sort_by_arrival(v: &mut Vec<Hearer>, keys: &mut Vec<u64>, scratch: &mut V
         v.sort_unstable_by_key(|h| (h.delay, h.node));
         return;
     }
-    keys.sort_unstable();
+    sort_keys(keys);
     scratch.clear();
     scratch.extend(keys.iter().map(|&k| v[(k & ((1 << KEY_INDEX_BITS) - 1)) as usize]));
     std::mem::swap(v, scratch);
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn grid_finds_exactly_the_radios_above_threshold() {
-        let radio = RadioConfig::default();
-        // Irregular positions over a large area.
-        let mut pos = Vec::new();
-        let mut s = 12345u64;
-        for _ in 0..300 {
-            s = crate::sim::rng::mix64(s);
-            let x = (s % 3000) as f64;
-            s = crate::sim::rng::mix64(s);
-            let y = (s % 2000) as f64;
-            pos.push(Position::new(x, y));
-        }
-        let mut ch = Channel::new(&radio, pos.clone());
-        let mut out = Vec::new();
-        for sender in 0..pos.len() as u32 {
-            ch.hearers(sender, Time::ZERO, &mut out);
-            let brute: Vec<u32> = (0..pos.len() as u32)
-                .filter(|&j| j != sender && ch.power_between(sender, j, Time::ZERO) >= radio.cs_threshold_w)
-                .collect();
-            let got: Vec<u32> = out.iter().map(|h| h.node).collect();
-            assert_eq!(got, brute, "sender {sender}");
-        }
-    }
-
-    #[test]
-    fn grid_stays_exact_while_nodes_move() {
-        use crate::mobility::waypoint::{trajectories, RandomWaypoint};
-        let radio = RadioConfig::default();
-        let m = RandomWaypoint {
-            width: 3000.0,
-            height: 1000.0,
-            speed_min: 5.0,
-            speed_max: 30.0,
-            pause: Time::ZERO,
-            steady_state: false,
-        };
-        let trajs = trajectories(&m, 120, 9, Time::from_secs(300));
-        let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
-        let mut ch = Channel::with_mobility(&radio, pos, trajs);
-        assert!(ch.is_mobile());
-        let mut out = Vec::new();
-        for step in 0..300u64 {
-            let now = Time::from_ms(step * 997);
-            ch.refresh(now);
-            for sender in (0..120u32).step_by(7) {
-                ch.hearers(sender, now, &mut out);
-                let brute: Vec<u32> = (0..120u32)
-                    .filter(|&j| j != sender && ch.power_between(sender, j, now) >= radio.cs_threshold_w)
-                    .collect();
-                let got: Vec<u32> = out.iter().map(|h| h.node).collect();
-                assert_eq!(got, brute, "t={now} sender {sender}");
-            }
-        }
-    }
-
-    #[test]
-    fn connectivity_of_a_chain() {
-        let adj = connectivity(&Position::chain(4, 200.0), 250.0);
-        assert_eq!(adj, vec![vec![1], vec![0, 2], vec![1, 3], vec![2]]);
-    }
-}
-
-#[cfg(test)]
-mod shadowing_tests {
-    use super::*;
-    use crate::phy::Propagation;
-
-    #[test]
-    fn sigma_zero_equals_the_deterministic_log_distance_model() {
-        let mut radio = RadioConfig::default();
-        let two_ray = Channel::new(&radio, Position::chain(8, 90.0));
-        radio.propagation = Propagation::two_ray_equivalent(&radio, radio.antenna_height_m);
-        let shadow = Channel::build(&radio, &PhyMode::default(), 7, Position::chain(8, 90.0), Vec::new());
-        let (mut a, mut b) = (two_ray, shadow);
-        let (mut ha, mut hb) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            for s in 0..8 {
-                a.hearers(s, Time::ZERO, &mut ha);
-                b.hearers(s, Time::ZERO, &mut hb);
-                assert_eq!(ha.len(), hb.len());
-                for (x, y) in ha.iter().zip(&hb) {
-                    assert_eq!(x.node, y.node);
-                    assert!((x.power / y.power - 1.0).abs() < 1e-9);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn shadowing_draws_are_log_normal_per_frame() {
-        let radio = RadioConfig {
-            propagation: Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: 6.0 },
-            ..RadioConfig::default()
-        };
-        let pos = vec![Position::new(0.0, 0.0), Position::new(10.0, 0.0)];
-        let mut ch = Channel::build(&radio, &PhyMode::default(), 3, pos, Vec::new());
-        let mean = ch.power_between(0, 1, Time::ZERO);
-        let mut out = Vec::new();
-        let mut db = Vec::new();
-        for _ in 0..20_000 {
-            ch.hearers(0, Time::ZERO, &mut out);
-            assert_eq!(out.len(), 1, "10 m is 7 sigma above the cull level");
-            db.push(10.0 * (out[0].power / mean).log10());
-        }
-        let m = db.iter().sum::<f64>() / db.len() as f64;
-        let sd = (db.iter().map(|x| (x - m).powi(2)).sum::<f64>() / db.len() as f64).sqrt();
-        assert!(m.abs() < 0.15, "mean deviation {m} dB");
-        assert!((sd - 6.0).abs() < 0.15, "deviation {sd} dB");
-        // Successive frames differ (a per-frame draw, not a per-link one).
-        assert!(db.windows(2).filter(|w| w[0] == w[1]).count() == 0);
-    }
-
-    #[test]
-    fn shadowing_cull_reaches_four_sigma_beyond_the_mean_cut() {
-        // A receiver whose mean power is 2 sigma under the carrier-sense
-        // threshold is still a candidate and hears about 2.3 % of frames;
-        // one 5 sigma under it is never delivered.
-        let mut radio = RadioConfig::default();
-        let sigma = 4.0;
-        radio.propagation = Propagation::Shadowing { exponent: 3.0, ref_distance_m: 1.0, sigma_db: sigma };
-        let d_cs = radio.cs_range();
-        let at = |k: f64| d_cs * 10f64.powf(k * sigma / 30.0);
-        let pos = vec![Position::new(0.0, 0.0), Position::new(at(2.0), 0.0), Position::new(at(5.0), 0.0)];
-        let mut ch = Channel::build(&radio, &PhyMode::default(), 5, pos, Vec::new());
-        let mut out = Vec::new();
-        let (mut near, mut far) = (0, 0);
-        for _ in 0..20_000 {
-            ch.hearers(0, Time::ZERO, &mut out);
-            for h in &out {
-                assert!(h.power >= radio.cs_threshold_w);
-                if h.node == 1 {
-                    near += 1;
-                } else {
-                    far += 1;
-                }
-            }
-        }
-        let frac = near as f64 / 20_000.0;
-        assert!((frac - 0.0228).abs() < 0.005, "{frac}");
-        assert_eq!(far, 0);
-    }
-
-    proptest::proptest! {
-        /// `sort_by_arrival` gives the order of a sort by (delay, node), with
-        /// small keys (packed) and large ones (the fallback).
-        #[test]
-        fn arrival_order_as_a_sort_by_delay_and_node(
-            delays in proptest::collection::vec(0u64..3000, 0..120),
-            wide in 0u8..3,
-        ) {
-            let mut v: Vec<Hearer> = delays
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| {
-                    // Distinct nodes in scrambled order; a few wide ids or delays.
-                    let node = ((i as u32 * 7919) % 4099) + if wide == 1 && i == 3 { 1 << 21 } else { 0 };
-                    let delay = Time(d % 7 * 300 + if wide == 2 && i == 5 { 1 << 40 } else { 0 });
-                    Hearer { node, power: d as f64, delay }
-                })
-                .collect();
-            let mut want = v.clone();
-            want.sort_by_key(|h| (h.delay, h.node));
-            let (mut keys, mut scratch) = (Vec::new(), Vec::new());
-            sort_by_arrival(&mut v, &mut keys, &mut scratch);
-            let got: Vec<(NodeId, Time, u64)> = v.iter().map(|h| (h.node, h.delay, h.power.to_bits())).collect();
-            let want: Vec<(NodeId, Time, u64)> = want.iter().map(|h| (h.node, h.delay, h.power.to_bits())).collect();
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
-}
+#[path = "channel_tests.rs"]
+mod tests;

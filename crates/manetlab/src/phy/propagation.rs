@@ -71,6 +71,24 @@ impl Propagation {
         }
     }
 
+    /// [`Propagation::rx_power`] at fixed antenna heights, with the terms
+    /// that depend only on the radio and the heights computed once: the
+    /// mobile receiver search (`channel.rs`) calls it for every hearer of
+    /// every frame, and under two-ray ground the crossover distance and
+    /// the numerator cost two divisions and six multiplications each time.
+    pub fn at_heights(self, c: &RadioConfig, ht: f64, hr: f64) -> RxPowerAt<'_> {
+        RxPowerAt {
+            c,
+            model: self,
+            ht,
+            hr,
+            // The very expressions of `rx_power` (same operations, same
+            // order: the same bits).
+            crossover: 4.0 * PI * ht * hr / c.wavelength(),
+            two_ray: c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr,
+        }
+    }
+
     /// The distance at which the received power equals `pw` (inverse of
     /// `rx_power`; the model is monotone in distance).
     pub fn distance_for_power(self, c: &RadioConfig, pw: f64, ht: f64, hr: f64) -> f64 {
@@ -97,9 +115,66 @@ impl Propagation {
     }
 }
 
+/// [`Propagation::rx_power`] with the heights fixed
+/// ([`Propagation::at_heights`]): bit for bit the same powers.
+#[derive(Clone, Copy, Debug)]
+pub struct RxPowerAt<'a> {
+    c: &'a RadioConfig,
+    model: Propagation,
+    ht: f64,
+    hr: f64,
+    /// Two-ray ground: 4π ht hr / λ.
+    crossover: f64,
+    /// Two-ray ground: Pt Gt Gr ht² hr².
+    two_ray: f64,
+}
+
+impl RxPowerAt<'_> {
+    /// Received power in watts at distance `d` metres.
+    #[inline]
+    pub fn power(&self, d: f64) -> f64 {
+        match self.model {
+            Propagation::TwoRayGround => {
+                let d = d.max(1e-3);
+                if d < self.crossover {
+                    Propagation::friis(self.c, d)
+                } else {
+                    self.two_ray / (d.powi(4) * self.c.system_loss)
+                }
+            }
+            m => m.rx_power(self.c, d, self.ht, self.hr),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// `at_heights(..).power(d)` is `rx_power(d, ..)` to the bit, for
+        /// every model, at distances across the crossover and heights that
+        /// differ.
+        #[test]
+        fn power_at_fixed_heights_is_rx_power_to_the_bit(
+            d in 0.0f64..3000.0,
+            ht in 0.0f64..30.0,
+            hr in 0.0f64..30.0,
+            model in 0u8..3,
+            freq in 1e8f64..6e9,
+        ) {
+            let c = RadioConfig { frequency_hz: freq, ..RadioConfig::default() };
+            let p = match model {
+                0 => Propagation::TwoRayGround,
+                1 => Propagation::FreeSpace,
+                _ => Propagation::Shadowing { exponent: 2.7, ref_distance_m: 1.0, sigma_db: 0.0 },
+            };
+            let at = p.at_heights(&c, ht, hr);
+            for d in [d, d * 1e-4, 4.0 * PI * ht * hr / c.wavelength()] {
+                proptest::prop_assert_eq!(at.power(d).to_bits(), p.rx_power(&c, d, ht, hr).to_bits());
+            }
+        }
+    }
     #[test]
     fn two_ray_is_continuous_enough_and_monotone() {
         let c = RadioConfig::default();

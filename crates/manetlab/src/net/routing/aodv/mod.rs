@@ -414,7 +414,9 @@ impl Aodv {
     fn link_break(&mut self, ctx: &mut RouteCtx, nb: NodeId, cause: Cause, failed: Option<Packet>) {
         let now = ctx.now;
         self.table.remove_neighbour(nb);
-        let dests = self.table.active_via(nb, now);
+        // (`precursor`: whether `remove_precursor` below has anything to
+        // remove; nothing in between adds a precursor)
+        let (dests, precursor) = self.table.active_via_and_precursor(nb, now);
         let repair = failed.filter(|p| {
             self.cfg.local_repair
                 && !p.is_control()
@@ -468,7 +470,9 @@ impl Aodv {
                 }
             }
         }
-        self.table.remove_precursor(nb);
+        if precursor {
+            self.table.remove_precursor(nb);
+        }
         self.send_rerr(ctx, &unreachable, &recipients, false);
         if let Some((d, pre, n)) = elfn_rerr {
             self.stats.event("elfn_notices_sent");

@@ -309,6 +309,22 @@ impl RouteTable {
         }
     }
 
+    /// [`RouteTable::active_via`], and whether any route lists `nh` as a
+    /// precursor (if none does, [`RouteTable::remove_precursor`] of `nh`
+    /// has nothing to do: one walk of the table instead of two).
+    pub fn active_via_and_precursor(&self, nh: NodeId, now: Time) -> (Vec<NodeId>, bool) {
+        let mut v = Vec::new();
+        let mut precursor = false;
+        for r in self.entries.values().filter_map(|e| e.route.as_ref()) {
+            if r.next_hop == nh && r.is_active(now) {
+                v.push(r.dst);
+            }
+            precursor |= r.precursors.contains(&nh);
+        }
+        v.sort_unstable();
+        (v, precursor)
+    }
+
     /// Destinations of the active routes whose next hop is `nh`, in order.
     pub fn active_via(&self, nh: NodeId, now: Time) -> Vec<NodeId> {
         let mut v: Vec<NodeId> = self
@@ -631,6 +647,14 @@ mod tests {
                 proptest::prop_assert_eq!(rt.len(), old.len());
                 proptest::prop_assert_eq!(rt.iter().collect::<Vec<_>>(), old.iter().collect::<Vec<_>>());
                 proptest::prop_assert_eq!(rt.active_via(x, now), old.active_via(x, now));
+                // The one-walk variant: the same destinations, and "some
+                // route lists x as a precursor" exactly when removing x as
+                // a precursor changes the table.
+                let (via, listed) = rt.active_via_and_precursor(x, now);
+                proptest::prop_assert_eq!(&via, &old.active_via(x, now));
+                let mut cut = rt.clone();
+                cut.remove_precursor(x);
+                proptest::prop_assert_eq!(listed, cut.iter().collect::<Vec<_>>() != rt.iter().collect::<Vec<_>>());
                 for k in 0..24 {
                     proptest::prop_assert_eq!(rt.get(k), old.get(k));
                     proptest::prop_assert_eq!(rt.active(k, now), old.active(k, now));
