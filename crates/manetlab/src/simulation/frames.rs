@@ -69,11 +69,8 @@ pub(super) struct FrameStream {
     /// receiver, the next pending first bit there (stream << 32 | index)
     /// or [`NIL`]; [`APPLIED`] otherwise.
     links: Vec<u64>,
-    /// The transmission on the air, its duration and PHY rate (read by
-    /// every first bit: kept here, not looked up in the channel).
+    /// The transmission on the air.
     tx: TxId,
-    dur: Time,
-    rate: u64,
     /// In use (not in `Streams::free`).
     live: bool,
 }
@@ -148,17 +145,6 @@ fn prefetch_node(n: &crate::node::Node) {
     let _ = n;
 }
 
-/// A node's earliest pending first bit: its time (`u64::MAX`: none) and
-/// where it is (stream << 32 | index, or [`NIL`]). The time is kept here
-/// so that an event at a node with none due reads one word.
-#[derive(Copy, Clone, Debug)]
-pub(super) struct Head {
-    time: u64,
-    r: u64,
-}
-
-const NO_HEAD: Head = Head { time: u64::MAX, r: NIL };
-
 #[derive(Default)]
 pub(super) struct Streams {
     slab: Vec<FrameStream>,
@@ -170,7 +156,7 @@ pub(super) struct Streams {
     /// applied (stream << 32 | index, the rest linked through
     /// `FrameStream::links` in (time, seq) order), [`NIL`] when none.
     /// Empty when every first bit runs as an event.
-    pending: Vec<Head>,
+    pending: Vec<u64>,
     /// First bits applied lazily so far.
     #[cfg(test)]
     applied: u64,
@@ -203,22 +189,16 @@ impl Streams {
     /// seq) order (first bits at one node from different frames can come
     /// in any order: the delays decide). The lists are short (the frames a
     /// node hears at once) and a new first bit usually goes last.
-    fn enlist(&mut self, node: NodeId, r: u64, key: (u64, u64)) {
-        let h = self.pending[node as usize];
-        if key.0 < h.time {
-            // (the usual case: none pending, or a later one)
-            *self.link(r) = h.r;
-            self.pending[node as usize] = Head { time: key.0, r };
-            return;
-        }
-        let (mut prev, mut cur) = (NIL, h.r);
+    fn enlist(&mut self, node: NodeId, r: u64) {
+        let key = self.key(r);
+        let (mut prev, mut cur) = (NIL, self.pending[node as usize]);
         while cur != NIL && self.key(cur) < key {
             prev = cur;
             cur = *self.link(cur);
         }
         *self.link(r) = cur;
         if prev == NIL {
-            self.pending[node as usize] = Head { time: key.0, r };
+            self.pending[node as usize] = r;
         } else {
             *self.link(prev) = r;
         }
@@ -244,8 +224,6 @@ impl Simulation {
         s.signals.clear();
         s.next = 0;
         s.tx = tx;
-        s.dur = d;
-        s.rate = self.channel.get(tx).frame.rate;
         s.live = true;
         let k = self.hearers.len();
         // `hearers` come in arrival order (delay, node). When the first
@@ -292,22 +270,16 @@ impl Simulation {
     /// going to their receivers' pending lists.
     fn queue_first(&mut self, id: u32, tx: TxId) {
         let s = &mut self.streams.slab[id as usize];
-        let n = s.signals.len();
         s.links.clear();
-        s.links.resize(n, APPLIED);
+        s.links.resize(s.signals.len(), APPLIED);
         if !self.streams.pending.is_empty() {
-            // The first bits are the first `k` signals (`air_frame`'s usual
-            // case) or interleaved with the last bits.
             let mut first = None;
-            for i in 0..n {
+            for i in 0..self.streams.slab[id as usize].signals.len() {
                 let g = self.streams.slab[id as usize].signals[i];
                 if g.is_start() {
-                    self.streams.enlist(g.node, (id as u64) << 32 | i as u64, g.key());
+                    self.streams.enlist(g.node, (id as u64) << 32 | i as u64);
                 } else if first.is_none() {
                     first = Some(i);
-                    if i == n / 2 {
-                        break; // k first bits, then their k last bits
-                    }
                 }
             }
             self.streams.slab[id as usize].next = first.expect("a frame's last bits follow its first bits");
@@ -366,7 +338,7 @@ impl Simulation {
         }
         let s = &mut self.streams.slab[id as usize];
         s.next = j;
-        let (g, d, rate) = (s.signals[cur], s.dur, s.rate);
+        let g = s.signals[cur];
         if let Some(n) = s.signals.get(j) {
             prefetch_node(&self.nodes[n.node as usize]);
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
@@ -376,7 +348,7 @@ impl Simulation {
             self.streams.free.push(id);
         }
         if g.is_start() {
-            if !self.signal_start(Time(g.time), g.node, tx, d, rate, g.power, (id as u64) << 32 | g.end_at as u64) {
+            if !self.signal_start(Time(g.time), g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
                 // (the stream may have been freed above only if this start's
                 // own end was queued: it is then the next entry, not freed)
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
@@ -401,7 +373,7 @@ impl Simulation {
     #[inline(always)]
     pub(super) fn touch(&mut self, node: NodeId, key: (u64, u64)) {
         if let Some(&h) = self.streams.pending.get(node as usize) {
-            if h.time < key.0 || (h.time == key.0 && self.streams.key(h.r) < key) {
+            if h != NIL && self.streams.key(h) < key {
                 self.apply_starts(node, key);
             }
         }
@@ -411,19 +383,13 @@ impl Simulation {
     fn apply_starts(&mut self, node: NodeId, key: (u64, u64)) {
         loop {
             let h = self.streams.pending[node as usize];
-            if h.time > key.0 {
-                return; // (none: `NO_HEAD`'s time is later than any)
-            }
-            let (id, i) = ((h.r >> 32) as u32, h.r as u32 as usize);
-            let s = &mut self.streams.slab[id as usize];
-            let g = s.signals[i];
-            if g.time == key.0 && g.seq >= key.1 {
+            if h == NIL || self.streams.key(h) >= key {
                 return;
             }
-            let next = std::mem::replace(&mut s.links[i], APPLIED);
-            let (tx, d, rate) = (s.tx, s.dur, s.rate);
-            self.streams.pending[node as usize] =
-                if next == NIL { NO_HEAD } else { Head { time: self.streams.key(next).0, r: next } };
+            let (id, i) = ((h >> 32) as u32, h as u32 as usize);
+            let s = &mut self.streams.slab[id as usize];
+            self.streams.pending[node as usize] = std::mem::replace(&mut s.links[i], APPLIED);
+            let (g, tx) = (s.signals[i], s.tx);
             // Counted as executed: `events` is the same as when every first
             // bit ran as an event (all are due by now, so by the run's end).
             self.executed += 1;
@@ -432,7 +398,7 @@ impl Simulation {
                 self.streams.applied += 1;
             }
             let acts = self.mac_out.len();
-            if !self.signal_start(Time(g.time), node, tx, d, rate, g.power, (id as u64) << 32 | g.end_at as u64) {
+            if !self.signal_start(Time(g.time), node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
             }
             // A first bit produces no MAC action when starts are lazy
@@ -475,29 +441,19 @@ impl Simulation {
     /// (Checked at every application: `apply_starts`.)
     pub(super) fn lazy_starts(&mut self, on: bool) {
         let ok = on && self.obs.is_empty() && self.cfg.radio.reception == crate::phy::Reception::Threshold;
-        self.streams.pending = if ok { vec![NO_HEAD; self.nodes.len()] } else { Vec::new() };
+        self.streams.pending = if ok { vec![NIL; self.nodes.len()] } else { Vec::new() };
     }
 
     /// The first bit of a transmission reaches `node`. Returns whether its
     /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
     /// for observers of receptions, which see every signal's end).
     /// `end_ref`: where its last bit is (stream << 32 | index).
-    /// `d`, `rate`: the frame's duration and PHY rate.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn signal_start(
-        &mut self,
-        now: Time,
-        node: NodeId,
-        tx: TxId,
-        d: Time,
-        rate: u64,
-        power: f64,
-        end_ref: u64,
-    ) -> bool {
+    fn signal_start(&mut self, now: Time, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
-        let end = now + d;
+        let t = self.channel.get(tx);
+        let end = now + (t.end - t.start);
+        let rate = t.frame.rate;
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
