@@ -94,7 +94,6 @@ impl Simulation {
             bp.take_blocked(&mut wake);
         }
         for &n in &wake {
-            self.touch_node(n);
             self.feed_mac(n);
         }
         self.bp_wake = wake;

@@ -174,7 +174,6 @@ impl Simulation {
             channel,
             endpoint_rngs,
             executed: 0,
-            now_seq: 0,
             started: false,
             work: VecDeque::with_capacity(64),
             queued: [0; 3],

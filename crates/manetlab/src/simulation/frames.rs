@@ -51,10 +51,6 @@ pub(super) struct Signal {
 const END: u32 = u32::MAX;
 /// `Signal::end_at` of a last bit that is only counted (not dispatched).
 const END_UNSEEN: u32 = u32::MAX - 1;
-/// The end of a node's list of pending first bits.
-const NIL: u64 = u64::MAX;
-/// `FrameStream::links` of a signal that is not a pending first bit.
-const APPLIED: u64 = u64::MAX - 1;
 
 /// A frame's pending signal events, earliest first; `next` is the one in
 /// the queue. Kept in a slab and reused (no allocation in steady state).
@@ -65,14 +61,6 @@ pub(super) struct FrameStream {
     spare: Vec<Signal>,
     /// Scratch of `merge_runs`: each end's index after the merge.
     pos: Vec<u32>,
-    /// Lazy starts, per signal: for a first bit still pending at its
-    /// receiver, the next pending first bit there (stream << 32 | index)
-    /// or [`NIL`]; [`APPLIED`] otherwise.
-    links: Vec<u64>,
-    /// The transmission on the air.
-    tx: TxId,
-    /// In use (not in `Streams::free`).
-    live: bool,
 }
 
 impl FrameStream {
@@ -152,14 +140,6 @@ pub(super) struct Streams {
     /// Per node, where the last bit of the frame its radio locked onto
     /// last is in its stream (stream << 32 | index), for `unsee_end`.
     lock_end: Vec<u64>,
-    /// Lazy starts (session 12): per node, its earliest first bit not yet
-    /// applied (stream << 32 | index, the rest linked through
-    /// `FrameStream::links` in (time, seq) order), [`NIL`] when none.
-    /// Empty when every first bit runs as an event.
-    pending: Vec<u64>,
-    /// First bits applied lazily so far.
-    #[cfg(test)]
-    applied: u64,
 }
 
 impl Streams {
@@ -172,36 +152,6 @@ impl Streams {
     pub(super) fn holds_frame(&self, stream: u32) -> bool {
         let s = &self.slab[stream as usize];
         s.signals[s.next..].iter().any(|g| g.end_at != END_UNSEEN)
-    }
-
-    /// The (time, seq) key of the signal at `r` (stream << 32 | index).
-    #[inline]
-    fn key(&self, r: u64) -> (u64, u64) {
-        self.slab[(r >> 32) as usize].signals[r as u32 as usize].key()
-    }
-
-    #[inline]
-    fn link(&mut self, r: u64) -> &mut u64 {
-        &mut self.slab[(r >> 32) as usize].links[r as u32 as usize]
-    }
-
-    /// Puts the first bit at `r` into `node`'s pending list, in (time,
-    /// seq) order (first bits at one node from different frames can come
-    /// in any order: the delays decide). The lists are short (the frames a
-    /// node hears at once) and a new first bit usually goes last.
-    fn enlist(&mut self, node: NodeId, r: u64) {
-        let key = self.key(r);
-        let (mut prev, mut cur) = (NIL, self.pending[node as usize]);
-        while cur != NIL && self.key(cur) < key {
-            prev = cur;
-            cur = *self.link(cur);
-        }
-        *self.link(r) = cur;
-        if prev == NIL {
-            self.pending[node as usize] = r;
-        } else {
-            *self.link(prev) = r;
-        }
     }
 }
 
@@ -223,8 +173,6 @@ impl Simulation {
         let s = &mut self.streams.slab[id as usize];
         s.signals.clear();
         s.next = 0;
-        s.tx = tx;
-        s.live = true;
         let k = self.hearers.len();
         // `hearers` come in arrival order (delay, node). When the first
         // receiver's last bit comes after the last receiver's first bit
@@ -244,7 +192,10 @@ impl Simulation {
                 let g = s.signals[i];
                 s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
             }
-            return self.queue_first(id, tx);
+            let first = s.signals[0];
+            prefetch_node(&self.nodes[first.node as usize]);
+            self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
+            return;
         }
         // The general case: sequence numbers by node, as the per-receiver
         // events used to be scheduled (start, end, start, end, ...). The
@@ -262,30 +213,7 @@ impl Simulation {
             s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
         }
         s.merge_runs(k);
-        self.queue_first(id, tx)
-    }
-
-    /// Queues a new frame stream's first signal that runs as an event: its
-    /// first signal, or with lazy starts its first last bit, the first bits
-    /// going to their receivers' pending lists.
-    fn queue_first(&mut self, id: u32, tx: TxId) {
-        let s = &mut self.streams.slab[id as usize];
-        s.links.clear();
-        s.links.resize(s.signals.len(), APPLIED);
-        if !self.streams.pending.is_empty() {
-            let mut first = None;
-            for i in 0..self.streams.slab[id as usize].signals.len() {
-                let g = self.streams.slab[id as usize].signals[i];
-                if g.is_start() {
-                    self.streams.enlist(g.node, (id as u64) << 32 | i as u64);
-                } else if first.is_none() {
-                    first = Some(i);
-                }
-            }
-            self.streams.slab[id as usize].next = first.expect("a frame's last bits follow its first bits");
-        }
-        let s = &self.streams.slab[id as usize];
-        let first = s.signals[s.next];
+        let first = s.signals[0];
         prefetch_node(&self.nodes[first.node as usize]);
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
@@ -298,37 +226,13 @@ impl Simulation {
     /// run's end count, as they would have run. Returns the receiving
     /// node.
     pub(super) fn frame_event(&mut self, id: u32, tx: TxId) -> NodeId {
-        let lazy = !self.streams.pending.is_empty();
-        let s = &self.streams.slab[id as usize];
-        let cur = s.next;
-        let key = s.signals[cur].key();
-        if lazy {
-            // (with lazy starts only last bits are queued) Apply the first
-            // bits due before this last bit at its receiver, its own
-            // included: one may find that this end changes nothing.
-            let node = s.signals[cur].node;
-            self.touch(node, key);
-        }
+        let s = &mut self.streams.slab[id as usize];
+        let g = s.signals[s.next];
         // Queue the next signal first (as before session 11: the heap sees
         // the same pushes in the same order), passing over the ends marked
-        // so far (one this signal marks, if already queued, pops as a
-        // no-op) and, with lazy starts, the first bits (pending at their
-        // receivers).
-        let mut j = cur + 1;
-        loop {
-            let Some(n) = self.streams.slab[id as usize].signals.get(j).copied() else { break };
-            if lazy && n.is_start() {
-                j += 1;
-                continue;
-            }
-            if lazy && n.end_at == END {
-                // Its first bit, if still pending and due before now, can
-                // be applied now (and then it may pass over this end).
-                self.touch(n.node, key);
-            }
-            if self.streams.slab[id as usize].signals[j].end_at != END_UNSEEN {
-                break;
-            }
+        // so far; one this signal marks, if already queued, pops as a no-op.
+        let mut j = s.next + 1;
+        while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
             if n.time <= self.cfg.duration.0 {
                 self.executed += 1;
                 #[cfg(feature = "event-counts")]
@@ -336,19 +240,15 @@ impl Simulation {
             }
             j += 1;
         }
-        let s = &mut self.streams.slab[id as usize];
         s.next = j;
-        let g = s.signals[cur];
         if let Some(n) = s.signals.get(j) {
             prefetch_node(&self.nodes[n.node as usize]);
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
         } else {
-            debug_assert!(s.links.iter().all(|&l| l == APPLIED), "a pending first bit in a finished stream");
-            s.live = false;
             self.streams.free.push(id);
         }
         if g.is_start() {
-            if !self.signal_start(Time(g.time), g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
+            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
                 // (the stream may have been freed above only if this start's
                 // own end was queued: it is then the next entry, not freed)
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
@@ -364,91 +264,12 @@ impl Simulation {
         g.node
     }
 
-    /// Lazy starts (session 12): applies `node`'s pending first bits keyed
-    /// before `key`, each at its own time, in (time, seq) order. Called
-    /// before anything reads or changes the node's state (an event at it,
-    /// `Simulation::touch_node`), so each is applied after every event at
-    /// the node keyed before it and before every one keyed after it: the
-    /// node's state and every output are as if it had run at its own place.
-    #[inline(always)]
-    pub(super) fn touch(&mut self, node: NodeId, key: (u64, u64)) {
-        if let Some(&h) = self.streams.pending.get(node as usize) {
-            if h != NIL && self.streams.key(h) < key {
-                self.apply_starts(node, key);
-            }
-        }
-    }
-
-    #[inline(never)]
-    fn apply_starts(&mut self, node: NodeId, key: (u64, u64)) {
-        loop {
-            let h = self.streams.pending[node as usize];
-            if h == NIL || self.streams.key(h) >= key {
-                return;
-            }
-            let (id, i) = ((h >> 32) as u32, h as u32 as usize);
-            let s = &mut self.streams.slab[id as usize];
-            self.streams.pending[node as usize] = std::mem::replace(&mut s.links[i], APPLIED);
-            let (g, tx) = (s.signals[i], s.tx);
-            // Counted as executed: `events` is the same as when every first
-            // bit ran as an event (all are due by now, so by the run's end).
-            self.executed += 1;
-            #[cfg(test)]
-            {
-                self.streams.applied += 1;
-            }
-            let acts = self.mac_out.len();
-            if !self.signal_start(Time(g.time), node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
-                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
-            }
-            // A first bit produces no MAC action when starts are lazy
-            // (`Simulation::lazy_starts`); one would have to run in order.
-            assert_eq!(self.mac_out.len(), acts, "a lazy first bit produced a MAC action");
-        }
-    }
-
-    /// Applies every pending first bit due at or before `t` (the end of a
-    /// `run_until` slice: the state is then read from outside).
-    pub(super) fn apply_starts_due(&mut self, t: Time) {
-        if self.streams.pending.is_empty() {
-            return;
-        }
-        for id in 0..self.streams.slab.len() {
-            if !self.streams.slab[id].live {
-                continue;
-            }
-            for i in 0..self.streams.slab[id].signals.len() {
-                let s = &self.streams.slab[id];
-                let g = s.signals[i];
-                if s.links[i] != APPLIED && g.time <= t.0 {
-                    self.touch(g.node, (t.0, u64::MAX));
-                }
-            }
-        }
-    }
-
-    /// Whether first bits may be applied lazily in this run: no observer
-    /// (observers' medium and reception hooks see first bits in order) and
-    /// the threshold reception model, under which a first bit gives the MAC
-    /// no action. A first bit calls `Mac::on_sense_busy` (state only) and
-    /// `Mac::on_captured_out`; the DCF's (ns-2's capture rule) raises its
-    /// NAV and calls `schedule_access`, which acts only if the medium is
-    /// not sensed busy. A captured-out frame needs a locked radio, and a
-    /// locked radio senses its lock's signal (the lock stays in the set of
-    /// signals on the air to its end, `Radio::begin_signal_lazy`), so the
-    /// MAC was told busy when that set last became non-empty and idle only
-    /// when it last became empty: it senses busy. TDMA ignores both.
-    /// (Checked at every application: `apply_starts`.)
-    pub(super) fn lazy_starts(&mut self, on: bool) {
-        let ok = on && self.obs.is_empty() && self.cfg.radio.reception == crate::phy::Reception::Threshold;
-        self.streams.pending = if ok { vec![NIL; self.nodes.len()] } else { Vec::new() };
-    }
-
     /// The first bit of a transmission reaches `node`. Returns whether its
     /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
     /// for observers of receptions, which see every signal's end).
     /// `end_ref`: where its last bit is (stream << 32 | index).
-    fn signal_start(&mut self, now: Time, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+        let now = self.queue.now();
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
         let t = self.channel.get(tx);
@@ -538,113 +359,9 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::super::Event;
-    use crate::metrics::observe::{FrameEvent, Observer, PacketEvent};
     use crate::scenario::Scenario;
     use crate::sim::Time;
     use crate::Simulation;
-    use std::sync::{Arc, Mutex};
-
-    /// Every packet and frame event, in order (hooks that first bits never
-    /// call, so attaching it does not turn lazy starts off).
-    struct Log(Arc<Mutex<Vec<String>>>);
-    impl Observer for Log {
-        fn packet(&mut self, ev: &PacketEvent) {
-            self.0.lock().unwrap().push(format!("{ev:?}"));
-        }
-        fn frame(&mut self, ev: &FrameEvent) {
-            self.0.lock().unwrap().push(format!("{ev:?}"));
-        }
-    }
-    /// An observer with no hooks: its presence alone makes first bits run
-    /// as events (as before session 12).
-    struct Quiet;
-    impl Observer for Quiet {}
-
-    struct Run {
-        log: Vec<String>,
-        report: String,
-        /// `events` and whether the audit balances at the end of each slice.
-        slices: Vec<(u64, bool)>,
-        /// First bits applied lazily.
-        applied: u64,
-        lazy: bool,
-    }
-
-    /// One run in 7 slices: `lazy` false registers an observer first (every
-    /// first bit an event). The log starts after the events at time 0.
-    fn run(rel: &str, overrides: &[&str], lazy: bool) -> Run {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let sc = Scenario::parse(&text, rel, overrides).unwrap_or_else(|e| panic!("{e}"));
-        let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
-        if !lazy {
-            sim.add_observer(Box::new(Quiet));
-        }
-        sim.run_until(Time::ZERO);
-        let on = !sim.streams.pending.is_empty();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        sim.add_observer(Box::new(Log(log.clone())));
-        let mut slices = Vec::new();
-        let total = sim.config().duration.as_ns();
-        for k in 1..=7 {
-            sim.run_until(Time(total / 7 * k + if k == 7 { total % 7 } else { 0 }));
-            slices.push((sim.events(), sim.audit().balances()));
-        }
-        let applied = sim.streams.applied;
-        let report = sim.finish();
-        let log = std::mem::take(&mut *log.lock().unwrap());
-        Run { log, report: format!("{report:?}"), slices, applied, lazy: on }
-    }
-
-    /// First bits applied lazily (at their node's next event, at their own
-    /// time and in key order) change nothing: the same packet and frame
-    /// events in the same order, the same report and `events` count, the
-    /// same counts at every slice's end. Chains with RTS/CTS and TCP, the
-    /// mobile DSR scenario, EDCA, TDMA, ns-3's capture rule, Rayleigh
-    /// fading, oracle backpressure (which feeds other nodes' MACs), a wired
-    /// gateway; SINR reception keeps every first bit an event.
-    #[test]
-    fn lazy_starts_change_nothing() {
-        let cases: [(&str, &[&str], bool); 11] = [
-            ("../../scenarios/bench/ns2/twohop-aodv.toml", &["run.duration=15s"], true),
-            ("../../scenarios/bench/ns2/chain10-tcp-aodv.toml", &["run.duration=30s"], true),
-            ("../../scenarios/bench/ns2/chain10-tcp-dsr.toml", &["run.duration=20s"], true),
-            ("../../scenarios/bench/ns2/rwp30-dsr.toml", &["run.duration=40s"], true),
-            ("tests/snapshots/edca.toml", &[], true),
-            ("tests/snapshots/tdma.toml", &[], true),
-            (
-                "../../scenarios/bench/ns2/chain10-tcp-aodv.toml",
-                &["run.duration=20s", "radio.capture_rule=stronger-wins"],
-                true,
-            ),
-            ("../../scenarios/bench/ns2/chain10-tcp-aodv.toml", &["run.duration=20s", "radio.fading=rayleigh"], true),
-            ("tests/snapshots/backpressure.toml", &["queue.backpressure.knowledge=oracle"], true),
-            ("tests/snapshots/wired-gateway.toml", &[], true),
-            ("tests/snapshots/sinr-shadowing.toml", &[], false),
-        ];
-        for (rel, ov, lazy) in cases {
-            let a = run(rel, ov, true);
-            let b = run(rel, ov, false);
-            assert_eq!((a.lazy, b.lazy), (lazy, false), "{rel} {ov:?}");
-            assert!(a.log.len() > 500, "{rel} {ov:?}: {} logged", a.log.len());
-            if let Some(i) = (0..a.log.len().min(b.log.len())).find(|&i| a.log[i] != b.log[i]) {
-                panic!("{rel} {ov:?}: event {i} differs:\n{}\n{}", a.log[i], b.log[i]);
-            }
-            assert_eq!(a.log.len(), b.log.len(), "{rel} {ov:?}");
-            assert_eq!(a.report, b.report, "{rel} {ov:?}");
-            assert_eq!(a.slices, b.slices, "{rel} {ov:?}");
-            assert!(a.slices.iter().all(|s| s.1), "{rel} {ov:?}: the audit does not balance");
-            // Every first bit was applied lazily (they are 24-47 % of the
-            // events), none in the eager run.
-            let events = a.slices[6].0;
-            assert_eq!(b.applied, 0, "{rel} {ov:?}");
-            if lazy {
-                assert!(a.applied * 5 > events, "{rel} {ov:?}: {} of {events}", a.applied);
-            } else {
-                assert_eq!(a.applied, 0, "{rel} {ov:?}");
-            }
-        }
-    }
 
     /// A run stopped while a frame stream's queued entry is a last bit
     /// passed over (its receivers released the transmission at its first

@@ -116,9 +116,6 @@ pub struct Simulation {
     /// Per endpoint (node, index) random stream, seeded by flow.
     endpoint_rngs: Vec<Vec<RngStream>>,
     executed: u64,
-    /// The sequence number of the event being handled (with its time, the
-    /// bound of the lazy first bits applied at a node: `frames.rs`).
-    now_seq: u64,
     started: bool,
     work: VecDeque<Work>,
     mac_out: Vec<MacAction>,
@@ -167,10 +164,7 @@ pub(crate) struct AirCounts {
 impl Simulation {
     /// Registers an observer (`metrics/observe.rs`): trace writers, the link
     /// view, recorders. Observers see events in registration order; a run
-    /// without any pays nothing for them. Register observers before the
-    /// first `run_until`: a run started without any applies first bits
-    /// lazily (`frames.rs`), which a medium or reception hook of an observer
-    /// added later would see out of order (packet and frame hooks would not).
+    /// without any pays nothing for them.
     pub fn add_observer(&mut self, mut o: Box<dyn Observer>) {
         o.attach_board(&self.board);
         self.obs.add(o);
@@ -222,7 +216,6 @@ impl Simulation {
         let t = t.min(self.cfg.duration);
         if !self.started {
             self.started = true;
-            self.lazy_starts(true);
             self.obs.start(&self.cfg);
             for node in 0..self.nodes.len() {
                 self.with_routing(node as NodeId, |r, ctx| r.start(ctx));
@@ -234,54 +227,24 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some((next, seq)) = self.queue.peek_key() {
-            if next > t.0 {
+        while let Some(next) = self.queue.peek_time() {
+            if next > t {
                 break;
             }
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
             let (_, ev) = self.queue.pop().unwrap();
             self.executed += 1;
-            self.now_seq = seq;
             self.handle(ev);
             #[cfg(feature = "event-counts")]
             self.count_handled(&ev, mark);
             self.drain_work();
         }
-        self.apply_starts_due(t);
         self.queue.advance_to(t);
-    }
-
-    /// Lazy first bits (`frames.rs`): applies those due at `node` before
-    /// the event being handled, which reads or changes its state.
-    #[inline(always)]
-    fn touch_node(&mut self, node: NodeId) {
-        self.touch(node, (self.queue.now().0, self.now_seq));
-    }
-
-    /// The node whose state an event reads or changes (a frame's signals:
-    /// `frame_event`; a wire's end of serialisation: none).
-    #[inline(always)]
-    fn touched(&self, ev: Event) -> Option<NodeId> {
-        match ev {
-            Event::TxEnd { node }
-            | Event::Mac { node, .. }
-            | Event::Endpoint { node, .. }
-            | Event::Routing { node, .. }
-            | Event::Arp { node, .. }
-            | Event::Node { node, .. }
-            | Event::Backpressure { node } => Some(node),
-            Event::Wire { dir, arrive } => arrive.then(|| self.wired.far_end(dir)),
-            Event::Gateway { .. } => self.gateway.as_ref().map(|g| g.node()),
-            Event::Frame { .. } => None,
-        }
     }
 
     fn handle(&mut self, ev: Event) {
         let now = self.queue.now();
-        if let Some(node) = self.touched(ev) {
-            self.touch_node(node);
-        }
         let node = match ev {
             Event::Frame { stream, tx } => self.frame_event(stream, tx),
             Event::TxEnd { node } => {

@@ -95,9 +95,6 @@ impl Simulation {
             // next event. Run it as that event.
             s.want_seq = NONE;
             self.executed += 1;
-            // (it runs under its own key: lazy first bits due before it)
-            self.now_seq = seq;
-            self.touch_node(node);
             #[cfg(feature = "event-counts")]
             self.counts.add(super::counts::Kind::MacNoAction); // the entry that popped
             return Some(g);
