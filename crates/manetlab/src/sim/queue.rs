@@ -154,7 +154,9 @@ impl<E: Copy> EventQueue<E> {
     /// The near list is empty: moves the next far events over.
     #[inline(never)]
     fn refill(&mut self) {
-        let limit = (self.far[0].time.saturating_add(self.span) as u128) << 64;
+        // At least past the earliest far event (an event at `Time::MAX`,
+        // "never" after saturating arithmetic, still moves over).
+        let limit = ((self.far[0].time.saturating_add(self.span) as u128) << 64).max(self.far[0].key() + 1);
         while let Some(&top) = self.far.first() {
             if top.key() >= limit || self.near.len() == self.refill_max {
                 break;
@@ -429,6 +431,20 @@ mod tests {
         want.push(103);
         want.extend(0..50);
         assert_eq!(order, want);
+    }
+
+    /// Events at `Time::MAX` (saturated "never" times) are still popped
+    /// in order: a refill always moves the earliest far event.
+    #[test]
+    fn events_at_the_end_of_time_still_pop() {
+        let mut q = EventQueue::new();
+        q.schedule(Time::MAX, 1u64);
+        q.schedule(Time::MAX, 2);
+        q.schedule(Time(7), 0);
+        assert_eq!(q.peek_time(), Some(Time(7)));
+        let order: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
+        assert_eq!(order, vec![(7, 0), (u64::MAX, 1), (u64::MAX, 2)]);
+        assert!(q.is_empty());
     }
 
     #[test]
