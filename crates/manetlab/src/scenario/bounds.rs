@@ -99,13 +99,16 @@ pub const BOUNDS: &[(&str, Bound, &str)] = &[
 
 /// Checks the table, the node count and the mobility budget.
 pub(crate) fn check(doc: &Table) -> Result<(), Diag> {
+    let mut key = String::new();
     for (path, bound, why) in BOUNDS {
-        let parts: Vec<&str> = path.split('.').collect();
-        let mut found = Vec::new();
-        collect(Node::Table(doc), &parts, String::new(), &mut found);
-        for (key, v) in found {
-            check_value(&key, v, *bound, why)?;
+        let mut parts = [""; 4];
+        let mut n = 0;
+        for p in path.split('.') {
+            parts[n] = p;
+            n += 1;
         }
+        key.clear();
+        visit(Node::Table(doc), &parts[..n], &mut key, &mut |k, v| check_value(k, v, *bound, why))?;
     }
     nodes_and_mobility(doc)
 }
@@ -118,32 +121,69 @@ enum Node<'a> {
     Value(&'a Value),
 }
 
-fn collect<'a>(n: Node<'a>, path: &[&str], key: String, out: &mut Vec<(String, &'a Value)>) {
+/// Calls `f` with every value at `path` below `n` (`*` matches any key or
+/// index), in document order, with its full dotted key (`key` holds the
+/// path so far; no allocation but for the key's growth: this runs on every
+/// scenario parse, ~17 per `scenario.resolved.toml`).
+fn visit<'a>(
+    n: Node<'a>,
+    path: &[&str],
+    key: &mut String,
+    f: &mut dyn FnMut(&str, &'a Value) -> Result<(), Diag>,
+) -> Result<(), Diag> {
     let Some((first, rest)) = path.split_first() else {
-        match n {
-            Node::Item(Item::Value(v)) | Node::Value(v) => out.push((key, v)),
-            _ => {}
-        }
-        return;
+        return match n {
+            Node::Item(Item::Value(v)) | Node::Value(v) => f(key, v),
+            _ => Ok(()),
+        };
     };
-    let join = |k: &str| if key.is_empty() { k.to_string() } else { format!("{key}.{k}") };
-    let children: Vec<(String, Node<'a>)> = match n {
-        Node::Table(t) | Node::Item(Item::Table(t)) => t.iter().map(|(k, i)| (k.to_string(), Node::Item(i))).collect(),
+    let len = key.len();
+    let mut child = |k: &dyn std::fmt::Display, c: Node<'a>, key: &mut String| -> Result<(), Diag> {
+        use std::fmt::Write;
+        if len > 0 {
+            key.push('.');
+        }
+        let start = key.len();
+        let _ = write!(key, "{k}");
+        let r = if *first == "*" || *first == &key[start..] { visit(c, rest, key, f) } else { Ok(()) };
+        key.truncate(len);
+        r
+    };
+    match n {
+        Node::Table(t) | Node::Item(Item::Table(t)) => {
+            if *first == "*" {
+                for (k, i) in t.iter() {
+                    child(&k, Node::Item(i), key)?;
+                }
+            } else if let Some(i) = t.get(first) {
+                child(first, Node::Item(i), key)?;
+            }
+        }
         Node::Item(Item::ArrayOfTables(a)) => {
-            a.iter().enumerate().map(|(i, t)| (i.to_string(), Node::Table(t))).collect()
+            for (i, t) in a.iter().enumerate() {
+                child(&i, Node::Table(t), key)?;
+            }
         }
         Node::Item(Item::Value(v)) | Node::Value(v) => match v {
-            Value::InlineTable(t) => t.iter().map(|(k, v)| (k.to_string(), Node::Value(v))).collect(),
-            Value::Array(a) => a.iter().enumerate().map(|(i, v)| (i.to_string(), Node::Value(v))).collect(),
-            _ => Vec::new(),
+            Value::InlineTable(t) => {
+                if *first == "*" {
+                    for (k, v) in t.iter() {
+                        child(&k, Node::Value(v), key)?;
+                    }
+                } else if let Some(v) = t.get(first) {
+                    child(first, Node::Value(v), key)?;
+                }
+            }
+            Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    child(&i, Node::Value(v), key)?;
+                }
+            }
+            _ => {}
         },
-        Node::Item(Item::None) => Vec::new(),
-    };
-    for (k, c) in children {
-        if *first == "*" || *first == k {
-            collect(c, rest, join(&k), out);
-        }
+        Node::Item(Item::None) => {}
     }
+    Ok(())
 }
 
 fn at(v: &Value) -> At {

@@ -425,6 +425,102 @@ impl Search<'_> {
 pub fn fill(doc: &mut DocumentMut, origin: &str) {
     let Some((reference, unused)) = reference(doc, origin) else { return };
     let reference = &Reference::new(reference);
+    // The movement file is read and parsed once, not once per parse.
+    MOVEMENT_MEMO.with(|m| *m.borrow_mut() = Some(None));
+    if !fill_at_once(doc, origin, reference, &unused) {
+        fill_by_sections(doc, origin, reference, unused);
+    }
+    MOVEMENT_MEMO.with(|m| *m.borrow_mut() = None);
+}
+
+/// Adds the sections of [`SECTIONS`] that `doc` lacks, empty, in order.
+fn add_sections(doc: &mut DocumentMut) {
+    for (i, (section, _, _)) in SECTIONS.iter().enumerate() {
+        if (i == 0 || SECTIONS[i - 1].0 != *section) && !doc.contains_key(section) {
+            let mut t = Table::new();
+            t.set_implicit(false);
+            doc.insert(section, Item::Table(t));
+        }
+    }
+}
+
+/// Removes the sections that stayed empty (nothing applied).
+fn remove_empty_sections(doc: &mut DocumentMut) {
+    let empty: Vec<String> =
+        doc.iter().filter(|(_, v)| v.as_table().is_some_and(|t| t.is_empty())).map(|(k, _)| k.to_string()).collect();
+    for k in empty {
+        doc.remove(&k);
+    }
+}
+
+/// The common case in one parse (issue 25: 7 parses instead of 17 on the
+/// benchmark scenarios): every candidate but the [`ALONE`] ones, of every
+/// section and flow, goes in at once; if the scenario still makes the same
+/// runs they are all kept, and the [`ALONE`] keys are then tried one by
+/// one as [`Search::group`] does. The kept keys are written into `doc` in
+/// the order trying them one at a time would have written them. False
+/// (and `doc` untouched) if the whole group does not make the same runs:
+/// [`fill_by_sections`] then finds the keys at fault.
+fn fill_at_once(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: &[Unused]) -> bool {
+    let mut scratch = doc.clone();
+    add_sections(&mut scratch);
+    let flows = scratch.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
+    let all: Vec<Candidate> = SECTIONS
+        .iter()
+        .map(|(section, key, values)| Candidate::new(Place::Section(section), key, values))
+        .chain((0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))))
+        .collect();
+    let mut search = Search { doc: &mut scratch, origin, reference, unused: unused.to_vec() };
+    let list: Vec<(usize, &Candidate)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            !c.values.is_empty()
+                && !search.unused.iter().any(|u| u.refuses(&c.prefix, c.key))
+                && c.place.table(search.doc).is_some_and(|t| !t.contains_key(c.key))
+        })
+        .collect();
+    let alone = |c: &Candidate| {
+        let section = match c.place {
+            Place::Section(s) => s,
+            Place::Flow(_) => "flow",
+        };
+        ALONE.contains(&(section, c.key))
+    };
+    let mut kept: Vec<(usize, &Candidate, &Value)> = Vec::new();
+    for &(i, c) in &list {
+        if !alone(c) {
+            search.set(c, &c.values[0]);
+            kept.push((i, c, &c.values[0]));
+        }
+    }
+    if !search.same() {
+        return false;
+    }
+    for &(i, c) in list.iter().filter(|(_, c)| alone(c)) {
+        for v in &c.values {
+            search.set(c, v);
+            if search.same() {
+                kept.push((i, c, v));
+                break;
+            }
+            search.unset(c);
+        }
+    }
+    kept.sort_by_key(|k| k.0);
+    add_sections(doc);
+    for (_, c, v) in kept {
+        if let Some(t) = c.place.table(doc) {
+            t.insert(c.key, Item::Value(v.clone()));
+        }
+    }
+    remove_empty_sections(doc);
+    true
+}
+
+/// The grouped search section by section (module docs), for a scenario
+/// whose defaults do not all go in at once.
+fn fill_by_sections(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: Vec<Unused>) {
     let mut search = Search { doc, origin, reference, unused };
     let mut i = 0;
     while i < SECTIONS.len() {
@@ -442,22 +538,47 @@ pub fn fill(doc: &mut DocumentMut, origin: &str) {
         search.candidates(&group);
         i += n;
     }
-    // Sections that stayed empty (nothing applied) go again.
-    let empty: Vec<String> = search
-        .doc
-        .iter()
-        .filter(|(_, v)| v.as_table().is_some_and(|t| t.is_empty()))
-        .map(|(k, _)| k.to_string())
-        .collect();
-    for k in empty {
-        search.doc.remove(&k);
-    }
+    remove_empty_sections(search.doc);
     let flows = search.doc.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
     for f in 0..flows {
         let group: Vec<Candidate> =
             FLOW.iter().map(|(key, values)| Candidate::new(Place::Flow(f), key, values)).collect();
         search.candidates(&group);
     }
+}
+
+thread_local! {
+    /// While [`fill`] runs: the movement file last parsed (its text, node
+    /// count and result), so that each of the scenario's parses does not
+    /// parse it again (`build/mobility.rs`; 0.5 M instructions per parse
+    /// for the 30-node benchmark's file). `None`: not filling.
+    static MOVEMENT_MEMO: RefCell<Option<Option<MovementMemo>>> = const { RefCell::new(None) };
+}
+
+type MovementMemo = (String, usize, crate::mobility::ns2::MovementScript);
+
+/// `parse_script(text, n)`, from the memo while [`fill`] runs (a file that
+/// does not parse is parsed again each time: its error is reported once).
+pub(crate) fn parse_movement(
+    text: &str,
+    n: usize,
+) -> Result<crate::mobility::ns2::MovementScript, crate::mobility::ns2::MovementError> {
+    let hit = MOVEMENT_MEMO.with(|m| match &*m.borrow() {
+        Some(Some((t, k, s))) if *k == n && t == text => Some(s.clone()),
+        _ => None,
+    });
+    if let Some(s) = hit {
+        return Ok(s);
+    }
+    let r = crate::mobility::ns2::parse_script(text, n);
+    if let Ok(s) = &r {
+        MOVEMENT_MEMO.with(|m| {
+            if let Some(slot) = m.borrow_mut().as_mut() {
+                *slot = Some((text.to_string(), n, s.clone()));
+            }
+        });
+    }
+    r
 }
 
 /// [`fill`] as it was first written: each candidate key tried alone (the
@@ -476,11 +597,7 @@ pub(crate) fn fill_one_by_one(doc: &mut DocumentMut, origin: &str) {
         try_key(doc, reference, origin, &move |d| d.get_mut(sec).and_then(Item::as_table_mut), key, values);
     }
     // Sections that stayed empty (nothing applied) go again.
-    let empty: Vec<String> =
-        doc.iter().filter(|(_, v)| v.as_table().is_some_and(|t| t.is_empty())).map(|(k, _)| k.to_string()).collect();
-    for k in empty {
-        doc.remove(&k);
-    }
+    remove_empty_sections(doc);
     let flows = doc.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
     for i in 0..flows {
         for (key, values) in FLOW {

@@ -7,7 +7,7 @@ pub(super) fn mobility(
     topology: &Topology,
     base_dir: &std::path::Path,
 ) -> Result<MobilityPlan, Diag> {
-    use crate::mobility::ns2::{parse_script, MovementScript, SetDest};
+    use crate::mobility::ns2::{MovementScript, SetDest};
     use crate::mobility::waypoint::RandomWaypoint;
     #[derive(Copy, Clone, PartialEq)]
     enum Model {
@@ -225,7 +225,7 @@ pub(super) fn mobility(
                 err(ErrorKind::BadValue, fs, format!("{}: line {line} is not UTF-8 text", path.display()))
             })?;
             script =
-                parse_script(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
+                crate::scenario::defaults::parse_movement(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
         }
     }
     for (i, mv) in f.moves.iter().enumerate() {
