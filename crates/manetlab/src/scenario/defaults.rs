@@ -11,10 +11,13 @@
 //!
 //! The keys are tried in groups (issue 25: trying them one at a time
 //! re-parsed the scenario ~110 times, 11 of the 15 ms a short run took):
-//! a section's candidates go in together and are all kept if the scenario
-//! still makes the same runs; a group that does not is split in halves
+//! the candidates of every section and flow go in together and are all
+//! kept if the scenario still makes the same runs (one parse; one per
+//! section until session 13); a group that does not is split in halves
 //! until the keys at fault are found, each then tried alone with its
-//! other values, as one at a time. A key the scenario's model refuses
+//! other values, as one at a time. The few keys that are often refused
+//! ([`ALONE`]) are tried alone after the group. The search works on a copy
+//! and the kept keys are written in the order one at a time writes them. A key the scenario's model refuses
 //! ("'routing.salvage' is not used by protocol = \"aodv\"") takes the
 //! rest of its family with it (every DSR key under AODV) without a parse
 //! each. The test `grouped_fill_writes_what_one_at_a_time_wrote` checks
@@ -361,30 +364,6 @@ impl Search<'_> {
         }
     }
 
-    /// Keeps, in order, every candidate that trying them one at a time
-    /// would keep: runs of ordinary keys as groups, the others alone.
-    fn candidates(&mut self, list: &[Candidate]) {
-        let list: Vec<&Candidate> = list
-            .iter()
-            .filter(|c| !c.values.is_empty() && !self.unused.iter().any(|u| u.refuses(&c.prefix, c.key)))
-            .collect();
-        let mut run: Vec<&Candidate> = Vec::new();
-        for c in list {
-            let section = match c.place {
-                Place::Section(s) => s,
-                Place::Flow(_) => "flow",
-            };
-            if ALONE.contains(&(section, c.key)) {
-                self.group(&run);
-                run.clear();
-                self.group(&[c]);
-            } else {
-                run.push(c);
-            }
-        }
-        self.group(&run);
-    }
-
     /// Keeps, in order, every candidate of `group` that trying them one at
     /// a time would keep.
     fn group(&mut self, group: &[&Candidate]) {
@@ -427,9 +406,7 @@ pub fn fill(doc: &mut DocumentMut, origin: &str) {
     let reference = &Reference::new(reference);
     // The movement file is read and parsed once, not once per parse.
     MOVEMENT_MEMO.with(|m| *m.borrow_mut() = Some(None));
-    if !fill_at_once(doc, origin, reference, &unused) {
-        fill_by_sections(doc, origin, reference, unused);
-    }
+    fill_with(doc, origin, reference, unused);
     MOVEMENT_MEMO.with(|m| *m.borrow_mut() = None);
 }
 
@@ -453,15 +430,14 @@ fn remove_empty_sections(doc: &mut DocumentMut) {
     }
 }
 
-/// The common case in one parse (issue 25: 7 parses instead of 17 on the
-/// benchmark scenarios): every candidate but the [`ALONE`] ones, of every
-/// section and flow, goes in at once; if the scenario still makes the same
-/// runs they are all kept, and the [`ALONE`] keys are then tried one by
-/// one as [`Search::group`] does. The kept keys are written into `doc` in
-/// the order trying them one at a time would have written them. False
-/// (and `doc` untouched) if the whole group does not make the same runs:
-/// [`fill_by_sections`] then finds the keys at fault.
-fn fill_at_once(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: &[Unused]) -> bool {
+/// The grouped search (module docs) over the whole scenario: every
+/// candidate but the [`ALONE`] ones, of every section and flow, goes in at
+/// once (issue 25: one parse for what took one per section, 7 parses
+/// instead of 17 on the benchmark scenarios), split in halves where the
+/// scenario then makes other runs; the [`ALONE`] keys are then tried one by
+/// one. The search runs on a copy; the kept keys are written into `doc` in
+/// the order trying them one at a time writes them.
+fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: Vec<Unused>) {
     let mut scratch = doc.clone();
     add_sections(&mut scratch);
     let flows = scratch.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
@@ -470,11 +446,10 @@ fn fill_at_once(doc: &mut DocumentMut, origin: &str, reference: &Reference, unus
         .map(|(section, key, values)| Candidate::new(Place::Section(section), key, values))
         .chain((0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))))
         .collect();
-    let mut search = Search { doc: &mut scratch, origin, reference, unused: unused.to_vec() };
-    let list: Vec<(usize, &Candidate)> = all
+    let mut search = Search { doc: &mut scratch, origin, reference, unused };
+    let list: Vec<&Candidate> = all
         .iter()
-        .enumerate()
-        .filter(|(_, c)| {
+        .filter(|c| {
             !c.values.is_empty()
                 && !search.unused.iter().any(|u| u.refuses(&c.prefix, c.key))
                 && c.place.table(search.doc).is_some_and(|t| !t.contains_key(c.key))
@@ -487,64 +462,26 @@ fn fill_at_once(doc: &mut DocumentMut, origin: &str, reference: &Reference, unus
         };
         ALONE.contains(&(section, c.key))
     };
-    let mut kept: Vec<(usize, &Candidate, &Value)> = Vec::new();
-    for &(i, c) in &list {
-        if !alone(c) {
-            search.set(c, &c.values[0]);
-            kept.push((i, c, &c.values[0]));
-        }
+    let (alone, grouped): (Vec<&Candidate>, Vec<&Candidate>) = list.iter().partition(|c| alone(c));
+    search.group(&grouped);
+    for c in alone {
+        search.group(&[c]);
     }
-    if !search.same() {
-        return false;
-    }
-    for &(i, c) in list.iter().filter(|(_, c)| alone(c)) {
-        for v in &c.values {
-            search.set(c, v);
-            if search.same() {
-                kept.push((i, c, v));
-                break;
-            }
-            search.unset(c);
-        }
-    }
-    kept.sort_by_key(|k| k.0);
+    // What the search kept, in the order trying one at a time writes it.
+    let kept: Vec<(&Candidate, Value)> = list
+        .iter()
+        .filter_map(|&c| {
+            let t = c.place.table(search.doc)?;
+            Some((c, t.get(c.key)?.as_value()?.clone()))
+        })
+        .collect();
     add_sections(doc);
-    for (_, c, v) in kept {
+    for (c, v) in kept {
         if let Some(t) = c.place.table(doc) {
-            t.insert(c.key, Item::Value(v.clone()));
+            t.insert(c.key, Item::Value(v));
         }
     }
     remove_empty_sections(doc);
-    true
-}
-
-/// The grouped search section by section (module docs), for a scenario
-/// whose defaults do not all go in at once.
-fn fill_by_sections(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: Vec<Unused>) {
-    let mut search = Search { doc, origin, reference, unused };
-    let mut i = 0;
-    while i < SECTIONS.len() {
-        let section = SECTIONS[i].0;
-        let n = SECTIONS[i..].iter().take_while(|e| e.0 == section).count();
-        if !search.doc.contains_key(section) {
-            let mut t = Table::new();
-            t.set_implicit(false);
-            search.doc.insert(section, Item::Table(t));
-        }
-        let group: Vec<Candidate> = SECTIONS[i..i + n]
-            .iter()
-            .map(|(_, key, values)| Candidate::new(Place::Section(section), key, values))
-            .collect();
-        search.candidates(&group);
-        i += n;
-    }
-    remove_empty_sections(search.doc);
-    let flows = search.doc.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
-    for f in 0..flows {
-        let group: Vec<Candidate> =
-            FLOW.iter().map(|(key, values)| Candidate::new(Place::Flow(f), key, values)).collect();
-        search.candidates(&group);
-    }
 }
 
 thread_local! {
