@@ -444,7 +444,9 @@ fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused:
     let all: Vec<Candidate> = SECTIONS
         .iter()
         .map(|(section, key, values)| Candidate::new(Place::Section(section), key, values))
-        .chain((0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))))
+        .chain(
+            (0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))),
+        )
         .collect();
     let mut search = Search { doc: &mut scratch, origin, reference, unused };
     let list: Vec<&Candidate> = all

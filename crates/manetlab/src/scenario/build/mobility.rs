@@ -224,8 +224,8 @@ pub(super) fn mobility(
                 let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
                 err(ErrorKind::BadValue, fs, format!("{}: line {line} is not UTF-8 text", path.display()))
             })?;
-            script =
-                crate::scenario::defaults::parse_movement(&text, n).map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
+            script = crate::scenario::defaults::parse_movement(&text, n)
+                .map_err(|e| err(ErrorKind::BadValue, fs, format!("{}: {e}", path.display())))?;
         }
     }
     for (i, mv) in f.moves.iter().enumerate() {

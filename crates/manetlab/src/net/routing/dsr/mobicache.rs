@@ -256,7 +256,7 @@ impl RouteCache {
 
     pub fn has(&self, dst: NodeId, now: Time) -> bool {
         match self {
-            RouteCache::Path(c) => c.find(dst, now).is_some(),
+            RouteCache::Path(c) => c.has(dst, now),
             RouteCache::Mobi(c) => c.has(dst),
         }
     }
