@@ -306,10 +306,24 @@ const ALONE: &[(&str, &str)] = &[
 /// Only ever refuses: a key wrongly refused here would be missing from the
 /// file, never change a run (and `grouped_fill_writes_what_one_at_a_time_wrote`
 /// would fail).
+///
+/// `radio.rx_range` / `radio.cs_range`: `build/radio.rs` sets the threshold
+/// to the power received at that distance (`RadioConfig::set_ranges`, the
+/// last step of the radio's build), so a distance at which the reference
+/// radio's power is not exactly its threshold changes the run.
 fn refused_by_reference(c: &Candidate, cfg: &crate::config::SimConfig) -> bool {
+    let range = |threshold: f64| {
+        c.values.iter().all(|v| {
+            v.as_str()
+                .and_then(|t| t.parse::<super::units::Distance>().ok())
+                .is_none_or(|d| cfg.radio.rx_power(d.0) != threshold)
+        })
+    };
     match (c.place, c.key) {
         (Place::Section("mac"), "cw_min") => cfg.mac.cw_min.is_none(),
         (Place::Section("mac"), "cw_max") => cfg.mac.cw_max.is_none(),
+        (Place::Section("radio"), "rx_range") => range(cfg.radio.rx_threshold_w),
+        (Place::Section("radio"), "cs_range") => range(cfg.radio.cs_threshold_w),
         _ => false,
     }
 }
@@ -449,7 +463,7 @@ fn remove_empty_sections(doc: &mut DocumentMut) {
 /// The grouped search (module docs) over the whole scenario: every
 /// candidate but the [`ALONE`] ones, of every section and flow, goes in at
 /// once (issue 25: one parse for what took one per section, 7 parses
-/// instead of 17 on the benchmark scenarios; 4 with [`refused_by_reference`]), split in halves where the
+/// instead of 17 on the benchmark scenarios; 2 with [`refused_by_reference`]), split in halves where the
 /// scenario then makes other runs; the [`ALONE`] keys are then tried one by
 /// one. The search runs on a copy; the kept keys are written into `doc` in
 /// the order trying them one at a time writes them.
