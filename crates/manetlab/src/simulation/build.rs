@@ -14,7 +14,6 @@ use crate::phy::channel::Channel;
 use crate::phy::radio::Radio;
 use crate::queue::QueueEnv;
 use crate::sim::{EventQueue, Purpose, RngStream, Time};
-use std::collections::VecDeque;
 
 /// Why a configuration cannot be run.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -175,7 +174,7 @@ impl Simulation {
             endpoint_rngs,
             executed: 0,
             started: false,
-            work: VecDeque::with_capacity(64),
+            work: Vec::with_capacity(64),
             queued: [0; 3],
             mac_out: Vec::with_capacity(16),
             net_out: Vec::with_capacity(16),

@@ -39,7 +39,6 @@ use crate::phy::channel::{Channel, Hearer, TxId};
 use crate::sim::{EventQueue, RngStream, Time};
 use crate::transport::{Endpoint, EndpointAction, EndpointCtx};
 use observe::Observers;
-use std::collections::VecDeque;
 
 /// Kernel events. Small and `Copy`: the queue stores them by value.
 #[derive(Copy, Clone, Debug)]
@@ -98,7 +97,7 @@ enum Event {
 /// Work produced while handling one event, executed in FIFO order.
 /// Work items name an action by its index in the layer's output vector, so
 /// an action is moved once (when it is carried out), not through the queue.
-#[derive(Debug)]
+#[derive(Copy, Clone, Debug)]
 enum Work {
     Mac(NodeId, u32),
     Net(NodeId, u32),
@@ -117,7 +116,9 @@ pub struct Simulation {
     endpoint_rngs: Vec<Vec<RngStream>>,
     executed: u64,
     started: bool,
-    work: VecDeque<Work>,
+    /// The FIFO work list: appended at the back, read front to back by
+    /// `drain_items` with a cursor, cleared when drained.
+    work: Vec<Work>,
     mac_out: Vec<MacAction>,
     net_out: Vec<NetAction>,
     ep_out: Vec<EndpointAction>,
@@ -277,7 +278,7 @@ impl Simulation {
 
     fn collect_mac(&mut self, node: NodeId) {
         for i in self.queued[0]..self.mac_out.len() {
-            self.work.push_back(Work::Mac(node, i as u32));
+            self.work.push(Work::Mac(node, i as u32));
         }
         self.queued[0] = self.mac_out.len();
     }
@@ -311,7 +312,7 @@ impl Simulation {
             self.obs.routes(now, node, &self.route_buf);
         }
         for i in self.queued[1]..self.net_out.len() {
-            self.work.push_back(Work::Net(node, i as u32));
+            self.work.push(Work::Net(node, i as u32));
         }
         self.queued[1] = self.net_out.len();
         r
@@ -325,7 +326,7 @@ impl Simulation {
         let mut ctx = EndpointCtx { now, node, rng, out: &mut self.ep_out, metrics: tap };
         f(n.endpoints[idx as usize].as_mut(), &mut ctx);
         for i in self.queued[2]..self.ep_out.len() {
-            self.work.push_back(Work::Endpoint(node, idx, i as u32));
+            self.work.push(Work::Endpoint(node, idx, i as u32));
         }
         self.queued[2] = self.ep_out.len();
     }
@@ -342,7 +343,9 @@ impl Simulation {
 
     #[inline(never)]
     fn drain_items(&mut self) {
-        while let Some(w) = self.work.pop_front() {
+        let mut next = 0;
+        while let Some(&w) = self.work.get(next) {
+            next += 1;
             // Each index is taken exactly once; a cheap placeholder stays.
             // The actions without a packet (timers, a transmission, "ready":
             // most of them) are read in place; only those carrying a packet
@@ -382,6 +385,7 @@ impl Simulation {
                 },
             }
         }
+        self.work.clear();
         self.mac_out.clear();
         self.net_out.clear();
         self.ep_out.clear();
