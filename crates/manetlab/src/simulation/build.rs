@@ -174,6 +174,7 @@ impl Simulation {
             channel,
             endpoint_rngs,
             executed: 0,
+            until: crate::sim::Time::ZERO,
             started: false,
             work: VecDeque::with_capacity(64),
             queued: [0; 3],
