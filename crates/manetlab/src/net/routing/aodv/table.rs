@@ -304,9 +304,11 @@ impl RouteTable {
 
     /// Forgets a lost neighbour as a precursor of every route.
     pub fn remove_precursor(&mut self, p: NodeId) {
-        for r in self.entries.values_mut().filter_map(|e| e.route.as_mut()) {
-            r.precursors.retain(|&x| x != p);
-        }
+        self.entries.for_each_mut(|e| {
+            if let Some(r) = e.route.as_mut() {
+                r.precursors.retain(|&x| x != p);
+            }
+        });
     }
 
     /// [`RouteTable::active_via`], and whether any route lists `nh` as a
