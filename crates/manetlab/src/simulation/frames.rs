@@ -183,15 +183,17 @@ impl Simulation {
         // Numbering by node instead (below) gives the same order of
         // execution, against this frame's signals and every other event.
         if k > 0 && self.hearers[k - 1].delay < self.hearers[0].delay + d {
-            for (i, h) in self.hearers.iter().enumerate() {
+            // (two `extend`s of exact length: no capacity check per signal)
+            s.signals.reserve(2 * k);
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
                 let time = (now + h.delay).0;
                 let (seq, end_at) = (base + 2 * i as u64, (k + i) as u32);
-                s.signals.push(Signal { time, seq, node: h.node, end_at, power: h.power });
-            }
-            for i in 0..k {
-                let g = s.signals[i];
-                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
-            }
+                Signal { time, seq, node: h.node, end_at, power: h.power }
+            }));
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
+                let time = (now + h.delay).0 + d.0;
+                Signal { time, seq: base + 2 * i as u64 + 1, node: h.node, end_at: END, power: h.power }
+            }));
             let first = s.signals[0];
             prefetch_node(&self.nodes[first.node as usize]);
             self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
