@@ -348,6 +348,16 @@ impl Simulation {
             self.channel.signal_ended(old);
         }
         if l.locks {
+            // A frame for this node that may be decoded at its last bit:
+            // let routing start loading what the packet will touch (its
+            // previous hop's entry: a cache miss per packet heard at 400
+            // nodes, now overlapped with the events up to the last bit).
+            if power >= self.cfg.radio.rx_threshold_w {
+                let f = &self.channel.get(tx).frame;
+                if f.dst == node || f.dst == crate::sim::BROADCAST {
+                    self.nodes[node as usize].routing.prefetch_heard(f.src);
+                }
+            }
             if self.streams.lock_end.len() <= node as usize {
                 self.streams.lock_end.resize(self.nodes.len().max(node as usize + 1), 0);
             }

@@ -93,6 +93,22 @@ impl<V: Clone + Default> IdSlots<V> {
             i = (i + 1) & mask;
         }
     }
+    /// Starts loading `key`'s home slot into the cache (where a look-up of
+    /// `key` starts; no effect on the table or on any result).
+    #[inline]
+    pub fn prefetch(&self, key: NodeId) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.slots.as_ptr().wrapping_add(self.home(key)) as *const i8;
+            // SAFETY: PREFETCHT0 is a hint with no architectural effect: it
+            // loads nothing into the program and cannot fault (SSE is part
+            // of the x86_64 baseline); `home` is below `slots.len()`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len

@@ -159,6 +159,12 @@ impl RouteTable {
         v.into_iter()
     }
 
+    /// Starts loading `dst`'s entry (a hint: [`IdSlots::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, dst: NodeId) {
+        self.entries.prefetch(dst);
+    }
+
     /// The entry of `dst`, created without route and not a neighbour.
     #[inline]
     fn entry(&mut self, dst: NodeId) -> &mut Entry {
