@@ -11,6 +11,9 @@
 //! signal and puts the next one back under its own key, so every event runs
 //! at exactly the same place in the (time, seq) order as before, and the
 //! heap holds one entry per frame on the air instead of 2 x receivers.
+//! When the next one is due before every queued event it runs at once,
+//! without the round trip through the queue (session 13: 94 % of the
+//! signals of the 400-node movement file; `frame_events`).
 //!
 //! Ends that change nothing are not run (session 11): under ns-2's capture
 //! rule the last bit of a signal that is not the locked frame and passes
