@@ -323,7 +323,7 @@ impl Simulation {
         // after its first bit arrives.
         let t = self.channel.get(tx);
         let end = now + (t.end - t.start);
-        let rate = t.frame.rate;
+        let (rate, to, from) = (t.frame.rate, t.frame.dst, t.frame.src);
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
@@ -355,11 +355,8 @@ impl Simulation {
             // let routing start loading what the packet will touch (its
             // previous hop's entry: a cache miss per packet heard at 400
             // nodes, now overlapped with the events up to the last bit).
-            if power >= self.cfg.radio.rx_threshold_w {
-                let f = &self.channel.get(tx).frame;
-                if f.dst == node || f.dst == crate::sim::BROADCAST {
-                    self.nodes[node as usize].routing.prefetch_heard(f.src);
-                }
+            if power >= self.cfg.radio.rx_threshold_w && (to == node || to == crate::sim::BROADCAST) {
+                self.nodes[node as usize].routing.prefetch_heard(from);
             }
             if self.streams.lock_end.len() <= node as usize {
                 self.streams.lock_end.resize(self.nodes.len().max(node as usize + 1), 0);
