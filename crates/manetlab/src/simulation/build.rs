@@ -173,6 +173,7 @@ impl Simulation {
             channel,
             endpoint_rngs,
             executed: 0,
+            until: crate::sim::Time::ZERO,
             started: false,
             work: Vec::with_capacity(64),
             queued: [0; 3],

@@ -11,6 +11,9 @@
 //! signal and puts the next one back under its own key, so every event runs
 //! at exactly the same place in the (time, seq) order as before, and the
 //! heap holds one entry per frame on the air instead of 2 x receivers.
+//! When the next one is due before every queued event it runs at once,
+//! without the round trip through the queue (session 13: 94 % of the
+//! signals of the 400-node movement file; `frame_events`).
 //!
 //! Ends that change nothing are not run (session 11): under ns-2's capture
 //! rule the last bit of a signal that is not the locked frame and passes
@@ -133,6 +136,12 @@ fn prefetch_node(n: &crate::node::Node) {
     let _ = n;
 }
 
+/// Networks at least this large call `Routing::prefetch_heard` at a first
+/// bit (the hint costs a call per locked frame; below this the routing
+/// tables of all nodes fit in the cache and it only costs: +0.9 % of the
+/// 2-hop's instructions).
+const PREFETCH_MIN_NODES: usize = 100;
+
 #[derive(Default)]
 pub(super) struct Streams {
     slab: Vec<FrameStream>,
@@ -183,15 +192,17 @@ impl Simulation {
         // Numbering by node instead (below) gives the same order of
         // execution, against this frame's signals and every other event.
         if k > 0 && self.hearers[k - 1].delay < self.hearers[0].delay + d {
-            for (i, h) in self.hearers.iter().enumerate() {
+            // (two `extend`s of exact length: no capacity check per signal)
+            s.signals.reserve(2 * k);
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
                 let time = (now + h.delay).0;
                 let (seq, end_at) = (base + 2 * i as u64, (k + i) as u32);
-                s.signals.push(Signal { time, seq, node: h.node, end_at, power: h.power });
-            }
-            for i in 0..k {
-                let g = s.signals[i];
-                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
-            }
+                Signal { time, seq, node: h.node, end_at, power: h.power }
+            }));
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
+                let time = (now + h.delay).0 + d.0;
+                Signal { time, seq: base + 2 * i as u64 + 1, node: h.node, end_at: END, power: h.power }
+            }));
             let first = s.signals[0];
             prefetch_node(&self.nodes[first.node as usize]);
             self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
@@ -218,46 +229,90 @@ impl Simulation {
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
 
-    /// The frame stream's earliest signal is due: queue the stream's next
-    /// signal that runs as an event, then handle this one. The last bits
-    /// passed over (those marked [`END_UNSEEN`]) count as executed events: the
-    /// count is the one every end dispatched would give (so it does not
-    /// depend on the observers attached), and only ends at or before the
-    /// run's end count, as they would have run. Returns the receiving
-    /// node.
-    pub(super) fn frame_event(&mut self, id: u32, tx: TxId) -> NodeId {
-        let s = &mut self.streams.slab[id as usize];
-        let g = s.signals[s.next];
-        // Queue the next signal first (as before session 11: the heap sees
-        // the same pushes in the same order), passing over the ends marked
-        // so far; one this signal marks, if already queued, pops as a no-op.
-        let mut j = s.next + 1;
-        while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
-            if n.time <= self.cfg.duration.0 {
-                self.executed += 1;
-                #[cfg(feature = "event-counts")]
-                self.counts.add(super::counts::Kind::EndUnseen);
+    /// The frame stream's earliest signal is due: handle it, carry out its
+    /// work, and then, while the stream's next signal is due before every
+    /// queued event (and by the limit of `run_until`), handle that one in
+    /// place too, without the round trip through the queue; otherwise queue
+    /// it. The events run in exactly the (time, seq) order of before (keys
+    /// are unique: the queue would have popped the stream's signal next) and
+    /// each counts as executed. The last bits passed over (those marked
+    /// [`END_UNSEEN`]) count as executed events too: the count is the one
+    /// every end dispatched would give (so it does not depend on the
+    /// observers attached), and only ends at or before the run's end count,
+    /// as they would have run.
+    ///
+    /// A frame's first bits reach its ~100 receivers at 400 nodes within
+    /// the 1.8 us its signal takes to cross the carrier-sense range, and so
+    /// do its last bits; other events rarely fall in between, so most
+    /// signals run ahead (docs/performance.md, "Session 13 (branch s13big)").
+    pub(super) fn frame_events(&mut self, id: u32, tx: TxId) {
+        let mut g = {
+            let s = &self.streams.slab[id as usize];
+            s.signals[s.next]
+        };
+        loop {
+            let s = &mut self.streams.slab[id as usize];
+            // The stream's next signal that runs as an event, passing over
+            // the ends marked so far; one this signal marks, if it is that
+            // next one, is a no-op when its turn comes.
+            let mut j = s.next + 1;
+            while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
+                if n.time <= self.cfg.duration.0 {
+                    self.executed += 1;
+                    #[cfg(feature = "event-counts")]
+                    self.counts.add(super::counts::Kind::EndUnseen);
+                }
+                j += 1;
             }
-            j += 1;
+            s.next = j;
+            let more = j < s.signals.len();
+            if more {
+                let n = s.signals[j].node;
+                prefetch_node(&self.nodes[n as usize]);
+            } else {
+                // (this signal was copied out: a frame sent while it is
+                // handled may take the stream over)
+                self.streams.free.push(id);
+            }
+            let node = self.frame_signal(id, tx, g);
+            self.collect_mac(node);
+            self.drain_work();
+            if !more {
+                return;
+            }
+            // Read again: handling `g` may have marked it passed over (it
+            // then runs as a no-op, as it would have popped).
+            let n = self.streams.slab[id as usize].signals[j];
+            let first = match self.queue.peek_key() {
+                Some(k) => (n.time, n.seq) < k,
+                None => true,
+            };
+            if !(first && n.time <= self.until.0) {
+                self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+                return;
+            }
+            #[cfg(feature = "event-counts")]
+            let _ = self.count_pop();
+            self.executed += 1;
+            self.queue.advance_to(Time(n.time));
+            g = n;
         }
-        s.next = j;
-        if let Some(n) = s.signals.get(j) {
-            prefetch_node(&self.nodes[n.node as usize]);
-            self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
-        } else {
-            self.streams.free.push(id);
-        }
+    }
+
+    /// Handles one signal of frame stream `id`; returns the receiving node.
+    #[inline(always)]
+    fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> NodeId {
         if g.is_start() {
             if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
-                // (the stream may have been freed above only if this start's
-                // own end was queued: it is then the next entry, not freed)
+                // (the stream may have been freed only if this start's own
+                // end is the stream's next signal: it is then not freed)
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
             }
         } else if g.end_at == END {
             self.signal_end(g.node, tx);
         } else {
-            // Marked after it was queued: counted by the loop as it popped,
-            // nothing to do.
+            // Marked after it was queued or selected: counted as it came
+            // up, nothing to do.
             #[cfg(feature = "event-counts")]
             self.counts.add(super::counts::Kind::EndUnseen);
         }
@@ -274,7 +329,7 @@ impl Simulation {
         // after its first bit arrives.
         let t = self.channel.get(tx);
         let end = now + (t.end - t.start);
-        let rate = t.frame.rate;
+        let (rate, to, from) = (t.frame.rate, t.frame.dst, t.frame.src);
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
@@ -302,6 +357,17 @@ impl Simulation {
             self.channel.signal_ended(old);
         }
         if l.locks {
+            // A frame for this node that may be decoded at its last bit:
+            // let routing start loading what the packet will touch (its
+            // previous hop's entry: a cache miss per packet heard at 400
+            // nodes, now overlapped with the events up to the last bit).
+            // Small networks' tables stay in cache: no call there.
+            if self.nodes.len() >= PREFETCH_MIN_NODES
+                && power >= self.cfg.radio.rx_threshold_w
+                && (to == node || to == crate::sim::BROADCAST)
+            {
+                self.nodes[node as usize].routing.prefetch_heard(from);
+            }
             if self.streams.lock_end.len() <= node as usize {
                 self.streams.lock_end.resize(self.nodes.len().max(node as usize + 1), 0);
             }
@@ -316,7 +382,7 @@ impl Simulation {
 
     /// Marks the last bit of transmission `tx` at `node`, due at `at` (the
     /// frame `node` was locked onto), as one that is counted but not run (it
-    /// may already be in the queue: `frame_event` then passes over it when
+    /// may already be in the queue: `frame_events` then passes over it when
     /// it pops).
     fn unsee_end(&mut self, tx: TxId, node: NodeId, at: Time) {
         let r = self.streams.lock_end[node as usize];

@@ -115,6 +115,8 @@ pub struct Simulation {
     /// Per endpoint (node, index) random stream, seeded by flow.
     endpoint_rngs: Vec<Vec<RngStream>>,
     executed: u64,
+    /// The limit of the current `run_until` (no event after it runs).
+    until: Time,
     started: bool,
     /// The FIFO work list: appended at the back, read front to back by
     /// `drain_items` with a cursor, cleared when drained.
@@ -215,6 +217,7 @@ impl Simulation {
     /// configured duration). Can be called repeatedly to show progress.
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
+        self.until = t;
         if !self.started {
             self.started = true;
             self.obs.start(&self.cfg);
@@ -243,7 +246,7 @@ impl Simulation {
     fn handle(&mut self, ev: Event) {
         let now = self.queue.now();
         let node = match ev {
-            Event::Frame { stream, tx } => self.frame_event(stream, tx),
+            Event::Frame { stream, tx } => return self.frame_events(stream, tx),
             Event::TxEnd { node } => {
                 let n = &mut self.nodes[node as usize];
                 if n.radio.end_tx() {

@@ -387,6 +387,13 @@ pub trait Routing: Send {
     fn wants_overheard(&self) -> bool {
         false
     }
+    /// A hint, no state change: a frame from neighbour `from` addressed to
+    /// this node (or broadcast) has started to arrive and may be decoded
+    /// in a while. A protocol that looks up the previous hop for every
+    /// packet heard can start loading that entry now, so the cache miss
+    /// overlaps the events in between (`simulation/frames.rs`). Results
+    /// never depend on it.
+    fn prefetch_heard(&self, _from: NodeId) {}
     /// A timer the protocol set (`RouteCtx::timer`) is due.
     fn on_timer(&mut self, _ctx: &mut RouteCtx, _timer: RouteTimer) {}
     /// Wired-only hosts this node is the gateway of (`net/wired.rs`): an

@@ -617,6 +617,13 @@ impl Routing for Aodv {
         self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
     }
 
+    fn prefetch_heard(&self, from: NodeId) {
+        // Every packet heard looks up its previous hop's entry (`heard`):
+        // one cache miss per packet at 400 nodes (docs/performance.md,
+        // "Session 13 (branch s13big)").
+        self.table.prefetch(from);
+    }
+
     fn xmit_failure_callback(&self) -> bool {
         // Without link-layer detection a MAC failure only drops the packet
         // (RET), traced by that drop.

@@ -10,6 +10,15 @@
 //! The walk order ([`IdSlots::iter`]) depends on the keys and the history of
 //! insertions: callers whose walk can reach an output sort what they walk,
 //! as with `sim::idhash`.
+//!
+//! Walks read a bitmap of the used slots (`occ`, one bit per slot: 64 B for
+//! 512 slots) and visit only the used slots' lines. The table is at most
+//! half full (and never shrinks), so a walk that read every slot touched
+//! two to four times the lines it needed: AODV's once-a-second walks
+//! (`purge`, the neighbour timer's `take_lost`) were 6 % of the 400-node
+//! movement file's time, memory-bound (docs/performance.md, "Session 13
+//! (branch s13big)"). The probe of a look-up still reads the slot's own
+//! `used` flag (the key's line), not the bitmap.
 
 use crate::net::NodeId;
 
@@ -40,13 +49,16 @@ pub struct IdSlots<V> {
     /// 64 - log2(slots.len()): the home slot is the top bits of key * K.
     shift: u32,
     len: usize,
+    /// Bit `i % 64` of word `i / 64` is `slots[i].used` (a boxed slice:
+    /// 16 bytes, so `Aodv`'s hot fields stay in their five lines).
+    occ: Box<[u64]>,
     /// Scratch for `retain` (kept: no allocation per call).
     gone: Vec<NodeId>,
 }
 
 impl<V> Default for IdSlots<V> {
     fn default() -> Self {
-        IdSlots { slots: Vec::new(), len: 0, shift: 64, gone: Vec::new() }
+        IdSlots { slots: Vec::new(), len: 0, shift: 64, occ: Box::default(), gone: Vec::new() }
     }
 }
 
@@ -81,6 +93,22 @@ impl<V: Clone + Default> IdSlots<V> {
             i = (i + 1) & mask;
         }
     }
+    /// Starts loading `key`'s home slot into the cache (where a look-up of
+    /// `key` starts; no effect on the table or on any result).
+    #[inline]
+    pub fn prefetch(&self, key: NodeId) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.slots.as_ptr().wrapping_add(self.home(key)) as *const i8;
+            // SAFETY: PREFETCHT0 is a hint with no architectural effect: it
+            // loads nothing into the program and cannot fault (SSE is part
+            // of the x86_64 baseline); `home` is below `slots.len()`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
@@ -114,6 +142,7 @@ impl<V: Clone + Default> IdSlots<V> {
             if !s.used {
                 self.slots[i].key = key;
                 self.slots[i].used = true;
+                self.occ[i / 64] |= 1 << (i % 64);
                 self.len += 1;
                 return &mut self.slots[i].value;
             }
@@ -126,6 +155,7 @@ impl<V: Clone + Default> IdSlots<V> {
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(MIN_SLOTS);
         let old = std::mem::replace(&mut self.slots, vec![Slot::free(); n]);
+        self.occ = vec![0; n.div_ceil(64)].into_boxed_slice();
         self.shift = 64 - n.trailing_zeros();
         let mask = n - 1;
         for s in old.into_iter().filter(|s| s.used) {
@@ -134,6 +164,7 @@ impl<V: Clone + Default> IdSlots<V> {
                 i = (i + 1) & mask;
             }
             self.slots[i] = s;
+            self.occ[i / 64] |= 1 << (i % 64);
         }
     }
     /// Removes `key` (if present).
@@ -147,6 +178,7 @@ impl<V: Clone + Default> IdSlots<V> {
     fn remove_at(&mut self, mut i: usize) {
         let mask = self.mask();
         self.slots[i] = Slot::free();
+        self.occ[i / 64] &= !(1 << (i % 64));
         self.len -= 1;
         let mut j = i;
         loop {
@@ -159,6 +191,8 @@ impl<V: Clone + Default> IdSlots<V> {
             let stays = if i <= j { i < h && h <= j } else { i < h || h <= j };
             if !stays {
                 self.slots.swap(i, j);
+                self.occ[i / 64] |= 1 << (i % 64);
+                self.occ[j / 64] &= !(1 << (j % 64));
                 i = j;
             }
         }
@@ -167,7 +201,8 @@ impl<V: Clone + Default> IdSlots<V> {
     /// once, in slot order.
     pub fn retain(&mut self, mut f: impl FnMut(NodeId, &mut V) -> bool) {
         let mut gone = std::mem::take(&mut self.gone);
-        for s in self.slots.iter_mut().filter(|s| s.used) {
+        for i in used_slots(&self.occ) {
+            let s = &mut self.slots[i];
             if !f(s.key, &mut s.value) {
                 gone.push(s.key);
             }
@@ -178,15 +213,35 @@ impl<V: Clone + Default> IdSlots<V> {
         gone.clear();
         self.gone = gone;
     }
+    /// The entries in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (NodeId, &V)> {
-        self.slots.iter().filter(|s| s.used).map(|s| (s.key, &s.value))
+        used_slots(&self.occ).map(|i| (self.slots[i].key, &self.slots[i].value))
     }
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
     }
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
-        self.slots.iter_mut().filter(|s| s.used).map(|s| &mut s.value)
+    /// Calls `f` on every value, in slot order.
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut V)) {
+        for i in used_slots(&self.occ) {
+            f(&mut self.slots[i].value);
+        }
     }
+}
+
+/// The indices of the set bits of `occ`, ascending.
+#[inline]
+fn used_slots(occ: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    occ.iter().enumerate().flat_map(|(w, &bits)| {
+        let mut b = bits;
+        std::iter::from_fn(move || {
+            if b == 0 {
+                return None;
+            }
+            let i = b.trailing_zeros() as usize;
+            b &= b - 1;
+            Some(w * 64 + i)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -228,6 +283,12 @@ mod tests {
                     proptest::prop_assert_eq!(t.get(q), m.get(&q));
                 }
                 proptest::prop_assert!(t.slots.is_empty() || t.len() * 2 <= t.slots.len(), "load at most 1/2");
+                for (i, s) in t.slots.iter().enumerate() {
+                    proptest::prop_assert_eq!(s.used, t.occ[i / 64] >> (i % 64) & 1 == 1, "bitmap of slot {}", i);
+                }
+                let walked: Vec<NodeId> = t.iter().map(|(k, _)| k).collect();
+                let in_order: Vec<NodeId> = t.slots.iter().filter(|s| s.used).map(|s| s.key).collect();
+                proptest::prop_assert_eq!(walked, in_order, "walks in slot order");
             }
         }
     }

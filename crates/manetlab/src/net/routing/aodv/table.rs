@@ -159,6 +159,12 @@ impl RouteTable {
         v.into_iter()
     }
 
+    /// Starts loading `dst`'s entry (a hint: [`IdSlots::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, dst: NodeId) {
+        self.entries.prefetch(dst);
+    }
+
     /// The entry of `dst`, created without route and not a neighbour.
     #[inline]
     fn entry(&mut self, dst: NodeId) -> &mut Entry {
@@ -304,9 +310,11 @@ impl RouteTable {
 
     /// Forgets a lost neighbour as a precursor of every route.
     pub fn remove_precursor(&mut self, p: NodeId) {
-        for r in self.entries.values_mut().filter_map(|e| e.route.as_mut()) {
-            r.precursors.retain(|&x| x != p);
-        }
+        self.entries.for_each_mut(|e| {
+            if let Some(r) = e.route.as_mut() {
+                r.precursors.retain(|&x| x != p);
+            }
+        });
     }
 
     /// [`RouteTable::active_via`], and whether any route lists `nh` as a
