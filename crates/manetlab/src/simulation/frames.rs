@@ -140,6 +140,9 @@ pub(super) struct Streams {
     /// Per node, where the last bit of the frame its radio locked onto
     /// last is in its stream (stream << 32 | index), for `unsee_end`.
     lock_end: Vec<u64>,
+    /// The stream whose signal is being handled (`frame_event`), for
+    /// `stream_next` once its work is drained.
+    hot: Option<(u32, TxId)>,
 }
 
 impl Streams {
@@ -218,20 +221,45 @@ impl Simulation {
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
 
-    /// The frame stream's earliest signal is due: queue the stream's next
-    /// signal that runs as an event, then handle this one. The last bits
-    /// passed over (those marked [`END_UNSEEN`]) count as executed events: the
-    /// count is the one every end dispatched would give (so it does not
-    /// depend on the observers attached), and only ends at or before the
-    /// run's end count, as they would have run. Returns the receiving
-    /// node.
+    /// The frame stream's earliest signal is due: handle it and leave the
+    /// stream for [`Simulation::stream_next`], which runs after this
+    /// event's work is drained. Returns the receiving node.
     pub(super) fn frame_event(&mut self, id: u32, tx: TxId) -> NodeId {
         let s = &mut self.streams.slab[id as usize];
         let g = s.signals[s.next];
-        // Queue the next signal first (as before session 11: the heap sees
-        // the same pushes in the same order), passing over the ends marked
-        // so far; one this signal marks, if already queued, pops as a no-op.
-        let mut j = s.next + 1;
+        s.next += 1;
+        self.streams.hot = Some((id, tx));
+        if g.is_start() {
+            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
+                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
+            }
+        } else if g.end_at == END {
+            self.signal_end(g.node, tx);
+        } else {
+            // Marked after it was queued (or while an earlier signal of
+            // its stream was handled): counted when passed over.
+            #[cfg(feature = "event-counts")]
+            self.counts.add(super::counts::Kind::EndUnseen);
+        }
+        g.node
+    }
+
+    /// After a frame event and its work: the stream's next signal that
+    /// runs as an event, passing over the last bits marked [`END_UNSEEN`]
+    /// so far (they count as executed events: the count is the one every
+    /// end dispatched would give, whatever observers are attached, and only
+    /// ends at or before the run's end count, as they would have run).
+    /// When that signal is due by `t` and comes before everything queued
+    /// (its (time, seq) key below the queue's earliest), it is the very
+    /// next event: it is returned to run at once, without a round trip
+    /// through the queue (session 13; most of a frame's signals follow one
+    /// another with nothing in between). Otherwise it is queued under its
+    /// own key, and the stream is freed when nothing is left.
+    #[inline]
+    pub(super) fn stream_next(&mut self, t: Time) -> Option<Event> {
+        let (id, tx) = self.streams.hot.take()?;
+        let s = &mut self.streams.slab[id as usize];
+        let mut j = s.next;
         while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
             if n.time <= self.cfg.duration.0 {
                 self.executed += 1;
@@ -241,27 +269,17 @@ impl Simulation {
             j += 1;
         }
         s.next = j;
-        if let Some(n) = s.signals.get(j) {
-            prefetch_node(&self.nodes[n.node as usize]);
-            self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
-        } else {
+        let Some(&n) = s.signals.get(j) else {
             self.streams.free.push(id);
+            return None;
+        };
+        if n.time <= t.0 && self.queue.peek_key().is_none_or(|k| (n.time, n.seq) < k) {
+            self.queue.advance_to(Time(n.time));
+            return Some(Event::Frame { stream: id, tx });
         }
-        if g.is_start() {
-            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
-                // (the stream may have been freed above only if this start's
-                // own end was queued: it is then the next entry, not freed)
-                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
-            }
-        } else if g.end_at == END {
-            self.signal_end(g.node, tx);
-        } else {
-            // Marked after it was queued: counted by the loop as it popped,
-            // nothing to do.
-            #[cfg(feature = "event-counts")]
-            self.counts.add(super::counts::Kind::EndUnseen);
-        }
-        g.node
+        prefetch_node(&self.nodes[n.node as usize]);
+        self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+        None
     }
 
     /// The first bit of a transmission reaches `node`. Returns whether its
@@ -370,23 +388,31 @@ mod tests {
     /// the kim study's quick run (a panic, "transmission released early").
     #[test]
     fn a_run_stopped_on_a_passed_over_end_audits() {
-        let rel = "../../scenarios/bench/ns2/chain10-tcp-aodv.toml";
+        // Since session 13 a stream queues its next signal after the
+        // current one's work is done, passing over the ends marked by then
+        // (a start that released its own end), so a queued entry becomes a
+        // passed-over end only when a later event of another frame marks
+        // it: rare. The 50-node AODV network, stopped every 173 us from 5 s
+        // (one run continued across `run_until` slices), has 5 such stops.
+        let rel = "../../scenarios/viz-aodv50.toml";
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
         let text = std::fs::read_to_string(&p).unwrap();
         let sc = Scenario::parse::<&str>(&text, rel, &[]).unwrap();
+        let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
         let mut stale = 0;
-        for i in 0..400u64 {
-            let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
-            sim.run_until(Time(5_000_000_000 + i * 17_300_000));
-            stale += sim
+        for i in 0..200_000u64 {
+            sim.run_until(Time(5_000_000_000 + i * 173_000));
+            let n = sim
                 .queue
                 .pending()
                 .filter(|ev| matches!(ev, Event::Frame { stream, .. } if !sim.streams.holds_frame(*stream)))
                 .count();
-            let a = sim.audit();
-            assert!(a.balances(), "stop {i}: {a:?}");
+            if n > 0 || i % 100 == 0 {
+                let a = sim.audit();
+                assert!(a.balances(), "stop {i}: {a:?}");
+            }
+            stale += n;
         }
-        // The case occurs (2 of these 400 stops at ae7d3cf + session 11).
         assert!(stale > 0, "no stop fell on a passed-over end");
     }
 }

@@ -227,14 +227,22 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some(ev) = self.queue.pop_until(t) {
-            #[cfg(feature = "event-counts")]
-            let mark = self.count_pop();
-            self.executed += 1;
-            self.handle(ev);
-            #[cfg(feature = "event-counts")]
-            self.count_handled(&ev, mark);
-            self.drain_work();
+        while let Some(mut ev) = self.queue.pop_until(t) {
+            loop {
+                #[cfg(feature = "event-counts")]
+                let mark = self.count_pop();
+                self.executed += 1;
+                self.handle(ev);
+                #[cfg(feature = "event-counts")]
+                self.count_handled(&ev, mark);
+                self.drain_work();
+                // A frame's next signal that comes before everything queued
+                // runs at once (`frames.rs`, `stream_next`).
+                match self.stream_next(t) {
+                    Some(next) => ev = next,
+                    None => break,
+                }
+            }
         }
         self.queue.advance_to(t);
     }
