@@ -55,6 +55,9 @@ impl Dcf {
         if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
             return;
         }
+        if self.n_acs == 1 && self.acs[0].backoff.is_none() {
+            return; // plain DCF with no backoff (nothing to send, none counting down)
+        }
         self.arm_access(now, out);
     }
 
