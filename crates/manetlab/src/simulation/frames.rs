@@ -195,10 +195,7 @@ impl Simulation {
                 let g = s.signals[i];
                 s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
             }
-            let first = s.signals[0];
-            prefetch_node(&self.nodes[first.node as usize]);
-            self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
-            return;
+            return self.first_signal(id, tx);
         }
         // The general case: sequence numbers by node, as the per-receiver
         // events used to be scheduled (start, end, start, end, ...). The
@@ -216,7 +213,18 @@ impl Simulation {
             s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
         }
         s.merge_runs(k);
-        let first = s.signals[0];
+        self.first_signal(id, tx);
+    }
+
+    /// A new frame's first signal: left to `stream_next` (after this
+    /// event's work, it runs at once if it comes before everything queued)
+    /// unless another stream is waiting there.
+    fn first_signal(&mut self, id: u32, tx: TxId) {
+        if self.streams.hot.is_none() {
+            self.streams.hot = Some((id, tx));
+            return;
+        }
+        let first = self.streams.slab[id as usize].signals[0];
         prefetch_node(&self.nodes[first.node as usize]);
         self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
     }
@@ -255,8 +263,9 @@ impl Simulation {
     /// through the queue (session 13; most of a frame's signals follow one
     /// another with nothing in between). Otherwise it is queued under its
     /// own key, and the stream is freed when nothing is left.
-    #[inline]
-    pub(super) fn stream_next(&mut self, t: Time) -> Option<Event> {
+    /// With `t` `None`, it is always queued.
+    #[inline(always)]
+    pub(super) fn stream_next(&mut self, t: Option<Time>) -> Option<Event> {
         let (id, tx) = self.streams.hot.take()?;
         let s = &mut self.streams.slab[id as usize];
         let mut j = s.next;
@@ -273,7 +282,7 @@ impl Simulation {
             self.streams.free.push(id);
             return None;
         };
-        if n.time <= t.0 && self.queue.peek_key().is_none_or(|k| (n.time, n.seq) < k) {
+        if t.is_some_and(|t| n.time <= t.0) && self.queue.peek_key().is_none_or(|k| (n.time, n.seq) < k) {
             self.queue.advance_to(Time(n.time));
             return Some(Event::Frame { stream: id, tx });
         }

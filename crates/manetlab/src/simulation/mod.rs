@@ -226,6 +226,7 @@ impl Simulation {
                 }
             }
             self.drain_work();
+            self.stream_next(None);
         }
         while let Some(mut ev) = self.queue.pop_until(t) {
             loop {
@@ -238,7 +239,7 @@ impl Simulation {
                 self.drain_work();
                 // A frame's next signal that comes before everything queued
                 // runs at once (`frames.rs`, `stream_next`).
-                match self.stream_next(t) {
+                match self.stream_next(Some(t)) {
                     Some(next) => ev = next,
                     None => break,
                 }
