@@ -237,12 +237,9 @@ impl Simulation {
                 #[cfg(feature = "event-counts")]
                 self.count_handled(&ev, mark);
                 self.drain_work();
-                // A frame's next signal that comes before everything queued
-                // runs at once (`frames.rs`, `stream_next`).
-                match self.stream_next(Some(t)) {
-                    Some(next) => ev = next,
-                    None => break,
-                }
+                // A frame's next signal before everything queued runs at once (`frames.rs`).
+                let Some(next) = self.stream_next(Some(t)) else { break };
+                ev = next;
             }
         }
         self.queue.advance_to(t);
