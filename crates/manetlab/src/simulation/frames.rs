@@ -26,6 +26,10 @@
 //! end, so with one attached every end runs. 8.6 % of the events of the
 //! 400-node movement file, 4.3-4.5 % of the 10-hop TCP chains
 //! (docs/performance.md, "Session 11 (branch s11air)").
+//!
+//! A frame's next signal that comes before everything queued runs at once
+//! after the current event's work, without a push and a pop (`stream_next`,
+//! session 13).
 
 use super::{Event, Simulation};
 use crate::metrics::observe::Reception;
