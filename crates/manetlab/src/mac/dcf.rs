@@ -637,11 +637,14 @@ impl Dcf {
                 self.attempt_failed(now, exhausted, out);
             }
             MacTimer::Response if gen == self.response_gen => {
-                if let Some(f) = self.response.take() {
-                    if self.transmitting || (f.kind == FrameKind::Cts && !self.cts_may_go(now)) {
+                if let Some(kind) = self.response.as_ref().map(|f| f.kind) {
+                    if self.transmitting || (kind == FrameKind::Cts && !self.cts_may_go(now)) {
+                        self.response = None;
                         return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`
                     }
-                    if f.kind == FrameKind::Data {
+                    self.tx_frame = self.response.take().expect("checked above");
+                    let f = &self.tx_frame;
+                    if kind == FrameKind::Data {
                         self.state = State::SendingData;
                         self.stats.data_sent += 1;
                         self.rate.sent(f.rate);
@@ -653,7 +656,7 @@ impl Dcf {
                             self.stats.ack_sent += 1;
                         }
                     }
-                    self.transmit(now, f, out);
+                    self.transmit(now, out);
                 }
             }
             _ => {}
@@ -677,15 +680,15 @@ impl Dcf {
         if p.next_hop == BROADCAST {
             self.state = State::SendingBroadcast;
             self.stats.broadcast_sent += 1;
-            let f = self.data_frame(p);
-            self.transmit(now, f, out);
+            self.tx_frame = self.data_frame(p);
+            self.transmit(now, out);
         } else if self.uses_rts(&p) {
             self.state = State::SendingRts;
             self.stats.rts_sent += 1;
             let rate = self.pick_rate(now, &p);
             let data_time = self.phy.frame_time(Frame::data_bytes(&p), rate);
             let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time(rate);
-            let rts = Frame {
+            self.tx_frame = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,
                 dst: p.next_hop,
@@ -697,24 +700,25 @@ impl Dcf {
                 rate: self.phy.basic_rate,
                 packet: None,
             };
-            self.transmit(now, rts, out);
+            self.transmit(now, out);
         } else {
             self.state = State::SendingData;
             self.stats.data_sent += 1;
             let rate = self.pick_rate(now, &p);
             self.rate.sent(rate);
-            let f = self.data_frame(p);
-            self.transmit(now, f, out);
+            self.tx_frame = self.data_frame(p);
+            self.transmit(now, out);
         }
     }
 
-    fn transmit(&mut self, now: Time, f: Frame, out: &mut Vec<MacAction>) {
-        let d = self.phy.frame_time(f.bytes, f.rate);
+    /// Puts `tx_frame` on the air (written in place: no frame moves).
+    fn transmit(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        let (bytes, rate) = (self.tx_frame.bytes, self.tx_frame.rate);
+        let d = self.phy.frame_time(bytes, rate);
         self.freeze(now);
         self.transmitting = true;
-        self.stats.bytes_on_air += f.bytes as u64;
+        self.stats.bytes_on_air += bytes as u64;
         self.stats.airtime_ns += d.as_ns();
-        self.tx_frame = f;
         out.push(MacAction::Transmit(d));
     }
 

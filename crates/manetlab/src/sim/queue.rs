@@ -124,7 +124,7 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(seq < self.next_seq);
         self.push(Entry { time: at.0, seq, event });
     }
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
         let k = e.key();
         if k >= self.bound {

@@ -24,10 +24,17 @@ impl Dcf {
     }
 
     /// Stops a running countdown, keeping the slots not yet counted.
+    /// Inlined test, out-of-line work: most calls (every signal start at
+    /// an idle receiver) find no countdown running.
+    #[inline]
     pub(super) fn freeze(&mut self, now: Time) {
-        if !self.access_pending {
-            return;
+        if self.access_pending {
+            self.freeze_running(now);
         }
+    }
+
+    #[inline(never)]
+    fn freeze_running(&mut self, now: Time) {
         self.access_pending = false;
         self.access_gen = self.access_gen.wrapping_add(1);
         for i in 0..self.n_acs {
@@ -39,13 +46,23 @@ impl Dcf {
     /// the medium is idle; each entity counts down from AIFS (DIFS for
     /// DCF) after the medium became idle; the timer is set for the first
     /// entity to reach zero.
+    ///
+    /// The tests are inlined, the arming out of line: most calls (every
+    /// signal end, most frame events) arm nothing.
+    #[inline]
     pub(super) fn schedule_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        if self.access_pending {
-            self.freeze(now);
-        }
+        self.freeze(now);
         if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
             return;
         }
+        if self.n_acs == 1 && self.acs[0].backoff.is_none() {
+            return; // plain DCF with no backoff (nothing to send, none counting down)
+        }
+        self.arm_access(now, out);
+    }
+
+    #[inline(never)]
+    fn arm_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
         let mut first: Option<Time> = None;
         for i in 0..self.n_acs {
             let Some(b) = self.acs[i].backoff else { continue };
