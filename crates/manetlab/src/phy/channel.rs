@@ -148,6 +148,10 @@ pub struct Channel {
     /// Static nodes: each sender's hearers, computed on its first
     /// transmission (the topology never changes).
     hearer_cache: Vec<Option<Box<[Hearer]>>>,
+    /// Static nodes without fading draws: the same hearers in arrival
+    /// order (`hearers_by_arrival`), so a frame copies them instead of
+    /// sorting them again (session 14).
+    arrival_cache: Vec<Option<Box<[Hearer]>>>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     /// Shadowing and fading draws (`fading.rs`).
@@ -320,6 +324,7 @@ impl Channel {
         Channel {
             radio: radio.clone(),
             hearer_cache: vec![None; positions.len()],
+            arrival_cache: vec![None; positions.len()],
             positions,
             mobility,
             cull_power: mean_cull,
@@ -383,9 +388,25 @@ impl Channel {
     /// node: the order in which their first bits arrive, ties by node (what
     /// the kernel needs to queue a frame's signals, `simulation/frames.rs`).
     /// One sort per frame, of `u64` keys ([`sort_by_arrival`]).
+    ///
+    /// Static nodes without fading hear the same hearers at the same powers
+    /// and delays on every frame, so their arrival order is sorted once per
+    /// sender and copied afterwards (the sort is a function of its input:
+    /// the same result).
     pub fn hearers_by_arrival(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        let cached = self.mobility.is_none() && !self.fading.is_active();
+        if cached {
+            if let Some(h) = self.arrival_cache[sender as usize].as_deref() {
+                out.clear();
+                out.extend_from_slice(h);
+                return;
+            }
+        }
         self.find_hearers(sender, now, out, false);
         sort_by_arrival(out, &mut self.sort_keys, &mut self.sort_out);
+        if cached {
+            self.arrival_cache[sender as usize] = Some(out.as_slice().into());
+        }
     }
 
     /// The receiver search; `by_node`: sort the result by node (otherwise

@@ -260,3 +260,45 @@ mod shadowing {
         }
     }
 }
+
+mod arrival_cache {
+    use super::super::*;
+
+    /// The hearers in arrival order, sorted here from `hearers` (by node):
+    /// by (delay, node).
+    fn sorted(ch: &mut Channel, sender: NodeId, now: Time) -> Vec<(NodeId, u64, u64)> {
+        let mut v = Vec::new();
+        ch.hearers(sender, now, &mut v);
+        v.sort_by_key(|h| (h.delay, h.node));
+        v.iter().map(|h| (h.node, h.power.to_bits(), h.delay.0)).collect()
+    }
+
+    /// Static nodes: `hearers_by_arrival` answers from its per-sender cache
+    /// after the first frame, and every answer (first or cached, whatever
+    /// the time) is the hearers sorted by (delay, node), to the bit.
+    #[test]
+    fn cached_arrival_order_is_the_sorted_hearers() {
+        let radio = RadioConfig::default();
+        let mut pos = Vec::new();
+        let mut s = 777u64;
+        for _ in 0..200 {
+            s = crate::sim::rng::mix64(s);
+            let x = (s % 1500) as f64 + (s >> 40) as f64 / (1u64 << 24) as f64;
+            s = crate::sim::rng::mix64(s);
+            let y = (s % 600) as f64;
+            pos.push(Position::new(x, y));
+        }
+        let mut ch = Channel::new(&radio, pos.clone());
+        let mut reference = Channel::new(&radio, pos);
+        let mut out = Vec::new();
+        for round in 0..3u64 {
+            for sender in 0..200u32 {
+                let now = Time::from_ms(round * 1000 + sender as u64);
+                ch.hearers_by_arrival(sender, now, &mut out);
+                let got: Vec<(NodeId, u64, u64)> = out.iter().map(|h| (h.node, h.power.to_bits(), h.delay.0)).collect();
+                assert_eq!(got, sorted(&mut reference, sender, now), "round {round} sender {sender}");
+                assert_eq!(ch.arrival_cache[sender as usize].is_some(), true);
+            }
+        }
+    }
+}
