@@ -297,7 +297,7 @@ mod arrival_cache {
                 ch.hearers_by_arrival(sender, now, &mut out);
                 let got: Vec<(NodeId, u64, u64)> = out.iter().map(|h| (h.node, h.power.to_bits(), h.delay.0)).collect();
                 assert_eq!(got, sorted(&mut reference, sender, now), "round {round} sender {sender}");
-                assert_eq!(ch.arrival_cache[sender as usize].is_some(), true);
+                assert!(ch.arrival_cache[sender as usize].is_some());
             }
         }
     }
