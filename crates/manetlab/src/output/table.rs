@@ -89,6 +89,20 @@ impl Value {
             Value::Str(s) => s.clone(),
         }
     }
+    /// [`Value::to_field`] appended to `out` (no allocation of its own).
+    pub fn write_field(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = match self {
+            Value::F64(x) if x.is_finite() => write!(out, "{x}"),
+            Value::F64(_) | Value::Null => Ok(()),
+            Value::I64(x) => write!(out, "{x}"),
+            Value::U64(x) => write!(out, "{x}"),
+            Value::Str(s) => {
+                out.push_str(s);
+                Ok(())
+            }
+        };
+    }
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Value::F64(x) if x.is_finite() => serde_json::json!(x),
@@ -177,8 +191,18 @@ impl Table {
     pub fn write_csv<W: Write>(&self, out: W) -> csv::Result<()> {
         let mut w = csv::Writer::from_writer(out);
         w.write_record(self.columns.iter().map(|c| c.name.as_str()))?;
+        // Each cell into one reused buffer (`to_field` allocated a String
+        // per cell): `write_record` is `write_field` per field then the
+        // terminator (csv 1.4 `Writer::write_record`), so the bytes are the
+        // same.
+        let mut field = String::new();
         for r in &self.rows {
-            w.write_record(r.iter().map(Value::to_field))?;
+            for v in r {
+                field.clear();
+                v.write_field(&mut field);
+                w.write_field(field.as_bytes())?;
+            }
+            w.write_record(None::<&[u8]>)?;
         }
         w.flush()?;
         Ok(())
@@ -237,6 +261,45 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CSV as written before the reused field buffer: one `to_field`
+    /// String per cell through `write_record`.
+    fn csv_by_record(t: &Table) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(t.columns.iter().map(|c| c.name.as_str())).unwrap();
+        for r in &t.rows {
+            w.write_record(r.iter().map(Value::to_field)).unwrap();
+        }
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn fields_through_one_buffer_write_what_records_wrote() {
+        let cols = vec![
+            Column::new("a", "", Kind::F64, ""),
+            Column::new("b", "", Kind::Str, ""),
+            Column::new("c", "", Kind::I64, ""),
+            Column::new("d", "", Kind::U64, ""),
+        ];
+        let mut t = Table::new("t", cols);
+        let strs = ["", "x", "a,b", "q\"u", "line\nbreak", " sp ", "long text here"];
+        let floats = [0.0, -0.0, 1.5, 1e-9, 1e21, 123456.789, f64::NAN, f64::INFINITY, 0.1 + 0.2];
+        for (i, s) in strs.iter().enumerate() {
+            for (j, &f) in floats.iter().enumerate() {
+                let a = if (i + j) % 4 == 0 { Value::Null } else { Value::F64(f) };
+                let b = if (i * j) % 5 == 3 { Value::Null } else { Value::s(*s) };
+                t.push(vec![a, b, Value::I64(i as i64 - 3 * j as i64), Value::U64(u64::MAX - j as u64)]);
+            }
+        }
+        assert_eq!(t.to_csv(), csv_by_record(&t));
+        // One column: an empty field alone on its row.
+        let mut one = Table::new("one", vec![Column::new("s", "", Kind::Str, "")]);
+        for s in ["", "a", ""] {
+            one.push(vec![Value::s(s)]);
+        }
+        one.push(vec![Value::Null]);
+        assert_eq!(one.to_csv(), csv_by_record(&one));
+    }
 
     #[test]
     fn csv_quotes_commas_and_quotes_and_writes_null_empty() {
