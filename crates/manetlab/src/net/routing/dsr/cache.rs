@@ -92,9 +92,15 @@ impl PathCache {
         if path.len() < 2 {
             return false;
         }
-        for (i, n) in path.iter().enumerate() {
-            if path[i + 1..].contains(n) {
-                return false;
+        // As many mask bits as nodes: no two nodes share an id mod 64, so
+        // none repeats (the pairwise check, 120 comparisons for 16 nodes,
+        // only runs when two ids share a bit).
+        let m = mask(path);
+        if m.count_ones() as usize != path.len() {
+            for (i, n) in path.iter().enumerate() {
+                if path[i + 1..].contains(n) {
+                    return false;
+                }
             }
         }
         if let Some(to) = self.timeout {
@@ -103,7 +109,6 @@ impl PathCache {
         // One scan: the oldest cached path that holds the new one as a
         // prefix (then it is refreshed), and whether any cached path is a
         // prefix of the new one (then it is subsumed).
-        let m = mask(path);
         let mut subsumes = false;
         let mut held = None;
         for (i, e) in self.paths.iter().enumerate() {
