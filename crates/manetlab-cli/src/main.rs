@@ -5,6 +5,7 @@
 
 mod output;
 mod progress;
+mod signals;
 mod sweep;
 
 use anyhow::{Context, Result};
@@ -14,8 +15,9 @@ use manetlab::sim::Time;
 use manetlab::transport::tcp::TcpTrace;
 use manetlab::{Report, Simulation};
 use rayon::prelude::*;
+use signals::STOP;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 #[cfg(test)]
@@ -605,10 +607,6 @@ impl std::fmt::Display for InputError {
 }
 impl std::error::Error for InputError {}
 
-/// Set by SIGINT/SIGTERM during a plain run: stop at the next slice and
-/// write what was simulated (docs/reliability.md, "Signals").
-static STOP: AtomicBool = AtomicBool::new(false);
-
 /// The seeds of `--runs`/`--seed`: refuses 0 runs, more than [`MAX_RUNS`],
 /// and seeds that would pass the largest u64.
 pub(crate) fn replication_seeds(first: u64, runs: u32) -> Result<Vec<u64>, InputError> {
@@ -720,11 +718,7 @@ fn run_loaded(scenario: &Scenario, args: &RunArgs) -> Result<i32> {
     // SIGINT / SIGTERM: stop every replication at its next slice, write
     // the outputs for the simulated time so far, exit 130. A second signal
     // exits at once.
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    });
+    signals::install();
     let duration = scenario.duration();
     let total_ns: u64 = duration.as_ns().saturating_mul(seeds.len() as u64);
     let bar = progress::Meter::simulated(total_ns, args.quiet);
