@@ -198,6 +198,10 @@ pub struct Dcf {
     /// When an RTS is answered (`dcf/cts.rs`), and ns-2's EIFS NAV for it.
     cts_rule: CtsRule,
     eifs_nav: Time,
+    /// A CTS at the basic rate, and an ACK at it (the response to any
+    /// rate when rate control is not adaptive): fixed for the run.
+    cts_dur: Time,
+    ack_basic: Time,
     /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
     immediate_if_idle: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
@@ -250,6 +254,8 @@ impl Dcf {
             station_counters: cfg.retry_counters == RetryCounters::Station,
             cts_rule: cfg.cts_rule,
             eifs_nav: Time::ZERO,
+            cts_dur: phy.frame_time(frame::CTS_BYTES, phy.basic_rate),
+            ack_basic: phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
             immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             expired_in_flight: 0,
             sensing: false,
@@ -353,6 +359,9 @@ impl Dcf {
 
     /// The ACK answering a DATA frame sent at `rate`.
     fn ack_time(&self, rate: u64) -> Time {
+        if !self.rate.is_adaptive() {
+            return self.ack_basic; // `DcfRate::response_rate`: the basic rate
+        }
         self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
     }
 
@@ -370,7 +379,7 @@ impl Dcf {
         self.acs[self.active].rate
     }
     fn cts_time(&self) -> Time {
-        self.phy.frame_time(frame::CTS_BYTES, self.phy.basic_rate)
+        self.cts_dur
     }
 
     fn uses_rts(&self, pkt: &Packet) -> bool {
