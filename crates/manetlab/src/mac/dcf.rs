@@ -198,6 +198,9 @@ pub struct Dcf {
     /// When an RTS is answered (`dcf/cts.rs`), and ns-2's EIFS NAV for it.
     cts_rule: CtsRule,
     eifs_nav: Time,
+    /// A CTS, and an ACK, at the basic rate (every ACK unless rate control is adaptive).
+    cts_time: Time,
+    ack_basic: Time,
     /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
     immediate_if_idle: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
@@ -250,6 +253,8 @@ impl Dcf {
             station_counters: cfg.retry_counters == RetryCounters::Station,
             cts_rule: cfg.cts_rule,
             eifs_nav: Time::ZERO,
+            cts_time: phy.frame_time(frame::CTS_BYTES, phy.basic_rate),
+            ack_basic: phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
             immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             expired_in_flight: 0,
             sensing: false,
@@ -353,6 +358,9 @@ impl Dcf {
 
     /// The ACK answering a DATA frame sent at `rate`.
     fn ack_time(&self, rate: u64) -> Time {
+        if !self.rate.is_adaptive() {
+            return self.ack_basic; // `DcfRate::response_rate`: the basic rate
+        }
         self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
     }
 
@@ -368,9 +376,6 @@ impl Dcf {
             a.rate_attempt = attempt;
         }
         self.acs[self.active].rate
-    }
-    fn cts_time(&self) -> Time {
-        self.phy.frame_time(frame::CTS_BYTES, self.phy.basic_rate)
     }
 
     fn uses_rts(&self, pkt: &Packet) -> bool {
@@ -687,7 +692,7 @@ impl Dcf {
             self.stats.rts_sent += 1;
             let rate = self.pick_rate(now, &p);
             let data_time = self.phy.frame_time(Frame::data_bytes(&p), rate);
-            let duration = self.sifs * 3 + self.cts_time() + data_time + self.ack_time(rate);
+            let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
             self.tx_frame = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,
@@ -734,7 +739,7 @@ impl Dcf {
             match self.state {
                 State::SendingRts => {
                     self.state = State::WaitCts;
-                    self.set_timeout(now, self.cts_time(), out);
+                    self.set_timeout(now, self.cts_time, out);
                 }
                 State::SendingData => {
                     let p = self.acs[self.active].current.expect("sending data without a packet");

@@ -50,7 +50,7 @@ impl Dcf {
         );
         let nav_ok = self.nav_until <= now || self.cts_rule != CtsRule::Standard;
         if nav_ok && !busy_exchange && !self.responding && self.response.is_none() {
-            let duration = f.duration.saturating_sub(self.sifs + self.cts_time());
+            let duration = f.duration.saturating_sub(self.sifs + self.cts_time);
             let cts = self.response_frame(FrameKind::Cts, f, duration, frame::CTS_BYTES);
             self.respond(now, cts, out);
         }
@@ -65,5 +65,36 @@ impl Dcf {
     pub(super) fn failed_rx(&mut self, now: Time) {
         self.eifs_until = now + self.eifs;
         self.eifs_nav = self.eifs_until;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    /// The CTS and ACK durations fixed at construction are the frame times
+    /// they replace (DSSS long and short preamble, OFDM).
+    #[test]
+    fn fixed_control_frame_times() {
+        use crate::phy::{PhyStandard, Preamble};
+        let b = PhyMode {
+            standard: PhyStandard::Dsss,
+            preamble: Preamble::Long,
+            data_rate: 11_000_000,
+            basic_rate: 2_000_000,
+        };
+        let phys = [
+            b,
+            PhyMode { preamble: Preamble::Short, ..b },
+            PhyMode { standard: PhyStandard::Ofdm, data_rate: 54_000_000, basic_rate: 24_000_000, ..b },
+        ];
+        for phy in phys {
+            let cfg = MacConfig { phy, ..MacConfig::default() };
+            let d = Dcf::new(0, &cfg, false, RngStream::new(1, 0, crate::sim::rng::Purpose::MacBackoff, 0));
+            assert_eq!(d.cts_time, phy.frame_time(frame::CTS_BYTES, phy.basic_rate));
+            for rate in [phy.basic_rate, phy.data_rate] {
+                assert_eq!(d.ack_time(rate), phy.frame_time(frame::ACK_BYTES, d.rate.response_rate(&phy, rate)));
+            }
+        }
     }
 }

@@ -164,17 +164,30 @@ pub struct DcfRate {
     rates: Vec<u64>,
     /// (attempts, acked) per rate of `rates`.
     counts: Vec<(u64, u64)>,
+    /// Not adaptive: the constant controller's rate and its index in
+    /// `rates`, so a DATA attempt needs no call through `ctl` (whose
+    /// `Constant` returns that rate and ignores the feedback) and no
+    /// search of `rates`.
+    fixed: u64,
+    fixed_slot: Option<usize>,
 }
 
 impl DcfRate {
     pub fn new(phy: &PhyMode, ctl: Box<dyn RateControl>) -> DcfRate {
         let rates = PhyMode::valid_rates(phy.standard).to_vec();
         let counts = vec![(0, 0); rates.len()];
-        DcfRate { ctl, adaptive: true, rates, counts }
+        DcfRate { ctl, adaptive: true, rates, counts, fixed: 0, fixed_slot: None }
     }
     /// The constant controller at `phy.data_rate`.
     pub fn constant(phy: &PhyMode) -> DcfRate {
-        DcfRate { adaptive: false, ..Self::new(phy, Box::new(constant::Constant::new(phy.data_rate))) }
+        let r = Self::new(phy, Box::new(constant::Constant::new(phy.data_rate)));
+        let fixed_slot = r.rates.iter().position(|&x| x == phy.data_rate);
+        DcfRate { adaptive: false, fixed: phy.data_rate, fixed_slot, ..r }
+    }
+    /// Whether responses follow the data rate (see `adaptive`).
+    #[inline]
+    pub fn is_adaptive(&self) -> bool {
+        self.adaptive
     }
     /// Rate of the response (CTS, ACK) to a frame sent at `rate`.
     pub fn response_rate(&self, phy: &PhyMode, rate: u64) -> u64 {
@@ -184,11 +197,19 @@ impl DcfRate {
             phy.basic_rate
         }
     }
+    #[inline]
     pub fn choose(&mut self, now: Time, dst: MacAddr, bytes: u32, attempt: u32) -> u64 {
+        if !self.adaptive {
+            return self.fixed;
+        }
         self.ctl.data_rate(now, dst, bytes, attempt)
     }
+    #[inline]
     fn slot(&mut self, rate: u64) -> Option<&mut (u64, u64)> {
-        let i = self.rates.iter().position(|&r| r == rate)?;
+        let i = match self.fixed_slot {
+            Some(i) if rate == self.fixed => i,
+            _ => self.rates.iter().position(|&r| r == rate)?,
+        };
         Some(&mut self.counts[i])
     }
     /// A DATA attempt went on the air at `rate`.
@@ -201,13 +222,20 @@ impl DcfRate {
         if let Some(c) = self.slot(rate) {
             c.1 += 1;
         }
-        self.ctl.on_data_ok(now, dst, rate, attempt);
+        if self.adaptive {
+            self.ctl.on_data_ok(now, dst, rate, attempt);
+        }
     }
     pub fn failed(&mut self, now: Time, dst: MacAddr, rate: u64, attempt: u32) {
-        self.ctl.on_data_failed(now, dst, rate, attempt);
+        if self.adaptive {
+            self.ctl.on_data_failed(now, dst, rate, attempt);
+        }
     }
+    #[inline]
     pub fn on_rx_power(&mut self, src: MacAddr, power_w: f64) {
-        self.ctl.on_rx_power(src, power_w);
+        if self.adaptive {
+            self.ctl.on_rx_power(src, power_w);
+        }
     }
     /// Per-rate counters, rates with no attempt left out.
     pub fn counts(&self) -> Vec<RateCount> {

@@ -232,3 +232,31 @@ fn ideal_picks_the_highest_rate_the_snr_supports() {
         }
     }
 }
+
+/// The constant controller's shortcuts (no call through the controller,
+/// the rate's counter found without a search) give what the controller
+/// and the search gave: same rates, same per-rate counts.
+#[test]
+fn constant_rate_shortcuts_match_the_controller() {
+    let a = PhyMode { standard: PhyStandard::Ofdm, data_rate: 54_000_000, basic_rate: 24_000_000, ..b11() };
+    // 3 Mbit/s is no DSSS rate: no counter (as the search found none).
+    for phy in [b11(), PhyMode { data_rate: 2_000_000, ..b11() }, a, PhyMode { data_rate: 3_000_000, ..b11() }] {
+        let mut fast = DcfRate::constant(&phy);
+        let mut slow = DcfRate::new(&phy, Box::new(constant::Constant::new(phy.data_rate)));
+        assert!(!fast.is_adaptive() && slow.is_adaptive());
+        for attempt in 0..3 {
+            let r = fast.choose(T, D, 1500, attempt);
+            assert_eq!(r, slow.choose(T, D, 1500, attempt));
+            assert_eq!(r, phy.data_rate);
+            fast.sent(r);
+            slow.sent(r);
+            fast.sent(1_000_000);
+            slow.sent(1_000_000);
+            fast.ok(T, D, r, attempt);
+            slow.ok(T, D, r, attempt);
+            fast.failed(T, D, r, attempt);
+            slow.failed(T, D, r, attempt);
+        }
+        assert_eq!(format!("{:?}", fast.counts()), format!("{:?}", slow.counts()));
+    }
+}
