@@ -53,6 +53,11 @@ impl QueueDisc for DropTail {
         }
         Ok(())
     }
+    /// Mirrors `enqueue`: full, and not a control packet that pushes out
+    /// the newest data packet (`tests::refuses_iff_enqueue_hands_it_back`).
+    fn refuses(&self, pkt: &Packet) -> bool {
+        self.len() >= self.limit && !(self.control_first && pkt.is_control() && !self.data.is_empty())
+    }
     fn dequeue(&mut self) -> Option<Packet> {
         self.control.pop_front().or_else(|| self.data.pop_front())
     }
@@ -140,5 +145,39 @@ mod tests {
         let mut q = DropTail::new(1, false);
         q.enqueue(pkt(1, 0)).unwrap();
         assert_eq!(q.enqueue(pkt(2, FLOW_NONE)).unwrap_err().uid, 2);
+    }
+
+    proptest::proptest! {
+        /// `refuses` is true exactly when `enqueue` hands the offered packet
+        /// back, and then `enqueue` changed nothing (the kernel skips it).
+        #[test]
+        fn refuses_iff_enqueue_hands_it_back(
+            limit in 0usize..5,
+            control_first: bool,
+            ops in proptest::collection::vec(0u8..3, 0..60),
+        ) {
+            let mut q = DropTail::new(limit, control_first);
+            for (uid, op) in ops.into_iter().enumerate() {
+                let uid = uid as u64;
+                if op == 2 {
+                    q.dequeue();
+                    continue;
+                }
+                let p = pkt(uid, if op == 1 { FLOW_NONE } else { 0 });
+                let before: Vec<u64> = {
+                    let mut v = Vec::new();
+                    q.for_each(&mut |p| v.push(p.uid));
+                    v
+                };
+                let refused = q.refuses(&p);
+                let handed_back = matches!(q.enqueue(p), Err(r) if r.uid == uid);
+                proptest::prop_assert_eq!(refused, handed_back);
+                if refused {
+                    let mut after = Vec::new();
+                    q.for_each(&mut |p| after.push(p.uid));
+                    proptest::prop_assert_eq!(before, after);
+                }
+            }
+        }
     }
 }
