@@ -199,6 +199,12 @@ pub trait QueueDisc: Send {
     fn refuses(&self, _pkt: &Packet) -> bool {
         false
     }
+    /// Whether `enqueue(pkt)` followed at once by `dequeue()` would hand
+    /// `pkt` back and leave the queue as it was (an empty FIFO): the kernel
+    /// then gives it straight to an idle MAC. `false` is always correct.
+    fn passes_through(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// The next packet the MAC should send, if any.
     fn dequeue(&mut self) -> Option<Packet>;
     /// The next packet, in the discipline's order, for which `eligible`

@@ -224,6 +224,22 @@ impl Simulation {
             // The same as `enqueue` handing it back, without the moves.
             return self.drop_packet(node, pkt, DropReason::Ifq);
         }
+        if n.ifq.passes_through(pkt)
+            && self.bp.is_none()
+            && n.ifq_life.is_none()
+            && !self.cfg.queue.expire_in_flight
+            && self.obs.is_empty()
+            && !n.mac.is_edca()
+            && n.mac.can_accept()
+        {
+            // An empty FIFO and an idle MAC: what `enqueue` then `feed_mac`
+            // below do when nothing watches the queue and no lifetime or
+            // backpressure keeps books on it, without the two moves through
+            // the queue.
+            let now = self.queue.now();
+            n.mac.enqueue(now, *pkt, &mut self.mac_out);
+            return self.collect_mac(node);
+        }
         match n.ifq.enqueue(*pkt) {
             Err(p) if p.uid == pkt.uid => self.drop_packet(node, &p, DropReason::Ifq),
             r => {
