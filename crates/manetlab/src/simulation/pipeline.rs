@@ -82,7 +82,7 @@ impl Simulation {
             }
             MacAction::Overheard(pkt, from) => {
                 self.bp_heard(node, *from, pkt);
-                if self.nodes[node as usize].routing.wants_overheard() {
+                if self.overhears[node as usize] {
                     self.with_routing(node, |r, ctx| r.on_overheard(ctx, pkt));
                 }
             }
