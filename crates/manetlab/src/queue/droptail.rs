@@ -53,6 +53,17 @@ impl QueueDisc for DropTail {
         }
         Ok(())
     }
+    /// Mirrors `enqueue`: full, and not a control packet that pushes out
+    /// the newest data packet (`tests::refuses_iff_enqueue_hands_it_back`).
+    fn refuses(&self, pkt: &Packet) -> bool {
+        self.len() >= self.limit && !(self.control_first && pkt.is_control() && !self.data.is_empty())
+    }
+    /// Empty, and it takes a packet (`limit` > 0): `dequeue` then returns
+    /// that packet from whichever lane it went to
+    /// (`tests::passes_through_iff_enqueue_dequeue_is_identity`).
+    fn passes_through(&self, _pkt: &Packet) -> bool {
+        self.control.is_empty() && self.data.is_empty() && self.limit > 0
+    }
     fn dequeue(&mut self) -> Option<Packet> {
         self.control.pop_front().or_else(|| self.data.pop_front())
     }
@@ -140,5 +151,69 @@ mod tests {
         let mut q = DropTail::new(1, false);
         q.enqueue(pkt(1, 0)).unwrap();
         assert_eq!(q.enqueue(pkt(2, FLOW_NONE)).unwrap_err().uid, 2);
+    }
+
+    proptest::proptest! {
+        /// `passes_through` holds exactly when `enqueue` then `dequeue`
+        /// hands the same packet back and leaves the queue empty as before.
+        #[test]
+        fn passes_through_iff_enqueue_dequeue_is_identity(
+            limit in 0usize..4,
+            control_first: bool,
+            ops in proptest::collection::vec(0u8..4, 0..40),
+        ) {
+            let mut q = DropTail::new(limit, control_first);
+            for (uid, op) in ops.into_iter().enumerate() {
+                let uid = uid as u64;
+                let p = pkt(uid, if op % 2 == 1 { FLOW_NONE } else { 0 });
+                if op >= 2 {
+                    // Probe on a copy: offer and take one packet.
+                    let was = q.len();
+                    let through = q.passes_through(&p);
+                    let mut c = DropTail { limit: q.limit, control_first, control: q.control.clone(), data: q.data.clone() };
+                    let same = c.enqueue(p).is_ok() && c.dequeue().map(|d| d.uid) == Some(uid) && c.len() == was;
+                    proptest::prop_assert_eq!(through, same && was == 0);
+                    if through {
+                        proptest::prop_assert!(same);
+                    }
+                    q.dequeue();
+                } else {
+                    let _ = q.enqueue(p);
+                }
+            }
+        }
+
+
+        /// `refuses` is true exactly when `enqueue` hands the offered packet
+        /// back, and then `enqueue` changed nothing (the kernel skips it).
+        #[test]
+        fn refuses_iff_enqueue_hands_it_back(
+            limit in 0usize..5,
+            control_first: bool,
+            ops in proptest::collection::vec(0u8..3, 0..60),
+        ) {
+            let mut q = DropTail::new(limit, control_first);
+            for (uid, op) in ops.into_iter().enumerate() {
+                let uid = uid as u64;
+                if op == 2 {
+                    q.dequeue();
+                    continue;
+                }
+                let p = pkt(uid, if op == 1 { FLOW_NONE } else { 0 });
+                let before: Vec<u64> = {
+                    let mut v = Vec::new();
+                    q.for_each(&mut |p| v.push(p.uid));
+                    v
+                };
+                let refused = q.refuses(&p);
+                let handed_back = matches!(q.enqueue(p), Err(r) if r.uid == uid);
+                proptest::prop_assert_eq!(refused, handed_back);
+                if refused {
+                    let mut after = Vec::new();
+                    q.for_each(&mut |p| after.push(p.uid));
+                    proptest::prop_assert_eq!(before, after);
+                }
+            }
+        }
     }
 }

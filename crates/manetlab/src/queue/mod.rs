@@ -192,6 +192,19 @@ pub trait QueueDisc: Send {
     /// route it is 152 bytes, above clippy's 128-byte `Err` threshold.)
     #[allow(clippy::result_large_err)]
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
+    /// Whether [`QueueDisc::enqueue`] would hand `pkt` itself back and
+    /// change nothing (a full drop-tail queue): the kernel then drops it
+    /// without moving ~150 bytes in and out of the call. `false` is always
+    /// a correct answer (the packet is then offered as usual).
+    fn refuses(&self, _pkt: &Packet) -> bool {
+        false
+    }
+    /// Whether `enqueue(pkt)` followed at once by `dequeue()` would hand
+    /// `pkt` back and leave the queue as it was (an empty FIFO): the kernel
+    /// then gives it straight to an idle MAC. `false` is always correct.
+    fn passes_through(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// The next packet the MAC should send, if any.
     fn dequeue(&mut self) -> Option<Packet>;
     /// The next packet, in the discipline's order, for which `eligible`

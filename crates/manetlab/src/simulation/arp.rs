@@ -45,7 +45,7 @@ impl Simulation {
         for a in acts.drain(..) {
             match a {
                 ArpAction::Queue(p) => self.enqueue(node, &p),
-                ArpAction::Drop(p, why) => self.drop_packet(node, p, why),
+                ArpAction::Drop(p, why) => self.drop_packet(node, &p, why),
                 ArpAction::LinkFailure(p) => {
                     self.nodes[node as usize].net.link_failures += 1;
                     self.obs.link_failure(now, node, p.next_hop);
@@ -57,7 +57,7 @@ impl Simulation {
                     self.nodes[node as usize].net.link_failures += 1;
                     self.with_routing(node, |r, ctx| r.on_link_failure(ctx, p));
                 }
-                ArpAction::GiveUp(p) => self.drop_packet(node, p, DropReason::Arp),
+                ArpAction::GiveUp(p) => self.drop_packet(node, &p, DropReason::Arp),
                 ArpAction::Request { target } => self.send_arp(node, ArpOp::Request, BROADCAST, target),
                 ArpAction::Reply { to } => self.send_arp(node, ArpOp::Reply, to, to),
                 ArpAction::Timer { at, timer } => self.queue.schedule(at.max(now), Event::Arp { node, timer }),

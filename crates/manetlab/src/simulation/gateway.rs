@@ -62,7 +62,7 @@ impl Simulation {
                 None
             }
             Verdict::Drop(p) => {
-                self.drop_packet(node, p, DropReason::Pace);
+                self.drop_packet(node, &p, DropReason::Pace);
                 None
             }
         }

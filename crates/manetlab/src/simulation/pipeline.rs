@@ -82,14 +82,14 @@ impl Simulation {
             }
             MacAction::Overheard(pkt, from) => {
                 self.bp_heard(node, *from, pkt);
-                if self.nodes[node as usize].routing.wants_overheard() {
+                if self.overhears[node as usize] {
                     self.with_routing(node, |r, ctx| r.on_overheard(ctx, pkt));
                 }
             }
             MacAction::TxSuccess(pkt) => self.bp_tx_success(node, pkt),
             // The queue lifetime ended while the MAC held the packet
             // (`queue.expire_in_flight`; backpressure is refused with it).
-            MacAction::Expired(pkt) => self.drop_packet(node, *pkt, DropReason::Ifq),
+            MacAction::Expired(pkt) => self.drop_packet(node, pkt, DropReason::Ifq),
             MacAction::TxFailed(pkt) => {
                 let pkt = *pkt;
                 self.bp_left(node, &pkt);
@@ -127,7 +127,7 @@ impl Simulation {
                 match self.nodes[node as usize].ifq_life.as_mut().and_then(|l| l.take(p.uid)) {
                     Some(end) if end <= now => {
                         // (the scenario refuses max_delay with backpressure)
-                        self.drop_packet(node, p, DropReason::Ifq);
+                        self.drop_packet(node, &p, DropReason::Ifq);
                         let n = &mut self.nodes[node as usize];
                         next = match &self.bp {
                             None => n.ifq.dequeue(),
@@ -159,7 +159,7 @@ impl Simulation {
             if n.mac.can_accept_ac(ac) {
                 let mut next = n.ifq.dequeue_ac(ac);
                 while let Some(p) = next.filter(|p| self.ifq_expired(node, p.uid, now)) {
-                    self.drop_packet(node, p, DropReason::Ifq);
+                    self.drop_packet(node, &p, DropReason::Ifq);
                     next = self.nodes[node as usize].ifq.dequeue_ac(ac);
                 }
                 let n = &mut self.nodes[node as usize];
@@ -180,18 +180,8 @@ impl Simulation {
 
     pub(super) fn do_net(&mut self, node: NodeId, a: &NetAction) {
         match a {
-            NetAction::Transmit(pkt) => {
-                let action = if pkt.src == node { Action::Send } else { Action::Forward };
-                self.trace(node, Layer::Router, action, pkt, None);
-                if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
-                    self.wire_send(node, dir, *pkt);
-                } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
-                    self.arp_output(node, *pkt);
-                } else {
-                    self.enqueue(node, pkt);
-                }
-            }
-            &NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, why),
+            NetAction::Transmit(pkt) => self.net_transmit(node, pkt),
+            NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, *why),
             &NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
             &NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
@@ -214,11 +204,44 @@ impl Simulation {
         }
     }
 
+    /// Routing's `Transmit`: over a wire, through ARP or to the queue.
+    pub(super) fn net_transmit(&mut self, node: NodeId, pkt: &Packet) {
+        let action = if pkt.src == node { Action::Send } else { Action::Forward };
+        self.trace(node, Layer::Router, action, pkt, None);
+        if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
+            self.wire_send(node, dir, *pkt);
+        } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
+            self.arp_output(node, *pkt);
+        } else {
+            self.enqueue(node, pkt);
+        }
+    }
+
     /// Puts a packet on the interface queue (IFQ drop when full).
     pub(super) fn enqueue(&mut self, node: NodeId, pkt: &Packet) {
         let n = &mut self.nodes[node as usize];
+        if n.ifq.refuses(pkt) {
+            // The same as `enqueue` handing it back, without the moves.
+            return self.drop_packet(node, pkt, DropReason::Ifq);
+        }
+        if n.ifq.passes_through(pkt)
+            && self.bp.is_none()
+            && n.ifq_life.is_none()
+            && !self.cfg.queue.expire_in_flight
+            && self.obs.is_empty()
+            && !n.mac.is_edca()
+            && n.mac.can_accept()
+        {
+            // An empty FIFO and an idle MAC: what `enqueue` then `feed_mac`
+            // below do when nothing watches the queue and no lifetime or
+            // backpressure keeps books on it, without the two moves through
+            // the queue.
+            let now = self.queue.now();
+            n.mac.enqueue(now, *pkt, &mut self.mac_out);
+            return self.collect_mac(node);
+        }
         match n.ifq.enqueue(*pkt) {
-            Err(p) if p.uid == pkt.uid => self.drop_packet(node, p, DropReason::Ifq),
+            Err(p) if p.uid == pkt.uid => self.drop_packet(node, &p, DropReason::Ifq),
             r => {
                 // Accepted; possibly another packet pushed out (fair queueing).
                 if let Some(l) = n.ifq_life.as_mut() {
@@ -230,7 +253,7 @@ impl Simulation {
                 self.obs.queue(self.queue.now(), node, &*n.ifq);
                 let wake = self.bp_entered(node, pkt, r.as_ref().err());
                 if let Err(v) = r {
-                    self.drop_packet(node, v, DropReason::Ifq);
+                    self.drop_packet(node, &v, DropReason::Ifq);
                 }
                 if wake {
                     self.bp_wake_all();
@@ -253,7 +276,7 @@ impl Simulation {
                 if self.bp_refuses(node, pkt) {
                     // Backpressure reached the source: the datagram is
                     // refused at the socket, never injected.
-                    return self.drop_packet(node, *pkt, DropReason::Bps);
+                    return self.drop_packet(node, pkt, DropReason::Bps);
                 }
                 self.trace(node, Layer::Agent, Action::Send, pkt, None);
                 self.nodes[node as usize].net.originated += 1;
@@ -263,8 +286,8 @@ impl Simulation {
         }
     }
 
-    pub(super) fn drop_packet(&mut self, node: NodeId, pkt: Packet, why: DropReason) {
-        self.trace(node, Layer::of_drop(why), Action::Drop(why), &pkt, None);
+    pub(super) fn drop_packet(&mut self, node: NodeId, pkt: &Packet, why: DropReason) {
+        self.trace(node, Layer::of_drop(why), Action::Drop(why), pkt, None);
         self.nodes[node as usize].net.drops[why.index()] += 1;
         if !pkt.is_control() {
             // The packet's fate and the flow's drop count: the built-in
@@ -277,7 +300,7 @@ impl Simulation {
                     let port = (FLOW_PORT_BASE + pkt.flow) as u16;
                     if let Some(idx) = self.nodes[f.src as usize].endpoint_for_port(port) {
                         let now = self.queue.now();
-                        self.nodes[f.src as usize].endpoints[idx].on_dropped(now, &pkt);
+                        self.nodes[f.src as usize].endpoints[idx].on_dropped(now, pkt);
                     }
                 }
             }
@@ -323,7 +346,7 @@ impl Simulation {
             return;
         }
         if pkt.ttl <= 1 {
-            return self.drop_packet(node, *pkt, DropReason::Ttl);
+            return self.drop_packet(node, pkt, DropReason::Ttl);
         }
         pkt.ttl -= 1;
         self.nodes[node as usize].net.forwarded += 1;

@@ -30,7 +30,7 @@ impl Simulation {
         match self.wired.send(dir, pkt, now) {
             Ok(Some(e)) => self.schedule_wire(e),
             Ok(None) => {}
-            Err(p) => self.drop_packet(node, p, DropReason::Ifq),
+            Err(p) => self.drop_packet(node, &p, DropReason::Ifq),
         }
     }
 
