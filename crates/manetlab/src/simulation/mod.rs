@@ -378,8 +378,7 @@ impl Simulation {
             MacAction::TxSuccess(_) if self.bp.is_none() => {}
             // `do_mac`'s `Overheard` arm: `bp_heard` does nothing without
             // backpressure, and the protocol may not listen.
-            MacAction::Overheard(..)
-                if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
+            MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
             _ => {
                 let mut a = std::mem::replace(&mut self.mac_out[i], MacAction::Ready);
                 self.do_mac(node, &mut a)
