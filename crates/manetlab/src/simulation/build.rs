@@ -167,11 +167,9 @@ impl Simulation {
             // Time series: an observer like any other, only when asked.
             obs.add(Box::new(crate::metrics::timeseries::TimeSeriesRecorder::new(iv)));
         }
-        let overhears = nodes.iter().map(|n| n.routing.wants_overheard()).collect();
         Ok(Simulation {
             queue,
             nodes,
-            overhears,
             channel,
             endpoint_rngs,
             executed: 0,

@@ -111,10 +111,6 @@ pub struct Simulation {
     cfg: SimConfig,
     queue: EventQueue<Event>,
     nodes: Vec<Node>,
-    /// Per node: its protocol's `wants_overheard()`, read once when the
-    /// run is built (a constant of the protocol's configuration, see
-    /// `Routing::wants_overheard`): no dynamic call per frame overheard.
-    overhears: Vec<bool>,
     channel: Channel,
     /// Per endpoint (node, index) random stream, seeded by flow.
     endpoint_rngs: Vec<Vec<RngStream>>,
@@ -382,7 +378,7 @@ impl Simulation {
             MacAction::TxSuccess(_) if self.bp.is_none() => {}
             // `do_mac`'s `Overheard` arm: `bp_heard` does nothing without
             // backpressure, and the protocol may not listen.
-            MacAction::Overheard(..) if self.bp.is_none() && !self.overhears[node as usize] => {}
+            MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
             _ => {
                 let mut a = std::mem::replace(&mut self.mac_out[i], MacAction::Ready);
                 self.do_mac(node, &mut a)

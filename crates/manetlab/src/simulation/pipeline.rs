@@ -82,7 +82,7 @@ impl Simulation {
             }
             MacAction::Overheard(pkt, from) => {
                 self.bp_heard(node, *from, pkt);
-                if self.overhears[node as usize] {
+                if self.nodes[node as usize].routing.wants_overheard() {
                     self.with_routing(node, |r, ctx| r.on_overheard(ctx, pkt));
                 }
             }

@@ -383,9 +383,7 @@ pub trait Routing: Send {
     }
     /// A frame decoded by this node's radio but addressed to another node.
     fn on_overheard(&mut self, _ctx: &mut RouteCtx, _pkt: &Packet) {}
-    /// Whether the node should feed `on_overheard` (promiscuous tap). Read
-    /// once, when the run is built (`simulation/build.rs`): a constant of
-    /// the protocol's configuration, not of its state.
+    /// Whether the node should feed `on_overheard` (promiscuous tap).
     fn wants_overheard(&self) -> bool {
         false
     }
