@@ -356,14 +356,6 @@ impl Dcf {
         self.nav_until
     }
 
-    /// The ACK answering a DATA frame sent at `rate`.
-    fn ack_time(&self, rate: u64) -> Time {
-        if !self.rate.is_adaptive() {
-            return self.ack_basic; // `DcfRate::response_rate`: the basic rate
-        }
-        self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
-    }
-
     /// The rate of the current packet's next DATA attempt (chosen once per
     /// attempt; an RTS retry keeps it).
     fn pick_rate(&mut self, now: Time, p: &Packet) -> u64 {

@@ -42,6 +42,14 @@ impl CtsRule {
 }
 
 impl Dcf {
+    /// The ACK answering a DATA frame sent at `rate`.
+    pub(super) fn ack_time(&self, rate: u64) -> Time {
+        if !self.rate.is_adaptive() {
+            return self.ack_basic; // `DcfRate::response_rate`: the basic rate
+        }
+        self.phy.frame_time(frame::ACK_BYTES, self.rate.response_rate(&self.phy, rate))
+    }
+
     /// An RTS addressed to this station decoded at `now`.
     pub(super) fn on_rts(&mut self, now: Time, f: &Frame, out: &mut Vec<MacAction>) {
         let busy_exchange = matches!(

@@ -17,6 +17,22 @@ use crate::sim::DropReason;
 use crate::sim::Time;
 
 impl Dsr {
+    /// ns-2.35's `noticeRouteUsed` (mobicache): from a source route this
+    /// node forwards, or overhears from its node at `t`, it learns only
+    /// the part ahead: from itself if it is on the route, else itself +
+    /// the transmitter + the rest (`routecache.cc` pre_noticeRouteUsed).
+    /// Nothing behind the transmitter, nothing reversed.
+    pub(super) fn notice_route_used(&mut self, path: &[NodeId], t: usize, now: Time) {
+        let stub: Vec<NodeId> = match path.iter().position(|&n| n == self.me) {
+            Some(0) => return, // own packet (ns-2's tap ignores them)
+            Some(c) => path[c..].to_vec(),
+            None => std::iter::once(self.me).chain(path[t..].iter().copied()).take(super::MAX_SR_LEN).collect(),
+        };
+        if self.cache.add_seen(&stub, now) {
+            self.stats.event("routes_snooped");
+        }
+    }
+
     pub(super) fn link_broken(&mut self, link: Link) {
         if self.cache.remove_link(link.from, link.to) > 0 {
             self.stats.event("cache_links_removed");

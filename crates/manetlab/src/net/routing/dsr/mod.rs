@@ -516,22 +516,6 @@ impl Dsr {
         }
     }
 
-    /// ns-2.35's `noticeRouteUsed` (mobicache): from a source route this
-    /// node forwards, or overhears from its node at `t`, it learns only
-    /// the part ahead: from itself if it is on the route, else itself +
-    /// the transmitter + the rest (`routecache.cc` pre_noticeRouteUsed).
-    /// Nothing behind the transmitter, nothing reversed.
-    fn notice_route_used(&mut self, path: &[NodeId], t: usize, now: Time) {
-        let stub: Vec<NodeId> = match path.iter().position(|&n| n == self.me) {
-            Some(0) => return, // own packet (ns-2's tap ignores them)
-            Some(c) => path[c..].to_vec(),
-            None => std::iter::once(self.me).chain(path[t..].iter().copied()).take(MAX_SR_LEN).collect(),
-        };
-        if self.cache.add_seen(&stub, now) {
-            self.stats.event("routes_snooped");
-        }
-    }
-
     /// ns-2.35 `DSRAgent::tap` with the mobicache: an overheard route
     /// error removes its link; an overheard reply whose route holds this
     /// node gives the part from it on; and every overheard source route
