@@ -2,8 +2,9 @@
 //! layer state for tests and studies.
 
 use super::{Event, Simulation, FLOW_PORT_BASE};
-use crate::config::Traffic;
+use crate::config::{SimConfig, Traffic};
 use crate::metrics::report::{Audit, FlowReport, HistogramBin, NodeReport, Report};
+use crate::metrics::trace::Observer;
 use crate::metrics::{DropReason, Fate};
 use crate::net::routing;
 use crate::net::{NodeId, Packet};
@@ -387,3 +388,55 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests;
+
+/// The public way to run: observers, accessors, whole runs and runs in
+/// slices (`run_until` and the event loop stay in `mod.rs`).
+impl Simulation {
+    /// Registers an observer (`metrics/observe.rs`): trace writers, the link
+    /// view, recorders. Observers see events in registration order; a run
+    /// without any pays nothing for them.
+    pub fn add_observer(&mut self, mut o: Box<dyn Observer>) {
+        o.attach_board(&self.board);
+        self.obs.add(o);
+    }
+
+    /// Installs a trace sink: the same as [`Simulation::add_observer`].
+    pub fn set_tracer(&mut self, sink: Box<dyn Observer>) {
+        self.add_observer(sink);
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+    /// Events executed so far.
+    pub fn events(&self) -> u64 {
+        self.executed
+    }
+
+    /// Runs to the configured duration and returns the report.
+    pub fn run(mut self) -> Report {
+        self.run_until(self.cfg.duration);
+        self.finish()
+    }
+
+    /// Runs to the end in `steps` slices, calling `progress(now, events)`
+    /// after each (for progress bars); the result equals `run()`.
+    pub fn run_with_progress(mut self, steps: u32, progress: impl FnMut(Time, u64)) -> Report {
+        self.run_in_steps(steps, progress);
+        self.finish()
+    }
+
+    /// Runs to the end in `steps` slices without finishing, so that state
+    /// (e.g. TCP traces) can still be read before `finish()`.
+    pub fn run_in_steps(&mut self, steps: u32, mut progress: impl FnMut(Time, u64)) {
+        let steps = steps.max(1) as u64;
+        let total = self.cfg.duration.as_ns();
+        for k in 1..=steps {
+            self.run_until(Time(total / steps * k + if k == steps { total % steps } else { 0 }));
+            progress(self.now(), self.executed);
+        }
+    }
+}
