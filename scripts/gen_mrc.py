@@ -8,7 +8,13 @@ radio (250 m receive, 550 m carrier sense), 10 CBR flows of 64 B every
 manet-routing-compare pairs its sources and sinks; starts 100 ms apart),
 200 s simulated.
 
-Usage: gen_mrc.py N OUT.toml [--duration S] [--path-profiles]
+Usage: gen_mrc.py N OUT.toml [--duration S] [--path-profiles] [--ns2]
+
+--ns2: the routing and ARP as ns-2.35 runs them (scripts/bench_scale.sh's
+side by side with ns-2): ns-2.35's stock AODV agent (link-layer detection
+and local repair, so no HELLOs; `ns2_quirks`, docs/aodv.md) and ns-2's ARP.
+Without it: manetlab's default AODV (RFC 3561 with HELLOs, as ns-3's
+manet-routing-compare runs it).
 """
 import math
 import sys
@@ -50,6 +56,16 @@ def main():
         'protocol = "aodv"',
         "",
     ]
+    if "--ns2" in args:
+        lines[-1:] = [
+            'link_detection = "mac"',
+            "local_repair = true",
+            "ns2_quirks = true",
+            "",
+            "[arp]",
+            'mode = "ns2"',
+            "",
+        ]
     for i in range(min(10, n // 2)):
         lines += [
             "[[flow]]",

@@ -324,7 +324,29 @@ fn refused_by_reference(c: &Candidate, cfg: &crate::config::SimConfig) -> bool {
         (Place::Section("mac"), "cw_max") => cfg.mac.cw_max.is_none(),
         (Place::Section("radio"), "rx_range") => range(cfg.radio.rx_threshold_w),
         (Place::Section("radio"), "cs_range") => range(cfg.radio.cs_threshold_w),
+        // `aodv/config.rs` refuses HELLO settings when no HELLOs are sent
+        // (ns-2.35's build, `link_detection = "mac"`: the ns-2 benchmark
+        // scenarios; 24 more parses each without this).
+        (Place::Section("routing"), "hello_interval" | "allowed_hello_loss") => {
+            matches!(&cfg.routing, crate::net::routing::RoutingConfig::Aodv(a) if !a.link_detection.uses_hello())
+        }
         _ => false,
+    }
+}
+
+/// Puts first the value of candidate `c` that the reference run has, where
+/// the table's first value is refused because another key sets a different
+/// default: `routing.rreq_timing` is `"ns2"` under `ns2_quirks = true`
+/// (`aodv/config.rs`). One at a time writes the same value (the first one
+/// tried is refused, the second kept); grouped, the refused first value
+/// split the whole group (13 more parses on the ns-2 benchmark scenarios).
+fn first_value_of_reference(c: &mut Candidate, cfg: &crate::config::SimConfig) {
+    if let (Place::Section("routing"), "rreq_timing", crate::net::routing::RoutingConfig::Aodv(a)) =
+        (c.place, c.key, &cfg.routing)
+    {
+        if a.rreq_timing == crate::net::routing::aodv::RreqTiming::Ns2 {
+            c.values.reverse();
+        }
     }
 }
 
@@ -478,12 +500,17 @@ fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused:
             (0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))),
         )
         .collect();
+    let mut all = all;
+    for c in &mut all {
+        first_value_of_reference(c, &reference.config);
+    }
     let mut search = Search { doc: &mut scratch, origin, reference, unused };
     let list: Vec<&Candidate> = all
         .iter()
         .filter(|c| {
             !c.values.is_empty()
                 && !search.unused.iter().any(|u| u.refuses(&c.prefix, c.key))
+                && !refused_by_reference(c, &reference.config)
                 && c.place.table(search.doc).is_some_and(|t| !t.contains_key(c.key))
         })
         .collect();
@@ -497,9 +524,7 @@ fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused:
     let (alone, grouped): (Vec<&Candidate>, Vec<&Candidate>) = list.iter().partition(|c| alone(c));
     search.group(&grouped);
     for c in alone {
-        if !refused_by_reference(c, &reference.config) {
-            search.group(&[c]);
-        }
+        search.group(&[c]);
     }
     // What the search kept, in the order trying one at a time writes it.
     let kept: Vec<(&Candidate, Value)> = list
