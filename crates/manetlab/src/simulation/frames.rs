@@ -323,6 +323,7 @@ impl Simulation {
     /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
     /// for observers of receptions, which see every signal's end).
     /// `end_ref`: where its last bit is (stream << 32 | index).
+    #[inline(always)]
     fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
         let now = self.queue.now();
         // Every receiver hears the whole frame: it ends one frame duration
@@ -421,6 +422,7 @@ impl Simulation {
     }
 
     /// The last bit of a transmission passes `node`.
+    #[inline(always)]
     fn signal_end(&mut self, node: NodeId, tx: TxId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
