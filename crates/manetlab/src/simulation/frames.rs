@@ -274,9 +274,10 @@ impl Simulation {
                 // handled may take the stream over)
                 self.streams.free.push(id);
             }
-            let node = self.frame_signal(id, tx, g);
-            self.collect_mac(node);
-            self.drain_work();
+            if let Some(node) = self.frame_signal(id, tx, g) {
+                self.collect_mac(node);
+                self.drain_work();
+            }
             if !more {
                 return;
             }
@@ -301,9 +302,17 @@ impl Simulation {
 
     /// Handles one signal of frame stream `id`; returns the receiving node.
     #[inline(always)]
-    fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> NodeId {
+    /// `None` when the signal can have left no work: a start on the fast
+    /// path (the MAC's `on_sense_busy` returns no action, the routing hint
+    /// none) or a passed-over end; the caller then skips collecting the
+    /// MAC's actions and draining the work list (both empty).
+    fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> Option<NodeId> {
         if g.is_start() {
-            if !self.signal_start(g.node, tx, g.power, (id as u64) << 32 | g.end_at as u64) {
+            let end_ref = (id as u64) << 32 | g.end_at as u64;
+            if self.signal_start_fast(g.node, tx, g.power, end_ref) {
+                return None;
+            }
+            if !self.signal_start_general(g.node, tx, g.power, end_ref) {
                 // (the stream may have been freed only if this start's own
                 // end is the stream's next signal: it is then not freed)
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
@@ -315,35 +324,35 @@ impl Simulation {
             // up, nothing to do.
             #[cfg(feature = "event-counts")]
             self.counts.add(super::counts::Kind::EndUnseen);
+            return None;
         }
-        g.node
+        Some(g.node)
     }
 
-    /// The first bit of a transmission reaches `node`. Returns whether its
-    /// last bit must run as an event (`Radio::begin_signal_lazy`; always,
-    /// for observers of receptions, which see every signal's end).
+    /// The first bit of a transmission reaches `node`, on the fast path
+    /// (session 15): no observer, and an idle threshold radio under ns-2's
+    /// rule (65 % of the 400-node file's starts, 83 % of the AODV chain's).
+    /// The radio locks onto the signal and keeps it
+    /// (`Radio::start_idle_ns2`); of [`Simulation::signal_start_general`]
+    /// that leaves: the MAC told busy, the routing hint, the lock's end.
+    /// Returns false, having changed nothing, when the path does not apply.
     /// `end_ref`: where its last bit is (stream << 32 | index).
     #[inline(always)]
-    fn signal_start(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+    fn signal_start_fast(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
         let now = self.queue.now();
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
         let t = self.channel.get(tx);
         let end = now + (t.end - t.start);
         let n = &mut self.nodes[node as usize];
-        // The fast path (session 15): no observer, and an idle threshold
-        // radio under ns-2's rule (65 % of the 400-node file's starts, 83 %
-        // of the AODV chain's). The radio locks onto the signal and keeps
-        // it (`Radio::start_idle_ns2`); of the general path below that
-        // leaves: the MAC told busy, the routing hint, the lock's end.
-        if self.obs.is_empty() && n.radio.start_idle_ns2(tx, power, end) {
-            #[cfg(feature = "event-counts")]
-            self.counts.add(super::counts::Kind::StartIdle);
-            n.mac.on_sense_busy(now);
-            self.locked_onto(node, tx, power, end_ref);
-            return true;
+        if !(self.obs.is_empty() && n.radio.start_idle_ns2(tx, power, end)) {
+            return false;
         }
-        self.signal_start_general(node, tx, power, end_ref, now, end)
+        #[cfg(feature = "event-counts")]
+        self.counts.add(super::counts::Kind::StartIdle);
+        n.mac.on_sense_busy(now);
+        self.locked_onto(node, tx, power, end_ref);
+        true
     }
 
     /// The lock that a start took: the routing hint and where its end is.
@@ -367,11 +376,20 @@ impl Simulation {
         self.streams.lock_end[node as usize] = end_ref;
     }
 
-    /// [`Simulation::signal_start`] in every case (observers attached, a
-    /// busy receiver, other reception models and capture rules).
+    /// The first bit of a transmission reaches `node`, in every case
+    /// (observers attached, a busy receiver, other reception models and
+    /// capture rules). Returns whether its last bit must run as an event
+    /// (`Radio::begin_signal_lazy`; always, for observers of receptions,
+    /// which see every signal's end). `end_ref`: where its last bit is
+    /// (stream << 32 | index).
     #[inline(never)]
-    fn signal_start_general(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64, now: Time, end: Time) -> bool {
-        let rate = self.channel.get(tx).frame.rate;
+    fn signal_start_general(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+        let now = self.queue.now();
+        // Every receiver hears the whole frame: it ends one frame duration
+        // after its first bit arrives.
+        let t = self.channel.get(tx);
+        let end = now + (t.end - t.start);
+        let rate = t.frame.rate;
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
