@@ -155,7 +155,7 @@ impl Streams {
     /// Whether the frame stream queued as `stream` still holds its
     /// transmission: some signal from the queued one on runs as an event.
     /// When every one left is a last bit passed over (`END_UNSEEN`), its
-    /// receivers have already released the transmission (`signal_start`),
+    /// receivers have already released the transmission (`signal_start_general`),
     /// whose slot the channel may have handed to another frame: the queued
     /// entry then carries nothing (the audit, `report.rs`).
     pub(super) fn holds_frame(&self, stream: u32) -> bool {
