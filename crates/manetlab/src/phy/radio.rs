@@ -295,6 +295,54 @@ impl Radio {
         self.start(tx, power, end, true)
     }
 
+    /// The common signal start at 400 nodes and on the chains (65-83 % of
+    /// the starts, session 15): a threshold radio under ns-2's rule with no
+    /// signal on the air and no lock. Then [`Radio::start`] locks onto the
+    /// signal (decodable iff at or above the receive threshold and not
+    /// transmitting), puts it in the set, and answers (became busy, not
+    /// captured out, kept, locks, nothing dropped), lazy or not. Returns
+    /// false, changing nothing, when the radio is not in that state (the
+    /// caller then takes the general path). Checked against the general
+    /// path: `fast_paths_match_the_general_ones`.
+    #[inline(always)]
+    pub fn start_idle_ns2(&mut self, tx: TxId, power: f64, end: Time) -> bool {
+        if self.n_active != 0 || self.locked || self.sinr.is_some() || self.rule != CaptureRule::Ns2 {
+            return false;
+        }
+        let decodable = power >= self.rx_threshold && !self.transmitting;
+        self.set_lock(Lock { tx, power, end, ok: decodable, collided: false });
+        self.tx[0] = tx;
+        self.power[0] = power;
+        self.n_active = 1;
+        true
+    }
+
+    /// The common signal end: a threshold radio whose only signal on the
+    /// air is the locked frame `tx`. Then [`Radio::finish_signal`] empties
+    /// the set, releases the lock, counts and returns its outcome, and the
+    /// medium becomes idle (`lock_power`, read by
+    /// [`Radio::last_decoded_power`], already holds the frame's power).
+    /// `None`, changing nothing, in any other state.
+    #[inline(always)]
+    pub fn end_lone_lock(&mut self, tx: TxId) -> Option<RxOutcome> {
+        if self.n_active != 1 || !self.locked || self.lock_tx != tx || self.tx[0] != tx || self.sinr.is_some() {
+            return None;
+        }
+        self.n_active = 0;
+        self.locked = false;
+        Some(if self.lock_ok {
+            self.stats.decoded += 1;
+            RxOutcome::Decoded(tx)
+        } else {
+            if self.lock_collided {
+                self.stats.collisions += 1;
+            } else {
+                self.stats.errors += 1;
+            }
+            RxOutcome::Failed { tx, collided: self.lock_collided }
+        })
+    }
+
     /// A signal ends at `now` (either reception model).
     pub fn finish_signal(&mut self, now: Time, tx: TxId) -> (RxOutcome, bool) {
         let locked = match self.sinr.as_ref() {
@@ -730,3 +778,7 @@ mod tests {
         assert_eq!((l.keep, l.dropped), (true, None));
     }
 }
+
+#[cfg(test)]
+#[path = "radio_fast_tests.rs"]
+mod fast_tests;

@@ -1,0 +1,120 @@
+//! The radio's fast paths (`Radio::start_idle_ns2`, `Radio::end_lone_lock`)
+//! against its general ones (`begin_signal_lazy`, `finish_signal`), as the
+//! kernel uses them (`simulation/frames.rs`): a radio that tries the fast
+//! path first must answer every call and end in every state exactly as a
+//! radio that only takes the general path.
+
+use super::*;
+
+const RX: f64 = 1e-9;
+
+fn t(us: u64) -> Time {
+    Time::from_us(us)
+}
+
+/// Every field that a call can change (the stale inline slots included).
+fn state(r: &Radio) -> impl PartialEq + std::fmt::Debug {
+    (
+        (r.n_active, r.locked, r.lock_tx, r.lock_power.to_bits(), r.lock_end, r.lock_ok, r.lock_collided),
+        (r.transmitting, r.tx, r.power.map(f64::to_bits), r.stats),
+        r.spill().iter().map(|s| (s.tx, s.power.to_bits())).collect::<Vec<_>>(),
+    )
+}
+
+proptest::proptest! {
+    /// Random overlapping signals (ties in time included, up to ~40 on the
+    /// air, so the inline slots spill), own transmissions, ns-2's rule and
+    /// ns-3's (where the start's fast path must decline), powers around
+    /// the receive threshold: the same answers and states after every call.
+    #[test]
+    fn fast_paths_match_the_general_ones(
+        sigs in proptest::collection::vec((0u64..400, 1u64..120, 0u32..40), 1..120),
+        txs in proptest::collection::vec((0u64..400, 1u64..60), 0..6),
+        ns2 in proptest::bool::ANY,
+    ) {
+        let mut evs: Vec<(u64, u8, usize)> = Vec::new();
+        for (i, &(at, len, _)) in sigs.iter().enumerate() {
+            evs.push((at, 3, i));
+            evs.push((at + len, 2, i));
+        }
+        let mut busy_until = 0;
+        for (k, &(at, len)) in txs.iter().enumerate() {
+            let at = at.max(busy_until);
+            busy_until = at + len;
+            evs.push((at, 1, k));
+            evs.push((at + len, 0, k));
+        }
+        evs.sort();
+        let rule = if ns2 { CaptureRule::Ns2 } else { CaptureRule::StrongerWins };
+        let (mut fast, mut general) = (Radio::new(rule, RX, 10.0), Radio::new(rule, RX, 10.0));
+        let mut unseen = vec![false; sigs.len()];
+        let (mut fast_starts, mut fast_ends) = (0, 0);
+        for (at, what, i) in evs {
+            match what {
+                3 => {
+                    let power = RX * 0.05 * 1.25f64.powi(sigs[i].2 as i32);
+                    let end = t(at + sigs[i].1);
+                    let want = general.begin_signal_lazy(t(at), i as TxId, power, end, 1);
+                    let got = if fast.start_idle_ns2(i as TxId, power, end) {
+                        fast_starts += 1;
+                        let outcome = StartOutcome { became_busy: true, captured_out: false };
+                        LazyStart { outcome, keep: true, locks: true, dropped: None }
+                    } else {
+                        fast.begin_signal_lazy(t(at), i as TxId, power, end, 1)
+                    };
+                    proptest::prop_assert_eq!(got, want);
+                    unseen[i] = !want.keep;
+                    if let Some((old, _)) = want.dropped {
+                        unseen[old as usize] = true;
+                    }
+                }
+                2 if unseen[i] => {}
+                2 => {
+                    let want = general.finish_signal(t(at), i as TxId);
+                    let got = match fast.end_lone_lock(i as TxId) {
+                        Some(o) => {
+                            fast_ends += 1;
+                            (o, true)
+                        }
+                        None => fast.finish_signal(t(at), i as TxId),
+                    };
+                    proptest::prop_assert_eq!(got, want);
+                    proptest::prop_assert_eq!(fast.last_decoded_power().to_bits(), general.last_decoded_power().to_bits());
+                }
+                1 => {
+                    fast.start_tx();
+                    general.start_tx();
+                }
+                _ => {
+                    proptest::prop_assert_eq!(fast.end_tx(), general.end_tx());
+                }
+            }
+            proptest::prop_assert_eq!(state(&fast), state(&general));
+            proptest::prop_assert_eq!(fast.sensing(), general.sensing());
+        }
+        // The fast paths were taken: every first signal starts at an idle
+        // radio (ns-2's rule), and so ends alone if nothing overlaps it.
+        if ns2 {
+            proptest::prop_assert!(fast_starts > 0);
+        } else {
+            proptest::prop_assert_eq!(fast_starts, 0);
+        }
+        let _ = fast_ends;
+    }
+}
+
+#[test]
+fn a_lone_frame_takes_both_fast_paths() {
+    let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+    assert!(r.start_idle_ns2(1, 2e-9, t(10)));
+    assert!(!r.start_idle_ns2(2, 2e-9, t(20)), "busy: the general path");
+    r.begin_signal_lazy(t(1), 2, 2e-9, t(20), 1);
+    assert_eq!(r.end_lone_lock(1), None, "two on the air");
+    let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+    assert!(r.start_idle_ns2(1, 0.5e-9, t(10)));
+    assert_eq!(r.end_lone_lock(1), Some(RxOutcome::Failed { tx: 1, collided: false }));
+    assert!(r.start_idle_ns2(2, 2e-9, t(20)));
+    assert_eq!(r.end_lone_lock(3), None, "not the lock");
+    assert_eq!(r.end_lone_lock(2), Some(RxOutcome::Decoded(2)));
+    assert_eq!((r.stats.decoded, r.stats.errors, r.sensing()), (1, 1, false));
+}
