@@ -88,6 +88,28 @@ enum State {
     SendingBroadcast,
 }
 
+/// A response due SIFS after the frame that asked for it (`Dcf::respond`):
+/// a CTS or an ACK, the control frame's fields, or (`kind` Data) the DATA
+/// frame after a CTS (or in a TXOP), written from the active entity's packet
+/// when it goes (`Dcf::put_data_frame`). What that frame reads (the entity's
+/// packet, sequence number, retry bit and rate, `active`) does not change
+/// while the DCF is in `DataPending`: timeouts and access timers do not act
+/// in that state and no other exchange starts. Small: no frame (and its
+/// packet room) is copied into and out of it.
+#[derive(Copy, Clone, Debug)]
+struct Response {
+    kind: FrameKind,
+    dst: MacAddr,
+    duration: Time,
+    bytes: u32,
+    rate: u64,
+}
+
+impl Response {
+    /// The DATA frame of the exchange in progress.
+    const DATA: Response = Response { kind: FrameKind::Data, dst: 0, duration: Time::ZERO, bytes: 0, rate: 0 };
+}
+
 /// One backoff entity: DCF's, or an EDCA access category's (§10.22.2).
 /// `repr(C)`: the fields a signal start or end reads come first (see
 /// [`Dcf`]).
@@ -215,7 +237,7 @@ pub struct Dcf {
     timeout_gen: u32,
     /// Sequence numbering (§10.3.2.11.2, `dup.rs`).
     seqs: dup::SeqCounters,
-    response: Option<Frame>,
+    response: Option<Response>,
     response_gen: u32,
     dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
@@ -506,8 +528,7 @@ impl Dcf {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.acs[self.active].ssrc = 0;
                     self.state = State::DataPending;
-                    let data = self.data_frame(self.acs[self.active].current.unwrap());
-                    self.respond(now, data, out);
+                    self.respond(now, Response::DATA, out);
                 }
             }
             FrameKind::Data => {
@@ -541,56 +562,23 @@ impl Dcf {
         }
     }
 
-    fn respond(&mut self, now: Time, f: Frame, out: &mut Vec<MacAction>) {
-        self.response = Some(f);
+    fn respond(&mut self, now: Time, r: Response, out: &mut Vec<MacAction>) {
+        self.response = Some(r);
         self.response_gen = self.response_gen.wrapping_add(1);
         out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
     }
 
     /// A control response (CTS or ACK) to `to`: addressed to its sender, at
     /// the response rate for the rate `to` came at.
-    fn response_frame(&self, kind: FrameKind, to: &Frame, duration: Time, bytes: u32) -> Frame {
-        Frame {
-            kind,
-            src: self.addr,
-            dst: to.src,
-            duration,
-            seq: 0,
-            tid: None,
-            retry: false,
-            bytes,
-            rate: self.rate.response_rate(&self.phy, to.rate),
-            packet: None,
-        }
-    }
-
-    /// The DATA frame of `p` (unicast: at the rate `pick_rate` chose).
-    fn data_frame(&self, p: Packet) -> Frame {
-        let bytes = Frame::data_bytes(&p);
-        let (duration, rate) = if p.next_hop == BROADCAST {
-            (Time::ZERO, self.phy.basic_rate)
-        } else {
-            let r = self.acs[self.active].rate;
-            (self.sifs + self.ack_time(r), r)
-        };
-        Frame {
-            kind: FrameKind::Data,
-            src: self.addr,
-            dst: p.next_hop,
-            duration,
-            seq: self.acs[self.active].current_seq,
-            tid: self.acs[self.active].tid,
-            retry: self.acs[self.active].current_retry,
-            bytes,
-            rate,
-            packet: Some(p),
-        }
+    fn response_frame(&self, kind: FrameKind, to: &Frame, duration: Time, bytes: u32) -> Response {
+        Response { kind, dst: to.src, duration, bytes, rate: self.rate.response_rate(&self.phy, to.rate) }
     }
 
     /// Writes the DATA frame of the active entity's packet into `tx_frame`
-    /// in place: the same frame as `data_frame`, with the packet copied once
-    /// (from the entity into the frame) instead of out, into a frame and the
-    /// frame into `tx_frame` (`memmove` calls of 160-200 bytes each).
+    /// (unicast: at the rate `pick_rate` chose) in place: the packet is
+    /// copied once, from the entity into the frame, instead of out, into a
+    /// frame and the frame into `tx_frame` (`memmove` calls of 160-200 bytes
+    /// each).
     fn put_data_frame(&mut self) {
         let a = &self.acs[self.active];
         let Some(p) = a.current.as_ref() else { unreachable!("a DATA frame without a packet") };
@@ -665,20 +653,31 @@ impl Dcf {
                 self.attempt_failed(now, exhausted, out);
             }
             MacTimer::Response if gen == self.response_gen => {
-                if let Some(kind) = self.response.as_ref().map(|f| f.kind) {
+                if let Some(r) = self.response.take() {
+                    let kind = r.kind;
                     if self.transmitting || (kind == FrameKind::Cts && !self.cts_may_go(now)) {
-                        self.response = None;
                         return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`
                     }
-                    self.tx_frame = self.response.take().expect("checked above");
-                    let f = &self.tx_frame;
                     if kind == FrameKind::Data {
+                        self.put_data_frame();
                         self.state = State::SendingData;
                         self.stats.data_sent += 1;
-                        self.rate.sent(f.rate);
+                        self.rate.sent(self.tx_frame.rate);
                     } else {
+                        // The control frame, written in place.
+                        let f = &mut self.tx_frame;
+                        f.kind = kind;
+                        f.src = self.addr;
+                        f.dst = r.dst;
+                        f.duration = r.duration;
+                        f.seq = 0;
+                        f.tid = None;
+                        f.retry = false;
+                        f.bytes = r.bytes;
+                        f.rate = r.rate;
+                        f.packet = None;
                         self.responding = true;
-                        if f.kind == FrameKind::Cts {
+                        if kind == FrameKind::Cts {
                             self.stats.cts_sent += 1;
                         } else {
                             self.stats.ack_sent += 1;
