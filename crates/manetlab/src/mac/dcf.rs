@@ -31,11 +31,13 @@ mod dup;
 mod edca;
 mod model;
 mod ns3;
+mod response;
 mod stats;
 
 pub use cts::CtsRule;
 pub use ns3::{ImmediateAccess, RetryCounters};
 pub use stats::MacStats;
+use response::Response;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
 /// still fires is ignored.
@@ -215,7 +217,7 @@ pub struct Dcf {
     timeout_gen: u32,
     /// Sequence numbering (§10.3.2.11.2, `dup.rs`).
     seqs: dup::SeqCounters,
-    response: Option<Frame>,
+    response: Option<Response>,
     response_gen: u32,
     dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
@@ -358,11 +360,12 @@ impl Dcf {
 
     /// The rate of the current packet's next DATA attempt (chosen once per
     /// attempt; an RTS retry keeps it).
-    fn pick_rate(&mut self, now: Time, p: &Packet) -> u64 {
+    /// `to` and `bytes`: the packet's receiver and DATA frame size.
+    fn pick_rate(&mut self, now: Time, to: MacAddr, bytes: u32) -> u64 {
         let a = &self.acs[self.active];
         if a.rate_attempt != a.data_failures {
-            let (attempt, bytes) = (a.data_failures, Frame::data_bytes(p));
-            let r = self.rate.choose(now, p.next_hop, bytes, attempt);
+            let attempt = a.data_failures;
+            let r = self.rate.choose(now, to, bytes, attempt);
             let a = &mut self.acs[self.active];
             a.rate = r;
             a.rate_attempt = attempt;
@@ -371,8 +374,13 @@ impl Dcf {
     }
 
     fn uses_rts(&self, pkt: &Packet) -> bool {
+        self.rts_for(pkt.next_hop, Frame::data_bytes(pkt))
+    }
+
+    /// `uses_rts` of a packet to `to` in a DATA frame of `bytes`.
+    fn rts_for(&self, to: MacAddr, bytes: u32) -> bool {
         match self.rts_threshold {
-            Some(t) => pkt.next_hop != BROADCAST && Frame::data_bytes(pkt) > t,
+            Some(t) => to != BROADCAST && bytes > t,
             None => false,
         }
     }
@@ -500,8 +508,7 @@ impl Dcf {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.acs[self.active].ssrc = 0;
                     self.state = State::DataPending;
-                    let data = self.data_frame(self.acs[self.active].current.unwrap());
-                    self.respond(now, data, out);
+                    self.respond(now, Response::DATA, out);
                 }
             }
             FrameKind::Data => {
@@ -532,52 +539,6 @@ impl Dcf {
                     self.finish_exchange(now, out);
                 }
             }
-        }
-    }
-
-    fn respond(&mut self, now: Time, f: Frame, out: &mut Vec<MacAction>) {
-        self.response = Some(f);
-        self.response_gen = self.response_gen.wrapping_add(1);
-        out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
-    }
-
-    /// A control response (CTS or ACK) to `to`: addressed to its sender, at
-    /// the response rate for the rate `to` came at.
-    fn response_frame(&self, kind: FrameKind, to: &Frame, duration: Time, bytes: u32) -> Frame {
-        Frame {
-            kind,
-            src: self.addr,
-            dst: to.src,
-            duration,
-            seq: 0,
-            tid: None,
-            retry: false,
-            bytes,
-            rate: self.rate.response_rate(&self.phy, to.rate),
-            packet: None,
-        }
-    }
-
-    /// The DATA frame of `p` (unicast: at the rate `pick_rate` chose).
-    fn data_frame(&self, p: Packet) -> Frame {
-        let bytes = Frame::data_bytes(&p);
-        let (duration, rate) = if p.next_hop == BROADCAST {
-            (Time::ZERO, self.phy.basic_rate)
-        } else {
-            let r = self.acs[self.active].rate;
-            (self.sifs + self.ack_time(r), r)
-        };
-        Frame {
-            kind: FrameKind::Data,
-            src: self.addr,
-            dst: p.next_hop,
-            duration,
-            seq: self.acs[self.active].current_seq,
-            tid: self.acs[self.active].tid,
-            retry: self.acs[self.active].current_retry,
-            bytes,
-            rate,
-            packet: Some(p),
         }
     }
 
@@ -634,20 +595,31 @@ impl Dcf {
                 self.attempt_failed(now, exhausted, out);
             }
             MacTimer::Response if gen == self.response_gen => {
-                if let Some(kind) = self.response.as_ref().map(|f| f.kind) {
+                if let Some(r) = self.response.take() {
+                    let kind = r.kind;
                     if self.transmitting || (kind == FrameKind::Cts && !self.cts_may_go(now)) {
-                        self.response = None;
                         return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`
                     }
-                    self.tx_frame = self.response.take().expect("checked above");
-                    let f = &self.tx_frame;
                     if kind == FrameKind::Data {
+                        self.put_data_frame();
                         self.state = State::SendingData;
                         self.stats.data_sent += 1;
-                        self.rate.sent(f.rate);
+                        self.rate.sent(self.tx_frame.rate);
                     } else {
+                        // The control frame, written in place.
+                        let f = &mut self.tx_frame;
+                        f.kind = kind;
+                        f.src = self.addr;
+                        f.dst = r.dst;
+                        f.duration = r.duration;
+                        f.seq = 0;
+                        f.tid = None;
+                        f.retry = false;
+                        f.bytes = r.bytes;
+                        f.rate = r.rate;
+                        f.packet = None;
                         self.responding = true;
-                        if f.kind == FrameKind::Cts {
+                        if kind == FrameKind::Cts {
                             self.stats.cts_sent += 1;
                         } else {
                             self.stats.ack_sent += 1;
@@ -673,22 +645,27 @@ impl Dcf {
 
     fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
         self.txop_start = now;
-        let p = self.acs[self.active].current.expect("contending without a packet");
-        if p.next_hop == BROADCAST {
+        // The packet's receiver and size only: the packet stays in its
+        // entity until `put_data_frame` copies it into the frame.
+        let (to, bytes) = match &self.acs[self.active].current {
+            Some(p) => (p.next_hop, Frame::data_bytes(p)),
+            None => panic!("contending without a packet"),
+        };
+        if to == BROADCAST {
             self.state = State::SendingBroadcast;
             self.stats.broadcast_sent += 1;
-            self.tx_frame = self.data_frame(p);
+            self.put_data_frame();
             self.transmit(now, out);
-        } else if self.uses_rts(&p) {
+        } else if self.rts_for(to, bytes) {
             self.state = State::SendingRts;
             self.stats.rts_sent += 1;
-            let rate = self.pick_rate(now, &p);
-            let data_time = self.phy.frame_time(Frame::data_bytes(&p), rate);
+            let rate = self.pick_rate(now, to, bytes);
+            let data_time = self.phy.frame_time(bytes, rate);
             let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
             self.tx_frame = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,
-                dst: p.next_hop,
+                dst: to,
                 duration,
                 seq: 0,
                 tid: None,
@@ -701,9 +678,9 @@ impl Dcf {
         } else {
             self.state = State::SendingData;
             self.stats.data_sent += 1;
-            let rate = self.pick_rate(now, &p);
+            let rate = self.pick_rate(now, to, bytes);
             self.rate.sent(rate);
-            self.tx_frame = self.data_frame(p);
+            self.put_data_frame();
             self.transmit(now, out);
         }
     }

@@ -576,3 +576,67 @@ fn test_relay_forwards_difs_after_its_ack_without_backoff_under_idle_now() {
     // The default draws a backoff: not all zero, all within CWmin 31.
     assert!(slots_default.iter().any(|&s| s > 0) && slots_default.iter().all(|&s| s <= 31), "{slots_default:?}");
 }
+
+/// The frames the DCF writes in place (`dcf/response.rs`) are the full
+/// frames: the DATA frame sent at access and after a CTS, the CTS and the
+/// ACK, field by field (packet included), as they were built whole before.
+#[test]
+fn test_frames_written_in_place_are_the_whole_frames() {
+    let data = |retry| Frame {
+        kind: FrameKind::Data,
+        src: 0,
+        dst: 1,
+        duration: US(10 + 248), // SIFS + ACK at 2 Mbit/s
+        seq: 0,
+        tid: None,
+        retry,
+        bytes: 1028 + 36,
+        rate: 2_000_000,
+        packet: Some(pkt(1)),
+    };
+    let ctl = |kind, src, dst, duration, bytes| Frame {
+        kind,
+        src,
+        dst,
+        duration,
+        seq: 0,
+        tid: None,
+        retry: false,
+        bytes,
+        rate: 2_000_000,
+        packet: None,
+    };
+    // No RTS: the DATA frame at access.
+    let mut h = H::new(false);
+    h.dcf.enqueue(Time::from_ms(1), pkt(1), &mut h.out);
+    h.fire(MacTimer::Access);
+    assert_eq!(format!("{:?}", h.dcf.tx_frame()), format!("{:?}", data(false)));
+    // RTS/CTS: the DATA frame SIFS after the CTS.
+    let mut h = H::new(true);
+    h.dcf.enqueue(Time::from_ms(1), pkt(1), &mut h.out);
+    h.fire(MacTimer::Access);
+    assert_eq!(h.dcf.tx_frame().kind, FrameKind::Rts);
+    let rts = *h.dcf.tx_frame();
+    h.out.clear();
+    h.dcf.on_tx_end(Time::from_ms(2), &mut h.out);
+    h.out.clear();
+    let cts = ctl(FrameKind::Cts, 1, 0, US(10 + 4256 + 10 + 248), 14);
+    h.dcf.on_rx_end(Time::from_ms(3), Some(&cts), true, &mut h.out);
+    h.fire(MacTimer::Response);
+    assert_eq!(format!("{:?}", h.dcf.tx_frame()), format!("{:?}", data(false)));
+    // The receiver's CTS to that RTS, and its ACK to the DATA frame.
+    let mut r = H {
+        dcf: Dcf::new(1, &MacConfig::default(), false, RngStream::new(1, 1, Purpose::MacBackoff, 0)),
+        out: Vec::new(),
+    };
+    r.dcf.on_rx_end(Time::from_ms(2), Some(&rts), true, &mut r.out);
+    r.fire(MacTimer::Response);
+    let want = ctl(FrameKind::Cts, 1, 0, rts.duration - US(10 + 248), 14);
+    assert_eq!(format!("{:?}", r.dcf.tx_frame()), format!("{:?}", want));
+    r.out.clear();
+    r.dcf.on_tx_end(Time::from_ms(3), &mut r.out);
+    r.out.clear();
+    r.dcf.on_rx_end(Time::from_ms(5), Some(&data(false)), true, &mut r.out);
+    r.fire(MacTimer::Response);
+    assert_eq!(format!("{:?}", r.dcf.tx_frame()), format!("{:?}", ctl(FrameKind::Ack, 1, 0, Time::ZERO, 14)));
+}

@@ -63,23 +63,38 @@ impl Dcf {
 
     #[inline(never)]
     fn arm_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let mut first: Option<Time> = None;
-        for i in 0..self.n_acs {
-            let Some(b) = self.acs[i].backoff else { continue };
-            // Slots already counted in this idle period (before a freeze
-            // caused by a new packet or a re-evaluation) are not counted
-            // again.
-            let start = self.access_start(i).max(self.acs[i].counted_to);
-            let at = (start + self.slot * b as u64).max(now);
-            let a = &mut self.acs[i];
-            a.countdown_start = start;
-            a.access_at = at;
-            first = Some(first.map_or(at, |f| f.min(at)));
-        }
-        let Some(at) = first else { return };
+        let at = if self.n_acs == 1 {
+            // Plain DCF: one entity, no loop and no minimum to fold
+            // (`schedule_access` found its backoff set).
+            let Some(b) = self.acs[0].backoff else { return };
+            self.arm_entity(0, b, now)
+        } else {
+            let mut first: Option<Time> = None;
+            for i in 0..self.n_acs {
+                let Some(b) = self.acs[i].backoff else { continue };
+                let at = self.arm_entity(i, b, now);
+                first = Some(first.map_or(at, |f| f.min(at)));
+            }
+            let Some(at) = first else { return };
+            at
+        };
         self.access_pending = true;
         self.access_gen = self.access_gen.wrapping_add(1);
         out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+    }
+
+    /// Starts entity `i`'s countdown of `b` slots in this idle period and
+    /// returns when it reaches zero.
+    #[inline(always)]
+    fn arm_entity(&mut self, i: usize, b: u32, now: Time) -> Time {
+        // Slots already counted in this idle period (before a freeze caused
+        // by a new packet or a re-evaluation) are not counted again.
+        let start = self.access_start(i).max(self.acs[i].counted_to);
+        let at = (start + self.slot * b as u64).max(now);
+        let a = &mut self.acs[i];
+        a.countdown_start = start;
+        a.access_at = at;
+        at
     }
 
     /// When the AIFS/DIFS/EIFS deferral of entity `i` in the current idle

@@ -78,8 +78,7 @@ impl Dcf {
         (self.acs[i].rate, self.acs[i].rate_attempt) = (rate, 0);
         self.state = State::DataPending;
         self.stats.txop_continuations += 1;
-        let data = self.data_frame(pkt);
-        self.respond(now, data, out);
+        self.respond(now, Response::DATA, out);
         true
     }
 }
