@@ -51,9 +51,9 @@
 //! `AliveTimeout` re-resolution is not modelled).
 
 use crate::net::{NodeId, Packet};
+use crate::sim::idhash::{IdMap, IdSet};
 use crate::sim::DropReason;
 use crate::sim::Time;
-use crate::sim::idhash::{IdMap, IdSet};
 use std::collections::VecDeque;
 
 pub use crate::wire::arp::ARP_BYTES;
