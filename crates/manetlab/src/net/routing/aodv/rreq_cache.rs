@@ -27,13 +27,6 @@ pub struct RreqCache {
     /// reads the queue only then, not for every RREQ heard (the queue's
     /// ring is one more cache miss per packet at 1,000+ nodes).
     next_forget: Time,
-    /// What only a new RREQ and an expiry read, boxed: the cache sits in
-    /// `Aodv`'s hot lines, which a duplicate reads (`tests::hot_fields_lead_the_box`).
-    cold: Box<Cold>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct Cold {
     /// (forget at, originator, id), in insertion order; the hold time is a
     /// constant, so this is also expiry order.
     order: VecDeque<(Time, NodeId, u32)>,
@@ -43,7 +36,7 @@ struct Cold {
 impl RreqCache {
     /// Entries are kept for `hold` (PATH_DISCOVERY_TIME).
     pub fn new(hold: Time) -> RreqCache {
-        RreqCache { by_orig: IdSlots::default(), next_forget: Time::MAX, cold: Box::new(Cold { order: VecDeque::new(), hold }) }
+        RreqCache { by_orig: IdSlots::default(), next_forget: Time::MAX, order: VecDeque::new(), hold }
     }
 
     /// Records (originator, id) seen at `now`. Returns true if it was
@@ -56,9 +49,8 @@ impl RreqCache {
             return true;
         }
         ids.push_back(id);
-        let at = now + self.cold.hold;
-        self.cold.order.push_back((at, orig, id));
-        self.next_forget = self.next_forget.min(at);
+        self.order.push_back((now + self.hold, orig, id));
+        self.next_forget = self.next_forget.min(now + self.hold);
         false
     }
 
@@ -77,24 +69,24 @@ impl RreqCache {
     }
 
     fn forget_until(&mut self, now: Time) {
-        while let Some(&(at, o, i)) = self.cold.order.front() {
+        while let Some(&(at, o, i)) = self.order.front() {
             if at > now {
                 break;
             }
-            self.cold.order.pop_front();
+            self.order.pop_front();
             // `o`'s ids are in the global order too: its oldest is this one.
             let ids = self.by_orig.get_mut(o).expect("an originator of the queue");
             let first = ids.pop_front();
             debug_assert_eq!(first, Some(i));
         }
-        self.next_forget = self.cold.order.front().map_or(Time::MAX, |e| e.0);
+        self.next_forget = self.order.front().map_or(Time::MAX, |e| e.0);
     }
 
     pub fn len(&self) -> usize {
-        self.cold.order.len()
+        self.order.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.cold.order.is_empty()
+        self.order.is_empty()
     }
 }
 
