@@ -1,28 +1,15 @@
 //! Duplicate RREQ detection (RFC 3561 §6.5): a node remembers the
 //! (originator, RREQ ID) of every RREQ it has seen for PATH_DISCOVERY_TIME
 //! and silently discards the copies that arrive over other paths.
-//!
-//! Kept by originator: a node hears every flood, so at 400 nodes a set of
-//! (originator, id) pairs held thousands of entries per node and each RREQ
-//! heard (94 % of them duplicates) hashed into it at random, and its expiry
-//! hashed again to remove (`seen_before` + `expire` ~90 instructions and
-//! two or three misses a RREQ, docs/performance.md "Session 15 (branch
-//! s15aodv)"). The originators are few (the nodes that discover), each with
-//! the few ids it sent within the hold time: a look-up is one probe of a
-//! small `IdSlots` and a scan of that originator's recent ids, newest first
-//! (a duplicate is nearly always of the originator's latest flood).
 
-use super::slots::IdSlots;
 use crate::net::NodeId;
 use crate::sim::Time;
+use crate::sim::idhash::IdSet;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct RreqCache {
-    /// Per originator, the ids remembered, in insertion order (= expiry
-    /// order: the hold time is a constant). An originator whose ids all
-    /// expired keeps its (empty) entry: no allocation when it floods again.
-    by_orig: IdSlots<VecDeque<u32>>,
+    seen: IdSet<(NodeId, u32)>,
     /// When the oldest entry is forgotten (`Time::MAX`: no entry): `expire`
     /// reads the queue only then, not for every RREQ heard (the queue's
     /// ring is one more cache miss per packet at 1,000+ nodes).
@@ -36,19 +23,16 @@ pub struct RreqCache {
 impl RreqCache {
     /// Entries are kept for `hold` (PATH_DISCOVERY_TIME).
     pub fn new(hold: Time) -> RreqCache {
-        RreqCache { by_orig: IdSlots::default(), next_forget: Time::MAX, order: VecDeque::new(), hold }
+        RreqCache { seen: IdSet::default(), next_forget: Time::MAX, order: VecDeque::new(), hold }
     }
 
     /// Records (originator, id) seen at `now`. Returns true if it was
     /// already known (a duplicate to discard).
-    #[inline]
     pub fn seen_before(&mut self, orig: NodeId, id: u32, now: Time) -> bool {
         self.expire(now);
-        let ids = self.by_orig.get_or_default(orig);
-        if ids.iter().rev().any(|&i| i == id) {
+        if !self.seen.insert((orig, id)) {
             return true;
         }
-        ids.push_back(id);
         self.order.push_back((now + self.hold, orig, id));
         self.next_forget = self.next_forget.min(now + self.hold);
         false
@@ -56,28 +40,20 @@ impl RreqCache {
 
     pub fn contains(&mut self, orig: NodeId, id: u32, now: Time) -> bool {
         self.expire(now);
-        self.by_orig.get(orig).is_some_and(|ids| ids.contains(&id))
+        self.seen.contains(&(orig, id))
     }
 
     /// Forgets entries older than the hold time.
-    #[inline]
     pub fn expire(&mut self, now: Time) {
         if now < self.next_forget {
             return;
         }
-        self.forget_until(now);
-    }
-
-    fn forget_until(&mut self, now: Time) {
         while let Some(&(at, o, i)) = self.order.front() {
             if at > now {
                 break;
             }
             self.order.pop_front();
-            // `o`'s ids are in the global order too: its oldest is this one.
-            let ids = self.by_orig.get_mut(o).expect("an originator of the queue");
-            let first = ids.pop_front();
-            debug_assert_eq!(first, Some(i));
+            self.seen.remove(&(o, i));
         }
         self.next_forget = self.order.front().map_or(Time::MAX, |e| e.0);
     }
