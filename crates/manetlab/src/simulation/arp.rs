@@ -10,10 +10,17 @@ use crate::net::{Body, NodeId, Packet, BROADCAST, FLOW_NONE};
 
 impl Simulation {
     /// A unicast packet routed at `node` goes through ARP to the queue.
-    pub(super) fn arp_output(&mut self, node: NodeId, pkt: Packet) {
+    pub(super) fn arp_output(&mut self, node: NodeId, pkt: &Packet) {
+        let arp = self.nodes[node as usize].arp.as_mut().expect("ARP is on at this node");
+        // A resolved next hop (nearly every packet): `Arp::output` would
+        // only hand it back as `ArpAction::Queue`, which `do_arp` enqueues;
+        // enqueued here without the action vector and the two copies.
+        if arp.is_resolved(pkt.next_hop) {
+            return self.enqueue(node, pkt);
+        }
         let mut acts = std::mem::take(&mut self.arp_out);
         let now = self.queue.now();
-        self.nodes[node as usize].arp.as_mut().expect("ARP is on at this node").output(now, pkt, &mut acts);
+        arp.output(now, *pkt, &mut acts);
         self.do_arp(node, &mut acts);
         self.arp_out = acts;
     }

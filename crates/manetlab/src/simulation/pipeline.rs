@@ -211,7 +211,7 @@ impl Simulation {
         if let Some(dir) = self.wired.iface(node, pkt.next_hop) {
             self.wire_send(node, dir, *pkt);
         } else if pkt.next_hop != BROADCAST && self.nodes[node as usize].arp.is_some() {
-            self.arp_output(node, *pkt);
+            self.arp_output(node, pkt);
         } else {
             self.enqueue(node, pkt);
         }

@@ -298,10 +298,28 @@ impl Aodv {
     fn use_route(&mut self, now: Time, pkt: &Packet, next_hop: NodeId) {
         let until = now + self.cfg.active_route_timeout;
         self.table.refresh(pkt.dst, until, now);
-        self.table.refresh(next_hop, until, now);
+        self.refresh_others(now, until, pkt, next_hop);
+    }
+
+    /// `use_route` after the destination's route was refreshed: the next
+    /// hop's, source's and previous hop's. A refresh with the same `until`
+    /// and `now` as one already done on the same entry changes nothing
+    /// (the lifetime is then at least `until`), so each key is refreshed
+    /// once: on the last hop (next hop = destination) and the first
+    /// (previous hop = source) that is one probe instead of two.
+    #[inline]
+    fn refresh_others(&mut self, now: Time, until: Time, pkt: &Packet, next_hop: NodeId) {
+        if next_hop != pkt.dst {
+            self.table.refresh(next_hop, until, now);
+        }
         if pkt.src != self.me {
-            self.table.refresh(pkt.src, until, now);
-            self.table.refresh(pkt.prev_hop, until, now);
+            if pkt.src != pkt.dst && pkt.src != next_hop {
+                self.table.refresh(pkt.src, until, now);
+            }
+            let p = pkt.prev_hop;
+            if p != pkt.dst && p != next_hop && p != pkt.src {
+                self.table.refresh(p, until, now);
+            }
         }
     }
 
@@ -560,8 +578,10 @@ impl Routing for Aodv {
             pkt.next_hop = BROADCAST;
             return ctx.transmit(pkt);
         }
-        if let Some(nh) = self.table.active(pkt.dst, now).map(|r| r.next_hop) {
-            self.use_route(now, &pkt, nh);
+        // `active` then `use_route`, with the destination's entry found once.
+        let until = now + self.cfg.active_route_timeout;
+        if let Some(nh) = self.table.use_active(pkt.dst, until, now) {
+            self.refresh_others(now, until, &pkt, nh);
             pkt.next_hop = nh;
             return ctx.transmit(pkt);
         }
@@ -666,7 +686,10 @@ impl Routing for Aodv {
         self.heard(ctx, pkt.prev_hop);
         let until = now + self.cfg.active_route_timeout;
         self.table.refresh(pkt.src, until, now);
-        self.table.refresh(pkt.prev_hop, until, now);
+        // (a second refresh of the same entry changes nothing)
+        if pkt.prev_hop != pkt.src {
+            self.table.refresh(pkt.prev_hop, until, now);
+        }
     }
 
     fn set_proxied(&mut self, hosts: &[NodeId]) {

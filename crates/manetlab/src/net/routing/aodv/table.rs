@@ -266,6 +266,21 @@ impl RouteTable {
         }
     }
 
+    /// The next hop of `dst`'s active route, whose lifetime is extended to
+    /// at least `until` (a packet goes out over it, §6.2): `active` then
+    /// `refresh`, with one look-up.
+    #[inline]
+    pub fn use_active(&mut self, dst: NodeId, until: Time, now: Time) -> Option<NodeId> {
+        let r = self.get_mut(dst)?;
+        if !r.is_active(now) {
+            return None;
+        }
+        if r.lifetime < until {
+            r.lifetime = until;
+        }
+        Some(r.next_hop)
+    }
+
     /// Breaks the route to `dst` (§6.11): the sequence number is incremented
     /// if known (`new_seq` overrides it, as a received RERR does), the entry
     /// becomes invalid and is deleted DELETE_PERIOD from now. Returns the
@@ -504,6 +519,26 @@ mod tests {
         assert_eq!(seq, 20);
         let (seq, _) = rt.invalidate(9, Some(3), t(300)).unwrap();
         assert_eq!(seq, 20, "an older RERR sequence number is ignored");
+    }
+
+    /// `use_active` is `active` then `refresh` of the same entry.
+    #[test]
+    fn use_active_is_active_then_refresh() {
+        for (state_broken, now, until) in [(false, 1000, 4000), (false, 1000, 2000), (false, 3000, 6000), (true, 1000, 4000)] {
+            let (mut a, mut b) = (RouteTable::new(t(15_000), t(2100)), RouteTable::new(t(15_000), t(2100)));
+            for rt in [&mut a, &mut b] {
+                rt.offer(offer(9, 1, 2, 1), t(0)); // expires at 3 s
+                if state_broken {
+                    rt.invalidate(9, None, t(500));
+                }
+            }
+            let (now, until) = (t(now), t(until));
+            let nh = a.active(9, now).map(|r| r.next_hop);
+            a.refresh(9, until, now);
+            assert_eq!(b.use_active(9, until, now), nh);
+            assert_eq!(a.get(9), b.get(9));
+            assert_eq!(b.use_active(7, until, now), None, "no entry");
+        }
     }
 
     #[test]
