@@ -113,9 +113,16 @@ pub struct Channel {
     arr: Arrivals,
 }
 
+/// Most buckets of [`Channel::arrivals_mobile`]'s sort (a power of two).
+const ARRIVAL_BUCKETS: usize = 256;
+/// Shorter hearer lists take `sort_unstable` in `arrivals_mobile`.
+const ARRIVAL_MIN_LEN: usize = 8;
+
 /// Scratch of [`Channel::arrivals_mobile`] (kept: no allocation per frame).
 #[derive(Default)]
 struct Arrivals {
+    /// The kept candidates (one entry per node).
+    cand: Vec<Cand>,
     /// A hearer's packed key (delay, node, index), as [`sort_by_arrival`]'s.
     keys: Vec<u64>,
     /// `keys` scattered by bucket, then sorted.
@@ -310,7 +317,15 @@ impl Channel {
             && !fading.is_active()
             && (positions.len() as u64) < 1 << KEY_NODE_BITS
             && max_delay < 1 << (64 - KEY_INDEX_BITS - KEY_NODE_BITS);
-        let arr = Arrivals { delay_bits: 64 - max_delay.leading_zeros(), ..Arrivals::default() };
+        let nodes = if fused { positions.len() } else { 0 };
+        let arr = Arrivals {
+            cand: vec![Cand::default(); nodes],
+            keys: vec![0; nodes],
+            sorted: vec![0; nodes],
+            powers: vec![0.0; nodes],
+            counts: vec![0; ARRIVAL_BUCKETS + 1],
+            delay_bits: 64 - max_delay.leading_zeros(),
+        };
         Channel {
             radio: radio.clone(),
             hearer_cache: vec![None; positions.len()],
@@ -532,15 +547,16 @@ impl Channel {
     /// (delay, node) is a total order); crowded buckets and short lists
     /// take `sort_unstable` of the keys, as `sort_keys` does.
     fn arrivals_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
-        let Channel { mobility, grid, radio, reach_sq, cull_power, cand, arr, .. } = self;
+        let Channel { mobility, grid, radio, reach_sq, cull_power, arr, .. } = self;
         let m = mobility.as_mut().expect("arrivals_mobile without mobility");
         let p = m.position(sender, now);
-        let reach_sq = *reach_sq;
+        let (reach_sq, cull) = (*reach_sq, *cull_power);
         let Mobility { movers, now_legs, slot_legs, search, .. } = m;
-        cand.clear();
-        grid.disc_rows(&p, *search, |first, end| {
-            let mut k = cand.len();
-            cand.resize(k + end - first, Cand::default());
+        // (`cand`, `keys`, `powers`, `sorted` hold one entry per node: a
+        // slot is visited at most once per frame)
+        let cand = &mut arr.cand[..];
+        let mut k = 0;
+        grid.disc_runs(&p, *search, |first, end| {
             for (&n, leg) in grid.nodes[first..end].iter().zip(&mut slot_legs[first..end]) {
                 if !(leg.start <= now && now < leg.end) {
                     *leg = fresh_leg(movers, now_legs, n, now);
@@ -556,64 +572,64 @@ impl Channel {
                 cand[k] = Cand { node: n, d2, z: q.z };
                 k += ((n != sender) & !(d2 > reach_sq)) as usize;
             }
-            cand.truncate(k);
         });
-        let n = cand.len();
-        let lg = n.max(2).next_power_of_two().trailing_zeros().min(16);
+        // About one bucket per two candidates, at most `ARRIVAL_BUCKETS`.
+        let lg = (k.max(2).next_power_of_two().trailing_zeros() - 1).min(ARRIVAL_BUCKETS.trailing_zeros());
         let nb = 1usize << lg;
         let shift = arr.delay_bits.saturating_sub(lg);
-        arr.counts.clear();
-        arr.counts.resize(nb + 1, 0);
-        if arr.keys.len() < n {
-            arr.keys.resize(n, 0);
-            arr.sorted.resize(n, 0);
-            arr.powers.resize(n, 0.0);
-        }
+        let counts = &mut arr.counts;
+        counts[..=nb].fill(0);
+        let (keys, powers) = (&mut arr.keys[..k], &mut arr.powers[..k]);
         let h = radio.antenna_height_m;
         let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
         let mut j = 0;
-        for c in cand.iter() {
+        for c in &cand[..k] {
             let d = c.d2.sqrt();
             let power = if c.z.to_bits() == p.z.to_bits() {
                 level.power(d)
             } else {
                 radio.propagation.rx_power(radio, d, h + p.z, h + c.z)
             };
-            if power >= *cull_power {
-                let delay = delay_of(d).0;
-                arr.keys[j] =
-                    (delay << (KEY_INDEX_BITS + KEY_NODE_BITS)) | ((c.node as u64) << KEY_INDEX_BITS) | j as u64;
-                arr.powers[j] = power;
-                arr.counts[((delay >> shift) as usize).min(nb - 1) + 1] += 1;
-                j += 1;
-            }
+            // Written at `j` always, kept by advancing `j` (a candidate
+            // below the cull level is overwritten by the next).
+            let delay = delay_of(d).0;
+            keys[j] = (delay << (KEY_INDEX_BITS + KEY_NODE_BITS)) | ((c.node as u64) << KEY_INDEX_BITS) | j as u64;
+            powers[j] = power;
+            let hears = power >= cull;
+            // (the bucket is below `nb` as delay <= the largest; the mask
+            // only spares a bounds check: a key in a wrong bucket would
+            // still be sorted, by the insertion sort)
+            counts[((delay >> shift) as usize).min(nb - 1) % ARRIVAL_BUCKETS + 1] += hears as u32;
+            j += hears as usize;
         }
-        let keys = &mut arr.keys[..j];
+        let keys = &mut keys[..j];
         let mut full = 0;
-        if j >= BUCKET_MIN_LEN {
-            for b in 0..nb {
-                full = full.max(arr.counts[b + 1]);
-                arr.counts[b + 1] += arr.counts[b];
+        if j >= ARRIVAL_MIN_LEN {
+            let mut sum = 0;
+            for c in &mut counts[1..=nb] {
+                full = full.max(*c);
+                sum += *c;
+                *c = sum;
             }
         }
-        let sorted: &[u64] = if j < BUCKET_MIN_LEN || full > BUCKET_MAX_FILL {
+        let sorted: &[u64] = if j < ARRIVAL_MIN_LEN || full > BUCKET_MAX_FILL {
             keys.sort_unstable();
             keys
         } else {
             let to = &mut arr.sorted[..j];
-            for &k in keys.iter() {
-                let b = &mut arr.counts[((k >> (KEY_INDEX_BITS + KEY_NODE_BITS + shift)) as usize).min(nb - 1)];
-                to[*b as usize] = k;
-                *b += 1;
+            for &key in keys.iter() {
+                let b = ((key >> (KEY_INDEX_BITS + KEY_NODE_BITS + shift)) as usize).min(nb - 1) % ARRIVAL_BUCKETS;
+                to[counts[b] as usize] = key;
+                counts[b] += 1;
             }
             insertion_sort(to);
             to
         };
         out.clear();
-        out.extend(sorted.iter().map(|&k| Hearer {
-            node: ((k >> KEY_INDEX_BITS) & ((1 << KEY_NODE_BITS) - 1)) as NodeId,
-            power: arr.powers[(k & ((1 << KEY_INDEX_BITS) - 1)) as usize],
-            delay: Time(k >> (KEY_INDEX_BITS + KEY_NODE_BITS)),
+        out.extend(sorted.iter().map(|&key| Hearer {
+            node: ((key >> KEY_INDEX_BITS) & ((1 << KEY_NODE_BITS) - 1)) as NodeId,
+            power: powers[(key & ((1 << KEY_INDEX_BITS) - 1)) as usize],
+            delay: Time(key >> (KEY_INDEX_BITS + KEY_NODE_BITS)),
         }));
     }
 
