@@ -570,7 +570,9 @@ impl Channel {
                 let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
                 let d2 = dx * dx + dy * dy + dz * dz;
                 cand[k] = Cand { node: n, d2, z: q.z };
-                k += ((n != sender) & !(d2 > reach_sq)) as usize;
+                // (a NaN is kept, as in `scan_mobile`)
+                let far = d2 > reach_sq;
+                k += ((n != sender) & !far) as usize;
             }
         });
         // About one bucket per two candidates, at most `ARRIVAL_BUCKETS`.

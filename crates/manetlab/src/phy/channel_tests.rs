@@ -373,7 +373,7 @@ mod fused {
             let mut now = Time::ZERO;
             for _ in 0..120 {
                 s = mix64(s);
-                now = now + Time::from_ms(s % step_ms);
+                now += Time::from_ms(s % step_ms);
                 let sender = ((s >> 32) % n as u64) as NodeId;
                 ch.refresh(now);
                 reference.refresh(now);

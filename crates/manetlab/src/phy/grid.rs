@@ -129,7 +129,8 @@ impl Grid {
             let lo = self.min_y + gy as f64 * c;
             let dy = (lo - p.y).max(p.y - (lo + c)).max(0.0);
             let w2 = r_sq - dy * dy;
-            if !(w2 >= 0.0) {
+            // (a row beyond the disc, or a NaN, is skipped)
+            if w2 < 0.0 || w2.is_nan() {
                 continue;
             }
             let w = w2.sqrt();
