@@ -40,6 +40,10 @@ use crate::sim::Time;
 use crate::wire::Frame;
 use std::cell::RefCell;
 
+#[path = "grid.rs"]
+mod grid;
+use grid::Grid;
+
 /// With mobility, grid cells per search radius (`Mobility::cell`).
 const MOBILE_CELLS_PER_SEARCH: f64 = 3.0;
 /// With mobility (and no fading), the grid is rebuilt when the fastest
@@ -67,76 +71,6 @@ pub struct Hearer {
     /// Received power, watts.
     pub power: f64,
     pub delay: Time,
-}
-
-/// The grid's cells in one array (compressed rows): the nodes of cell `c`
-/// are `nodes[starts[c]..starts[c + 1]]`, in id order; a row's cells are
-/// side by side.
-struct Grid {
-    cell: f64,
-    min_x: f64,
-    min_y: f64,
-    cols: usize,
-    rows: usize,
-    starts: Vec<u32>,
-    nodes: Vec<NodeId>,
-}
-
-impl Grid {
-    fn new(positions: &[Position], cell: f64) -> Grid {
-        let cell = if cell.is_finite() && cell > 0.0 { cell } else { 1.0 };
-        let (mut min_x, mut min_y, mut max_x, mut max_y) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        if let Some(p) = positions.first() {
-            (min_x, min_y, max_x, max_y) = (p.x, p.y, p.x, p.y);
-        }
-        for p in positions {
-            min_x = min_x.min(p.x);
-            min_y = min_y.min(p.y);
-            max_x = max_x.max(p.x);
-            max_y = max_y.max(p.y);
-        }
-        // Cap the grid size: a sparse huge area must not allocate millions of cells.
-        let mut cell = cell;
-        while ((max_x - min_x) / cell + 1.0) * ((max_y - min_y) / cell + 1.0) > 4.0 * positions.len() as f64 + 64.0 {
-            cell *= 2.0;
-        }
-        let cols = ((max_x - min_x) / cell).floor() as usize + 1;
-        let rows = ((max_y - min_y) / cell).floor() as usize + 1;
-        let mut g = Grid { cell, min_x, min_y, cols, rows, starts: vec![0; cols * rows + 1], nodes: Vec::new() };
-        // Counting sort of the nodes by cell (ids ascending within a cell).
-        let of: Vec<u32> = positions.iter().map(|p| g.cell_of(p) as u32).collect();
-        for &c in &of {
-            g.starts[c as usize + 1] += 1;
-        }
-        for c in 0..cols * rows {
-            g.starts[c + 1] += g.starts[c];
-        }
-        let mut fill = g.starts.clone();
-        g.nodes = vec![0; positions.len()];
-        for (i, &c) in of.iter().enumerate() {
-            g.nodes[fill[c as usize] as usize] = i as NodeId;
-            fill[c as usize] += 1;
-        }
-        g
-    }
-    /// The cell of `p`, clamped to the grid. `v as usize` is
-    /// `v.floor().max(0.0) as usize` for every `v` (it truncates towards
-    /// zero and saturates negatives and NaN to 0) without libm's `floor`
-    /// (x86-64 before SSE4.1 has no rounding instruction).
-    fn coords(&self, p: &Position) -> (usize, usize) {
-        let cx = (((p.x - self.min_x) / self.cell) as usize).min(self.cols - 1);
-        let cy = (((p.y - self.min_y) / self.cell) as usize).min(self.rows - 1);
-        (cx, cy)
-    }
-    fn cell_of(&self, p: &Position) -> usize {
-        let (cx, cy) = self.coords(p);
-        cy * self.cols + cx
-    }
-    /// The nodes of cells `first..=last` (one row's, or one cell's).
-    #[inline]
-    fn span(&self, first: usize, last: usize) -> &[NodeId] {
-        &self.nodes[self.starts[first] as usize..self.starts[last + 1] as usize]
-    }
 }
 
 pub struct Channel {
@@ -172,6 +106,35 @@ pub struct Channel {
     sort_out: Vec<Hearer>,
     /// Scratch for `scan_mobile`'s candidates (kept: no allocation per frame).
     cand: Vec<Cand>,
+    /// Moving nodes without fading draws, ids and delays that fit the
+    /// packed keys: `hearers_by_arrival` takes [`Channel::arrivals_mobile`].
+    fused: bool,
+    /// Scratch and bucket bits of `arrivals_mobile`.
+    arr: Arrivals,
+}
+
+/// Most buckets of [`Channel::arrivals_mobile`]'s sort (a power of two).
+const ARRIVAL_BUCKETS: usize = 256;
+/// Shorter hearer lists take `sort_unstable` in `arrivals_mobile`.
+const ARRIVAL_MIN_LEN: usize = 8;
+
+/// Scratch of [`Channel::arrivals_mobile`] (kept: no allocation per frame).
+#[derive(Default)]
+struct Arrivals {
+    /// The kept candidates (one entry per node).
+    cand: Vec<Cand>,
+    /// A hearer's packed key (delay, node, index), as [`sort_by_arrival`]'s.
+    keys: Vec<u64>,
+    /// `keys` scattered by bucket, then sorted.
+    sorted: Vec<u64>,
+    /// A hearer's power, by the index in its key.
+    powers: Vec<f64>,
+    /// Keys per bucket (then the buckets' first places).
+    counts: Vec<u32>,
+    /// Bits of the largest delay a hearer can have (ns): that of a
+    /// candidate at exactly the reach (`delay_of` is monotone; a NaN
+    /// distance gives 0).
+    delay_bits: u32,
 }
 
 struct Mobility {
@@ -184,6 +147,11 @@ struct Mobility {
     /// (and missing the cache on it). Transmission times never decrease, so
     /// a record is replaced only when its node starts a new leg.
     now_legs: Vec<NowLeg>,
+    /// The same records in the grid's order (`slot_legs[i]` is the leg of
+    /// `grid.nodes[i]`, copied at each grid build, refreshed where stale):
+    /// the search without fading reads them in sequence
+    /// ([`Channel::arrivals_mobile`]).
+    slot_legs: Vec<NowLeg>,
     /// Positions when the grid was last built.
     at: Time,
     every: Time,
@@ -271,6 +239,19 @@ impl Mobility {
     }
 }
 
+/// The leg `node` follows at `t`, for a stale `Mobility::slot_legs` record:
+/// from `now_legs` (refreshed there first if stale too, as `next_leg`).
+#[cold]
+#[inline(never)]
+fn fresh_leg(movers: &mut [RefCell<Mover>], now_legs: &mut [NowLeg], node: NodeId, t: Time) -> NowLeg {
+    let c = &mut now_legs[node as usize];
+    if !(c.start <= t && t < c.end) {
+        let (l, end) = movers[node as usize].get_mut().leg_span(t);
+        *c = NowLeg { start: l.start, end, from: l.from, vx: l.vx, vy: l.vy };
+    }
+    *c
+}
+
 impl Channel {
     /// A channel for static nodes at `positions`.
     pub fn new(radio: &RadioConfig, positions: Vec<Position>) -> Channel {
@@ -315,12 +296,36 @@ impl Channel {
             let share = if fading.is_active() { 0.25 } else { REBUILD_SHARE };
             let every = Time::from_secs_f64((share * reach / vmax).max(0.01));
             let now_legs = vec![NowLeg::EXPIRED; trajectories.len()];
+            let slot_legs = now_legs.clone();
             let movers = trajectories.into_iter().map(|t| RefCell::new(Mover::new(t))).collect();
             let search = reach + vmax * every.as_secs_f64();
-            Mobility { movers, now_legs, at: Time::ZERO, every, search, cell: search / MOBILE_CELLS_PER_SEARCH }
+            Mobility {
+                movers,
+                now_legs,
+                slot_legs,
+                at: Time::ZERO,
+                every,
+                search,
+                cell: search / MOBILE_CELLS_PER_SEARCH,
+            }
         });
         let cell = mobility.as_ref().map_or(reach, |m| m.cell);
         let grid = Grid::new(&positions, cell);
+        let reach_sq = reach * reach;
+        let max_delay = delay_of(reach_sq.sqrt()).0;
+        let fused = mobility.is_some()
+            && !fading.is_active()
+            && (positions.len() as u64) < 1 << KEY_NODE_BITS
+            && max_delay < 1 << (64 - KEY_INDEX_BITS - KEY_NODE_BITS);
+        let nodes = if fused { positions.len() } else { 0 };
+        let arr = Arrivals {
+            cand: vec![Cand::default(); nodes],
+            keys: vec![0; nodes],
+            sorted: vec![0; nodes],
+            powers: vec![0.0; nodes],
+            counts: vec![0; ARRIVAL_BUCKETS + 1],
+            delay_bits: 64 - max_delay.leading_zeros(),
+        };
         Channel {
             radio: radio.clone(),
             hearer_cache: vec![None; positions.len()],
@@ -331,12 +336,14 @@ impl Channel {
             fading,
             shadow_cull: cull_power,
             grid,
-            reach_sq: reach * reach,
+            reach_sq,
             txs: Vec::with_capacity(64),
             free: Vec::new(),
             sort_keys: Vec::new(),
             sort_out: Vec::new(),
             cand: Vec::new(),
+            fused,
+            arr,
         }
     }
 
@@ -368,6 +375,8 @@ impl Channel {
         m.at = now;
         let pos: Vec<Position> = m.movers.iter().map(|t| t.borrow_mut().position(now)).collect();
         self.grid = Grid::new(&pos, m.cell);
+        m.slot_legs.clear();
+        m.slot_legs.extend(self.grid.nodes.iter().map(|&n| m.now_legs[n as usize]));
     }
 
     /// Received power at `to` of a transmission from `from` at time `t`.
@@ -394,6 +403,10 @@ impl Channel {
     /// sender and copied afterwards (the sort is a function of its input:
     /// the same result).
     pub fn hearers_by_arrival(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        if self.fused {
+            self.arrivals_mobile(sender, now, out);
+            return;
+        }
         let cached = self.mobility.is_none() && !self.fading.is_active();
         if cached {
             if let Some(h) = self.arrival_cache[sender as usize].as_deref() {
@@ -483,31 +496,9 @@ impl Channel {
         let reach_sq = *reach_sq;
         // Every cell that the disc of radius `search` around p touches: a
         // radio within reach of p now was recorded within `search` of p.
-        let r = m.search;
-        // (a hair wider than r: a cell's edge recomputed here may round
-        // differently from the division that put a radio in it)
-        let r_sq = (r * (1.0 + 1e-9) + 1e-6).powi(2);
-        let (x0, y0) = grid.coords(&Position { x: p.x - r, y: p.y - r, z: 0.0 });
-        let (x1, y1) = grid.coords(&Position { x: p.x + r, y: p.y + r, z: 0.0 });
-        let c = grid.cell;
         cand.clear();
-        for gy in y0..=y1 {
-            // Distance from p to the cell's row band (0 inside it).
-            let lo = grid.min_y + gy as f64 * c;
-            let dy = (lo - p.y).max(p.y - (lo + c)).max(0.0);
-            // The row's cells that the disc touches: their distance to p
-            // is quasi-convex in the column (the larger of a non-decreasing
-            // and a non-increasing term), so they are one run of columns.
-            let mut run: Option<(usize, usize)> = None;
-            for gx in x0..=x1 {
-                let lo = grid.min_x + gx as f64 * c;
-                let dx = (lo - p.x).max(p.x - (lo + c)).max(0.0);
-                if dx * dx + dy * dy <= r_sq {
-                    run = Some((run.map_or(gx, |(a, _)| a), gx));
-                }
-            }
-            let Some((a, b)) = run else { continue };
-            let row = grid.span(gy * grid.cols + a, gy * grid.cols + b);
+        grid.disc_rows(&p, m.search, |first, end| {
+            let row = &grid.nodes[first..end];
             // Pass 1: every candidate is written, the index advances past
             // the kept ones only.
             let mut k = cand.len();
@@ -524,7 +515,7 @@ impl Channel {
                 k += ((n != sender) & !far) as usize;
             }
             cand.truncate(k);
-        }
+        });
         // Pass 2: the hearers among the kept candidates.
         let h = radio.antenna_height_m;
         let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
@@ -540,6 +531,108 @@ impl Channel {
                 out.push(Hearer { node: c.node, power, delay: delay_of(d) });
             }
         }
+    }
+
+    /// [`Channel::hearers_by_arrival`] for moving nodes without fading
+    /// draws: `scan_mobile` and [`sort_by_arrival`] fused. Pass 1 reads the
+    /// candidates' legs in the grid's order (`Mobility::slot_legs`, one
+    /// sequential stream instead of a look-up per node); pass 2 computes a
+    /// kept candidate's power and delay as `scan_mobile` does (the same
+    /// bits) and writes its packed key (delay, node, index) and power, and
+    /// counts it into a bucket by its delay, about one bucket per
+    /// candidate; the keys are then scattered by bucket and insertion-sorted
+    /// (a key moves only within its bucket), and the hearers written out in
+    /// key order. The same hearers, powers and delays in the same order as
+    /// `find_hearers` then `sort_by_arrival` (nodes are distinct, so
+    /// (delay, node) is a total order); crowded buckets and short lists
+    /// take `sort_unstable` of the keys, as `sort_keys` does.
+    fn arrivals_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        let Channel { mobility, grid, radio, reach_sq, cull_power, arr, .. } = self;
+        let m = mobility.as_mut().expect("arrivals_mobile without mobility");
+        let p = m.position(sender, now);
+        let (reach_sq, cull) = (*reach_sq, *cull_power);
+        let Mobility { movers, now_legs, slot_legs, search, .. } = m;
+        // (`cand`, `keys`, `powers`, `sorted` hold one entry per node: a
+        // slot is visited at most once per frame)
+        let cand = &mut arr.cand[..];
+        let mut k = 0;
+        grid.disc_runs(&p, *search, |first, end| {
+            for (&n, leg) in grid.nodes[first..end].iter().zip(&mut slot_legs[first..end]) {
+                if !(leg.start <= now && now < leg.end) {
+                    *leg = fresh_leg(movers, now_legs, n, now);
+                }
+                // `Mobility::position`'s arithmetic; `now - start` (no
+                // saturation: start <= now) is below 2^63, so its conversion
+                // through i64 is the same value as through u64 (one
+                // instruction where u64's takes six).
+                let dt = (now.0 - leg.start.0) as i64 as f64 / 1e9;
+                let q = Position { x: leg.from.x + leg.vx * dt, y: leg.from.y + leg.vy * dt, z: leg.from.z };
+                let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+                let d2 = dx * dx + dy * dy + dz * dz;
+                cand[k] = Cand { node: n, d2, z: q.z };
+                // (a NaN is kept, as in `scan_mobile`)
+                let far = d2 > reach_sq;
+                k += ((n != sender) & !far) as usize;
+            }
+        });
+        // About one bucket per two candidates, at most `ARRIVAL_BUCKETS`.
+        let lg = (k.max(2).next_power_of_two().trailing_zeros() - 1).min(ARRIVAL_BUCKETS.trailing_zeros());
+        let nb = 1usize << lg;
+        let shift = arr.delay_bits.saturating_sub(lg);
+        let counts = &mut arr.counts;
+        counts[..=nb].fill(0);
+        let (keys, powers) = (&mut arr.keys[..k], &mut arr.powers[..k]);
+        let h = radio.antenna_height_m;
+        let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
+        let mut j = 0;
+        for c in &cand[..k] {
+            let d = c.d2.sqrt();
+            let power = if c.z.to_bits() == p.z.to_bits() {
+                level.power(d)
+            } else {
+                radio.propagation.rx_power(radio, d, h + p.z, h + c.z)
+            };
+            // Written at `j` always, kept by advancing `j` (a candidate
+            // below the cull level is overwritten by the next).
+            let delay = delay_of(d).0;
+            keys[j] = (delay << (KEY_INDEX_BITS + KEY_NODE_BITS)) | ((c.node as u64) << KEY_INDEX_BITS) | j as u64;
+            powers[j] = power;
+            let hears = power >= cull;
+            // (the bucket is below `nb` as delay <= the largest; the mask
+            // only spares a bounds check: a key in a wrong bucket would
+            // still be sorted, by the insertion sort)
+            counts[((delay >> shift) as usize).min(nb - 1) % ARRIVAL_BUCKETS + 1] += hears as u32;
+            j += hears as usize;
+        }
+        let keys = &mut keys[..j];
+        let mut full = 0;
+        if j >= ARRIVAL_MIN_LEN {
+            let mut sum = 0;
+            for c in &mut counts[1..=nb] {
+                full = full.max(*c);
+                sum += *c;
+                *c = sum;
+            }
+        }
+        let sorted: &[u64] = if j < ARRIVAL_MIN_LEN || full > BUCKET_MAX_FILL {
+            keys.sort_unstable();
+            keys
+        } else {
+            let to = &mut arr.sorted[..j];
+            for &key in keys.iter() {
+                let b = ((key >> (KEY_INDEX_BITS + KEY_NODE_BITS + shift)) as usize).min(nb - 1) % ARRIVAL_BUCKETS;
+                to[counts[b] as usize] = key;
+                counts[b] += 1;
+            }
+            insertion_sort(to);
+            to
+        };
+        out.clear();
+        out.extend(sorted.iter().map(|&key| Hearer {
+            node: ((key >> KEY_INDEX_BITS) & ((1 << KEY_NODE_BITS) - 1)) as NodeId,
+            power: powers[(key & ((1 << KEY_INDEX_BITS) - 1)) as usize],
+            delay: Time(key >> (KEY_INDEX_BITS + KEY_NODE_BITS)),
+        }));
     }
 
     /// Puts a frame on the air; `receivers` is how many signal ends will be
@@ -645,17 +738,24 @@ fn sort_keys(keys: &mut Vec<u64>) {
         to[*b as usize] = k;
         *b += 1;
     }
-    for i in 1..n {
-        let k = to[i];
-        let mut j = i;
-        while j > 0 && to[j - 1] > k {
-            to[j] = to[j - 1];
-            j -= 1;
-        }
-        to[j] = k;
-    }
+    insertion_sort(to);
     keys.copy_within(n.., 0);
     keys.truncate(n);
+}
+
+/// Sorts `v` ascending by insertion (quadratic in the keys' displacement:
+/// for keys already grouped by ordered buckets).
+#[inline]
+fn insertion_sort(v: &mut [u64]) {
+    for i in 1..v.len() {
+        let k = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > k {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = k;
+    }
 }
 
 /// Bits of the packed sort key (delay, node, index) of [`sort_by_arrival`].

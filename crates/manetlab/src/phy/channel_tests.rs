@@ -302,3 +302,87 @@ mod arrival_cache {
         }
     }
 }
+
+mod fused {
+    use super::super::*;
+    use crate::mobility::{Leg, Trajectory};
+    use crate::sim::rng::mix64;
+
+    /// Random piecewise-linear paths over `w` x `h` metres: legs of 0.05 to
+    /// 20 s at up to 30 m/s (a fifth of them paused); with `clusters`, the
+    /// nodes start in three tight clusters and barely move (crowded
+    /// buckets); with `heights`, every third node's antenna is higher.
+    fn paths(seed: u64, n: usize, w: f64, h: f64, clusters: bool, heights: bool) -> Vec<Trajectory> {
+        let mut s = seed;
+        let mut r = move || {
+            s = mix64(s);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        (0..n)
+            .map(|i| {
+                let z = if heights && i % 3 == 0 { 2.5 } else { 0.0 };
+                let (mut x, mut y) = if clusters {
+                    let c = (i % 3) as f64;
+                    (w * (0.2 + 0.3 * c) + r() * 4.0, h * 0.5 + r() * 4.0)
+                } else {
+                    (r() * w, r() * h)
+                };
+                let vmax = if clusters { 0.5 } else { 30.0 };
+                let mut legs = Vec::new();
+                let mut t = 0.0;
+                while t < 120.0 {
+                    let (vx, vy) = if r() < 0.2 { (0.0, 0.0) } else { ((r() - 0.5) * vmax, (r() - 0.5) * vmax) };
+                    let start = if legs.is_empty() { Time::ZERO } else { Time::from_secs_f64(t) };
+                    legs.push(Leg { start, from: Position { x, y, z }, vx, vy });
+                    let dur = 0.05 + r() * 20.0;
+                    x += vx * dur;
+                    y += vy * dur;
+                    t += dur;
+                }
+                Trajectory::from_legs(legs)
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+        /// `arrivals_mobile` (the fused search and sort) answers as the
+        /// search then `sort_by_arrival` (`fused` off: main's path), to the
+        /// bit: node, power and delay of every hearer in order, over frames
+        /// whose times advance across leg ends and grid rebuilds; short
+        /// and long hearer lists, crowded buckets, differing heights.
+        #[test]
+        fn fused_search_is_the_search_then_the_sort(
+            seed in proptest::num::u64::ANY,
+            n in 2usize..260,
+            w in 50.0f64..4000.0,
+            h in 20.0f64..1500.0,
+            clusters in proptest::bool::ANY,
+            heights in proptest::bool::ANY,
+            step_ms in 1u64..2000,
+        ) {
+            let radio = RadioConfig::default();
+            let trajs = paths(seed, n, w, h, clusters, heights);
+            let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
+            let mut ch = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
+            let mut reference = Channel::with_mobility(&radio, pos, trajs);
+            proptest::prop_assert!(ch.fused);
+            reference.fused = false;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut s = seed;
+            let mut now = Time::ZERO;
+            for _ in 0..120 {
+                s = mix64(s);
+                now += Time::from_ms(s % step_ms);
+                let sender = ((s >> 32) % n as u64) as NodeId;
+                ch.refresh(now);
+                reference.refresh(now);
+                ch.hearers_by_arrival(sender, now, &mut a);
+                reference.hearers_by_arrival(sender, now, &mut b);
+                let got: Vec<(NodeId, u64, Time)> = a.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect();
+                let want: Vec<(NodeId, u64, Time)> = b.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect();
+                proptest::prop_assert_eq!(got, want, "t={} sender {}", now, sender);
+            }
+        }
+    }
+}
