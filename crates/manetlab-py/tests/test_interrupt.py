@@ -24,8 +24,8 @@ def sigint_raises():
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 def test_keyboard_interrupt_stops_a_long_run(chain_text):
-    # 2 simulated hours of a busy chain: minutes of work if not stopped.
-    sc = ml.Scenario.from_toml(chain_text).set("run.duration", "7200s").set("flow.0.rate", "2Mbps")
+    # A simulated day of a busy chain: minutes of work if not stopped.
+    sc = ml.Scenario.from_toml(chain_text).set("run.duration", "86400s").set("flow.0.rate", "2Mbps")
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
@@ -41,7 +41,10 @@ def test_keyboard_interrupt_stops_a_long_run(chain_text):
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_keyboard_interrupt_stops_a_sweep_and_keeps_finished_runs(chain_text, tmp_path):
     sc = ml.Scenario.from_toml(chain_text)
-    long = {"run.duration": ["2s", "7200s"]}
+    # The long point: a day of a busy chain (session 15's kernel ran the
+    # former 2 idle-ish simulated hours in under the 1 s the timer waits).
+    sc = sc.set("flow.0.rate", "2Mbps")
+    long = {"run.duration": ["2s", "86400s"]}
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     with pytest.raises(KeyboardInterrupt):
