@@ -323,6 +323,24 @@ impl Radio {
     /// medium becomes idle (`lock_power`, read by
     /// [`Radio::last_decoded_power`], already holds the frame's power).
     /// `None`, changing nothing, in any other state.
+    /// The outcome of the locked frame `tx` at its last bit (decoded, or
+    /// lost to a collision or an error), counted; shared by the general
+    /// end (`finish_signal`) and the fast one.
+    #[inline(always)]
+    fn lock_outcome(&mut self, tx: TxId, ok: bool, collided: bool) -> RxOutcome {
+        if ok {
+            self.stats.decoded += 1;
+            RxOutcome::Decoded(tx)
+        } else {
+            if collided {
+                self.stats.collisions += 1;
+            } else {
+                self.stats.errors += 1;
+            }
+            RxOutcome::Failed { tx, collided }
+        }
+    }
+
     #[inline(always)]
     pub fn end_lone_lock(&mut self, tx: TxId) -> Option<RxOutcome> {
         if self.n_active != 1 || !self.locked || self.lock_tx != tx || self.tx[0] != tx || self.sinr.is_some() {
@@ -330,17 +348,7 @@ impl Radio {
         }
         self.n_active = 0;
         self.locked = false;
-        Some(if self.lock_ok {
-            self.stats.decoded += 1;
-            RxOutcome::Decoded(tx)
-        } else {
-            if self.lock_collided {
-                self.stats.collisions += 1;
-            } else {
-                self.stats.errors += 1;
-            }
-            RxOutcome::Failed { tx, collided: self.lock_collided }
-        })
+        Some(self.lock_outcome(tx, self.lock_ok, self.lock_collided))
     }
 
     /// A signal ends at `now` (either reception model).
@@ -452,17 +460,7 @@ impl Radio {
         if let Some(lock) = self.lock() {
             if lock.tx == tx {
                 self.locked = false;
-                outcome = if lock.ok {
-                    self.stats.decoded += 1;
-                    RxOutcome::Decoded(tx)
-                } else {
-                    if lock.collided {
-                        self.stats.collisions += 1;
-                    } else {
-                        self.stats.errors += 1;
-                    }
-                    RxOutcome::Failed { tx, collided: lock.collided }
-                };
+                outcome = self.lock_outcome(tx, lock.ok, lock.collided);
             }
         }
         (outcome, self.n_active == 0)
@@ -494,6 +492,26 @@ mod tests {
     const RX: f64 = 1e-9;
     fn t(us: u64) -> Time {
         Time::from_us(us)
+    }
+
+    /// The proptests' script: (time, order at equal times, what), sorted;
+    /// 0 = end of own transmission k, 1 = its start, 2 = end of signal i,
+    /// 3 = its start. Own transmissions do not overlap each other.
+    pub(super) fn event_order(sigs: &[(u64, u64, u32)], txs: &[(u64, u64)]) -> Vec<(u64, u8, usize)> {
+        let mut evs: Vec<(u64, u8, usize)> = Vec::new();
+        for (i, &(at, len, _)) in sigs.iter().enumerate() {
+            evs.push((at, 3, i));
+            evs.push((at + len, 2, i));
+        }
+        let mut busy_until = 0;
+        for (k, &(at, len)) in txs.iter().enumerate() {
+            let at = at.max(busy_until);
+            busy_until = at + len;
+            evs.push((at, 1, k));
+            evs.push((at + len, 0, k));
+        }
+        evs.sort();
+        evs
     }
 
     #[test]
@@ -702,22 +720,7 @@ mod tests {
             sigs in proptest::collection::vec((0u64..400, 1u64..120, 0u32..40), 1..120),
             txs in proptest::collection::vec((0u64..400, 1u64..60), 0..6),
         ) {
-            // (time, order at equal times, what): 0 = end of tx, 1 = start of tx,
-            // 2 = end of signal i, 3 = start of signal i.
-            let mut evs: Vec<(u64, u8, usize)> = Vec::new();
-            for (i, &(at, len, _)) in sigs.iter().enumerate() {
-                evs.push((at, 3, i));
-                evs.push((at + len, 2, i));
-            }
-            let mut busy_until = 0;
-            for (k, &(at, len)) in txs.iter().enumerate() {
-                // own transmissions do not overlap each other
-                let at = at.max(busy_until);
-                busy_until = at + len;
-                evs.push((at, 1, k));
-                evs.push((at + len, 0, k));
-            }
-            evs.sort();
+            let evs = event_order(&sigs, &txs);
             let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
             let mut f = Reference {
                 rule: CaptureRule::Ns2, ratio: 10.0, active: Vec::new(), lock: None, transmitting: false,

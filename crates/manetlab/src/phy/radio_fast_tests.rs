@@ -32,19 +32,7 @@ proptest::proptest! {
         txs in proptest::collection::vec((0u64..400, 1u64..60), 0..6),
         ns2 in proptest::bool::ANY,
     ) {
-        let mut evs: Vec<(u64, u8, usize)> = Vec::new();
-        for (i, &(at, len, _)) in sigs.iter().enumerate() {
-            evs.push((at, 3, i));
-            evs.push((at + len, 2, i));
-        }
-        let mut busy_until = 0;
-        for (k, &(at, len)) in txs.iter().enumerate() {
-            let at = at.max(busy_until);
-            busy_until = at + len;
-            evs.push((at, 1, k));
-            evs.push((at + len, 0, k));
-        }
-        evs.sort();
+        let evs = super::tests::event_order(&sigs, &txs);
         let rule = if ns2 { CaptureRule::Ns2 } else { CaptureRule::StrongerWins };
         let (mut fast, mut general) = (Radio::new(rule, RX, 10.0), Radio::new(rule, RX, 10.0));
         let mut unseen = vec![false; sigs.len()];
