@@ -182,7 +182,7 @@ impl Simulation {
         match a {
             NetAction::Transmit(pkt) => self.net_transmit(node, pkt),
             NetAction::Drop(pkt, why) => self.drop_packet(node, pkt, *why),
-            &NetAction::Timer { at, timer } => self.queue.schedule(at, Event::Routing { node, timer }),
+            &NetAction::Timer { at, timer } => self.queue.schedule(at, Event::routing(node, timer)),
             &NetAction::Reclaim { next_hop } => {
                 let mut back = std::mem::take(&mut self.reclaimed);
                 self.nodes[node as usize].ifq.drain_next_hop(next_hop, &mut back);
