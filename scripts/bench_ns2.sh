@@ -25,9 +25,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 if [ "${BUILD:-}" = pgo ]; then
-    HOST=$(rustc -vV | sed -n 's/^host: //p')
     [ -n "${NO_BUILD:-}" ] || scripts/build_pgo.sh >/dev/null
-    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/use/$HOST/dist/manetlab}
+    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/manetlab}
 else
     [ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q -p manetlab-cli
     BIN=${BIN:-$ROOT/target/dist/manetlab}

@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 if [ "${BUILD:-}" = pgo ]; then # profile-guided (NO_BUILD=1: the last one built)
     [ -n "${NO_BUILD:-}" ] || scripts/build_pgo.sh >/dev/null
-    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/use/$(rustc -vV | sed -n 's/^host: //p')/dist/manetlab}
+    BIN=${BIN:-${PGO_DIR:-$ROOT/target/pgo}/manetlab}
 else
     [ -n "${NO_BUILD:-}" ] || cargo build --profile dist -q
     BIN=${BIN:-$ROOT/target/dist/manetlab}
