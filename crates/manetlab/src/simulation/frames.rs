@@ -442,7 +442,22 @@ impl Simulation {
         // after its first bit arrives.
         let t = self.channel.get(tx);
         let end = now + (t.end - t.start);
-        let rate = t.frame.rate;
+        let n = &mut self.nodes[node as usize];
+        // A longer colliding frame takes the lone lock over (ns-2's rule, no
+        // observer; `Radio::start_takeover_ns2`, session 16): no change of
+        // the medium and nothing captured out, so of the general case below
+        // that leaves the old lock's end passed over and the new lock.
+        if self.obs.is_empty() {
+            if let Some((old, at)) = n.radio.start_takeover_ns2(tx, power, end) {
+                #[cfg(feature = "event-counts")]
+                self.counts.add(super::counts::Kind::StartBusy);
+                self.unsee_end(old, node, at);
+                self.channel.signal_ended(old);
+                self.locked_onto(node, tx, power, end_ref);
+                return true;
+            }
+        }
+        let rate = self.channel.get(tx).frame.rate;
         let n = &mut self.nodes[node as usize];
         let l = if self.obs.interest().receptions {
             let outcome = n.radio.begin_signal(now, tx, power, end, rate);
