@@ -13,7 +13,9 @@
 //! heap holds one entry per frame on the air instead of 2 x receivers.
 //! When the next one is due before every queued event it runs at once,
 //! without the round trip through the queue (session 13: 94 % of the
-//! signals of the 400-node movement file; `frame_events`).
+//! signals of the 400-node movement file; `frame_events`). The sender's
+//! own transmission end (`TxEnd`) is an entry of the same stream, under
+//! the key it had as a queue event (session 16: [`TX_END`]).
 //!
 //! Ends that change nothing are not run (session 11): under ns-2's capture
 //! rule the last bit of a signal that is not the locked frame and passes
