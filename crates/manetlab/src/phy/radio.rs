@@ -9,6 +9,11 @@
 //!
 //! With `Reception::Sinr` the radio delegates to the SINR receiver
 //! ([`super::sinr`]); the capture rule then plays no part.
+//!
+//! (~810 lines: the kernel's fast paths, `start_idle_ns2`,
+//! `start_takeover_ns2` and `end_lone_lock`, stay beside the general
+//! `start` and `signal_end` whose answers they must give; their tests are
+//! in `radio_fast_tests.rs`.)
 
 use super::sinr::{noise_floor_w, SinrRx};
 use super::{PhyMode, RadioConfig, Reception, TxId};
