@@ -1,4 +1,5 @@
-//! The radio's fast paths (`Radio::start_idle_ns2`, `Radio::end_lone_lock`)
+//! The radio's fast paths (`Radio::start_idle_ns2`, `Radio::start_takeover_ns2`,
+//! `Radio::end_lone_lock`)
 //! against its general ones (`begin_signal_lazy`, `finish_signal`), as the
 //! kernel uses them (`simulation/frames.rs`): a radio that tries the fast
 //! path first must answer every call and end in every state exactly as a
@@ -36,7 +37,7 @@ proptest::proptest! {
         let rule = if ns2 { CaptureRule::Ns2 } else { CaptureRule::StrongerWins };
         let (mut fast, mut general) = (Radio::new(rule, RX, 10.0), Radio::new(rule, RX, 10.0));
         let mut unseen = vec![false; sigs.len()];
-        let (mut fast_starts, mut fast_ends) = (0, 0);
+        let (mut fast_starts, mut fast_ends, mut takeovers) = (0, 0, 0);
         for (at, what, i) in evs {
             match what {
                 3 => {
@@ -47,6 +48,10 @@ proptest::proptest! {
                         fast_starts += 1;
                         let outcome = StartOutcome { became_busy: true, captured_out: false };
                         LazyStart { outcome, keep: true, locks: true, dropped: None }
+                    } else if let Some(old) = fast.start_takeover_ns2(i as TxId, power, end) {
+                        takeovers += 1;
+                        let outcome = StartOutcome { became_busy: false, captured_out: false };
+                        LazyStart { outcome, keep: true, locks: true, dropped: Some(old) }
                     } else {
                         fast.begin_signal_lazy(t(at), i as TxId, power, end, 1)
                     };
@@ -85,7 +90,7 @@ proptest::proptest! {
         if ns2 {
             proptest::prop_assert!(fast_starts > 0);
         } else {
-            proptest::prop_assert_eq!(fast_starts, 0);
+            proptest::prop_assert_eq!(fast_starts + takeovers, 0);
         }
         let _ = fast_ends;
     }
@@ -105,4 +110,23 @@ fn a_lone_frame_takes_both_fast_paths() {
     assert_eq!(r.end_lone_lock(3), None, "not the lock");
     assert_eq!(r.end_lone_lock(2), Some(RxOutcome::Decoded(2)));
     assert_eq!((r.stats.decoded, r.stats.errors, r.sensing()), (1, 1, false));
+}
+
+/// A longer frame that collides with the lone locked one takes the fast
+/// takeover; a captured-out one, a shorter one, or a third signal do not.
+#[test]
+fn a_longer_colliding_frame_takes_the_lock_over() {
+    let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+    assert_eq!(r.start_takeover_ns2(1, 2e-9, t(10)), None, "idle");
+    assert!(r.start_idle_ns2(1, 2e-9, t(10)));
+    assert_eq!(r.start_takeover_ns2(2, 0.1e-9, t(20)), None, "captured out");
+    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(10)), None, "ends with the lock");
+    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(20)), Some((1, t(10))));
+    assert_eq!((r.n_active, r.locked, r.lock_tx, r.lock_ok, r.lock_collided), (1, true, 2, false, true));
+    // (a collider that ends with the lock stays on the air beside it)
+    r.begin_signal_lazy(t(2), 3, 2e-9, t(20), 1);
+    assert_eq!(r.start_takeover_ns2(4, 2e-9, t(40)), None, "two on the air");
+    let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
+    r.begin_signal_lazy(t(0), 1, 2e-9, t(10), 1);
+    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(20)), None, "ns-3's rule");
 }

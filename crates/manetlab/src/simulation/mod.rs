@@ -49,7 +49,8 @@ enum Event {
         stream: u32,
         tx: TxId,
     },
-    /// `node`'s own transmission ends.
+    /// `node`'s own transmission ends, for a frame that no radio hears;
+    /// otherwise its frame's stream carries it (`frames.rs`, `TX_END`).
     TxEnd {
         node: NodeId,
     },
@@ -215,11 +216,7 @@ impl Simulation {
         let node = match ev {
             Event::Frame { stream, tx } => return self.frame_events(stream, tx),
             Event::TxEnd { node } => {
-                let n = &mut self.nodes[node as usize];
-                if n.radio.end_tx() {
-                    n.mac.on_signal_end(now, true, &mut self.mac_out);
-                }
-                n.mac.on_tx_end(now, &mut self.mac_out);
+                self.tx_end(node);
                 node
             }
             Event::Mac { node, kind, gen } => {
@@ -247,6 +244,18 @@ impl Simulation {
             Event::Node { node, action } => return self.node_event(node, action),
         };
         self.collect_mac(node);
+    }
+
+    /// `node`'s own transmission ends: a queued `TxEnd` (a frame no radio
+    /// hears) or the entry of its frame's stream (`frames.rs`, `TX_END`).
+    #[inline]
+    fn tx_end(&mut self, node: NodeId) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        if n.radio.end_tx() {
+            n.mac.on_signal_end(now, true, &mut self.mac_out);
+        }
+        n.mac.on_tx_end(now, &mut self.mac_out);
     }
 
     fn collect_mac(&mut self, node: NodeId) {

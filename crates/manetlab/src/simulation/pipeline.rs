@@ -70,9 +70,11 @@ impl Simulation {
                     let end = now + d;
                     let frame = self.nodes[node as usize].mac.tx_frame();
                     let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
-                    self.air_frame(tx, d);
+                    // (the frame's stream also carries the sender's `TxEnd`)
+                    self.air_frame(tx, d, node);
+                } else {
+                    self.queue.schedule(now + d, Event::TxEnd { node });
                 }
-                self.queue.schedule(now + d, Event::TxEnd { node });
             }
             &mut MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
             MacAction::Deliver(pkt, from) => {
