@@ -670,8 +670,18 @@ proptest::proptest! {
             k
         };
         let mut now = Time::ZERO;
+        // As the kernel calls it: a packet only when the MAC can take one,
+        // a transmission's end only after it began, nothing decoded while
+        // transmitting.
+        let mut sending = false;
         for op in script {
             now += US(300);
+            let op = match op {
+                0 | 1 if !on.dcf.can_accept() => 7,
+                2 if !sending => 7,
+                3..=5 if sending => 2,
+                op => op,
+            };
             for h in [&mut on, &mut off] {
                 let last = |kind| {
                     h.out.iter().rev().find_map(|a| match a {
@@ -701,6 +711,12 @@ proptest::proptest! {
                         }
                     }
                 }
+            }
+            if op == 2 {
+                sending = false;
+            }
+            if on.out.iter().any(|a| matches!(a, MacAction::Transmit(_))) {
+                sending = true;
             }
             proptest::prop_assert_eq!(kept(&on.out), kept(&off.out));
             proptest::prop_assert!(!off.out.iter().any(|a| matches!(a, MacAction::TxSuccess(_) | MacAction::Overheard(..))));
