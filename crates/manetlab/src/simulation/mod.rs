@@ -337,8 +337,6 @@ impl Simulation {
             // `do_mac`'s `Overheard` arm: `bp_heard` does nothing without
             // backpressure, and the protocol may not listen.
             MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
-            // The protocol listens: it reads the packet in the action.
-            MacAction::Overheard(..) if self.bp.is_none() => self.overheard_in_place(node, i),
             // A packet to forward over the radio: routed from the action.
             MacAction::Deliver(ref p, _) if self.bp.is_none() && self.forwards_by_radio(node, p) => {
                 self.forward_in_place(node, i)

@@ -382,19 +382,6 @@ impl Simulation {
         self.routing_done(node, true);
     }
 
-    /// The MAC's `Overheard` action `i`, with no backpressure (`bp_heard`
-    /// does nothing) and a protocol that listens: `do_mac`'s arm, the
-    /// packet read in the action instead of copied out of it first.
-    pub(super) fn overheard_in_place(&mut self, node: NodeId, i: usize) {
-        let MacAction::Overheard(pkt, _) = &self.mac_out[i] else { unreachable!("an Overheard action") };
-        let n = &mut self.nodes[node as usize];
-        let now = self.queue.now();
-        let mut ctx =
-            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.on_overheard(&mut ctx, pkt);
-        self.routing_done(node, true);
-    }
-
     /// The endpoint's `Send` action `i` of a packet with no wired next hop,
     /// with no backpressure (`bp_refuses` is false): what `do_endpoint` and
     /// `route_out` do with it, the packet routed from the action instead of
