@@ -31,6 +31,7 @@ mod dup;
 mod edca;
 mod model;
 mod ns3;
+mod reports;
 mod response;
 mod stats;
 
@@ -205,6 +206,9 @@ pub struct Dcf {
     ack_basic: Time,
     /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
     immediate_if_idle: bool,
+    /// Push `TxSuccess` / `Overheard` (`dcf/reports.rs`).
+    report_success: bool,
+    report_overheard: bool,
     /// Packets dropped by [`MacAction::Expired`] (not in `MacStats`).
     pub expired_in_flight: u64,
     /// EDCA: start of the current transmit opportunity, and the entity
@@ -258,6 +262,8 @@ impl Dcf {
             cts_time: phy.frame_time(frame::CTS_BYTES, phy.basic_rate),
             ack_basic: phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
             immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
+            report_success: true,
+            report_overheard: true,
             expired_in_flight: 0,
             sensing: false,
             transmitting: false,
@@ -496,8 +502,10 @@ impl Dcf {
             if until > self.nav_until {
                 self.nav_until = until;
             }
-            if let (FrameKind::Data, Some(p)) = (f.kind, f.packet) {
-                out.push(MacAction::Overheard(p, f.src));
+            if self.report_overheard {
+                if let (FrameKind::Data, Some(p)) = (f.kind, f.packet) {
+                    out.push(MacAction::Overheard(p, f.src));
+                }
             }
             return;
         }
@@ -531,8 +539,7 @@ impl Dcf {
                         self.rate.ok(now, p.next_hop, a.rate, a.data_failures);
                         self.reset_counter(self.uses_rts(&p));
                     }
-                    let p = self.acs[self.active].current.take().expect("waiting for an ACK without a packet");
-                    out.push(MacAction::TxSuccess(p));
+                    self.succeeded(out);
                     if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
                         self.txop_open = Some((self.active, now));
                     }
@@ -719,8 +726,7 @@ impl Dcf {
                     self.set_timeout(now, self.ack_time(self.acs[self.active].rate), out);
                 }
                 State::SendingBroadcast => {
-                    let p = self.acs[self.active].current.take().expect("broadcast without a packet");
-                    out.push(MacAction::TxSuccess(p));
+                    self.succeeded(out);
                     self.finish_exchange(now, out);
                     return;
                 }

@@ -194,6 +194,10 @@ pub trait MacProtocol {
     fn enqueue_ac(&mut self, now: Time, pkt: Packet, _ac: AccessCategory, out: &mut Vec<MacAction>) {
         self.enqueue(now, pkt, out)
     }
+    /// Whether the kernel reads [`MacAction::TxSuccess`] and
+    /// [`MacAction::Overheard`]: with `false` a MAC may leave them out
+    /// (nothing else may change). Called once, when the run is built.
+    fn set_reports(&mut self, _tx_success: bool, _overheard: bool) {}
     /// Rate control: a frame from `src` decoded at power `power_w`.
     fn on_rx_power(&mut self, _src: MacAddr, _power_w: f64) {}
     /// The packet just handed over leaves the interface queue's lifetime
@@ -278,6 +282,9 @@ impl Mac {
     #[inline]
     pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
         each!(self, m => MacProtocol::enqueue_ac(m, now, pkt, ac, out))
+    }
+    pub fn set_reports(&mut self, tx_success: bool, overheard: bool) {
+        each!(self, m => MacProtocol::set_reports(m, tx_success, overheard))
     }
     /// Rate control: a frame from `src` decoded at power `power_w`.
     #[inline]

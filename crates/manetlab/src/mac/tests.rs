@@ -640,3 +640,88 @@ fn test_frames_written_in_place_are_the_whole_frames() {
     r.fire(MacTimer::Response);
     assert_eq!(format!("{:?}", r.dcf.tx_frame()), format!("{:?}", ctl(FrameKind::Ack, 1, 0, Time::ZERO, 14)));
 }
+
+proptest::proptest! {
+    /// `Dcf::set_reports(false, false)` (`dcf/reports.rs`) leaves out the
+    /// `TxSuccess` and `Overheard` actions and changes nothing else: two
+    /// MACs driven by the same random script (packets handed over, timers
+    /// fired, transmissions ended, ACKs and DATA frames for this node and
+    /// for another one decoded) give the same actions but those, the same
+    /// frames on the air and the same `can_accept`.
+    #[test]
+    fn reports_off_only_leave_out_successes_and_overheard(
+        script in proptest::collection::vec(0u8..8, 1..60),
+        rts in proptest::bool::ANY,
+    ) {
+        let mut on = H::new(rts);
+        let mut off = H::new(rts);
+        off.dcf.set_reports(false, false);
+        let data = |dst: u32| Frame {
+            kind: FrameKind::Data,
+            packet: Some(pkt(dst)),
+            ..frame(FrameKind::Data, 1, dst, US(258))
+        };
+        let kept = |out: &[MacAction]| {
+            let k: Vec<String> = out
+                .iter()
+                .filter(|a| !matches!(a, MacAction::TxSuccess(_) | MacAction::Overheard(..)))
+                .map(|a| format!("{a:?}"))
+                .collect();
+            k
+        };
+        let mut now = Time::ZERO;
+        // As the kernel calls it: a packet only when the MAC can take one,
+        // a transmission's end only after it began, nothing decoded while
+        // transmitting.
+        let mut sending = false;
+        for op in script {
+            now += US(300);
+            let op = match op {
+                0 | 1 if !on.dcf.can_accept() => 7,
+                2 if !sending => 7,
+                3..=5 if sending => 2,
+                op => op,
+            };
+            for h in [&mut on, &mut off] {
+                let last = |kind| {
+                    h.out.iter().rev().find_map(|a| match a {
+                        MacAction::Timer { kind: k, gen, .. } if *k == kind => Some(*gen),
+                        _ => None,
+                    })
+                };
+                let (timeout, response, access) =
+                    (last(MacTimer::Timeout), last(MacTimer::Response), last(MacTimer::Access));
+                h.out.clear();
+                match op {
+                    0 => h.dcf.enqueue(now, pkt(1), &mut h.out),
+                    1 => h.dcf.enqueue(now, pkt(crate::net::BROADCAST), &mut h.out),
+                    2 => h.dcf.on_tx_end(now, &mut h.out),
+                    3 => h.dcf.on_rx_end(now, Some(&frame(FrameKind::Ack, 1, 0, Time::ZERO)), true, &mut h.out),
+                    4 => h.dcf.on_rx_end(now, Some(&data(0)), true, &mut h.out),
+                    5 => h.dcf.on_rx_end(now, Some(&data(2)), true, &mut h.out),
+                    6 => {
+                        if let Some(gen) = timeout.or(response) {
+                            let kind = if timeout.is_some() { MacTimer::Timeout } else { MacTimer::Response };
+                            h.dcf.on_timer(now, kind, gen, &mut h.out);
+                        }
+                    }
+                    _ => {
+                        if let Some(gen) = access {
+                            h.dcf.on_timer(now, MacTimer::Access, gen, &mut h.out);
+                        }
+                    }
+                }
+            }
+            if op == 2 {
+                sending = false;
+            }
+            if on.out.iter().any(|a| matches!(a, MacAction::Transmit(_))) {
+                sending = true;
+            }
+            proptest::prop_assert_eq!(kept(&on.out), kept(&off.out));
+            proptest::prop_assert!(!off.out.iter().any(|a| matches!(a, MacAction::TxSuccess(_) | MacAction::Overheard(..))));
+            proptest::prop_assert_eq!(format!("{:?}", on.dcf.tx_frame()), format!("{:?}", off.dcf.tx_frame()));
+            proptest::prop_assert_eq!(on.dcf.can_accept(), off.dcf.can_accept());
+        }
+    }
+}

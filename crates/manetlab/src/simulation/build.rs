@@ -128,6 +128,13 @@ impl Simulation {
                 net: NetStats::default(),
             });
         }
+        for node in nodes.iter_mut() {
+            // Only backpressure reads a MAC's successes, and backpressure or
+            // a listening protocol its overheard packets (`do_mac`): the
+            // MAC leaves out what nobody reads (`mac/dcf/reports.rs`).
+            let bp = cfg.queue.backpressure.is_some();
+            node.mac.set_reports(bp, bp || node.routing.wants_overheard());
+        }
         let mut endpoint_rngs: Vec<Vec<RngStream>> = (0..n).map(|_| Vec::new()).collect();
         for (i, f) in cfg.flows.iter().enumerate() {
             let port = (FLOW_PORT_BASE + i as u32) as u16;

@@ -288,16 +288,24 @@ impl Simulation {
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
         let r = f(n.routing.as_mut(), &mut ctx);
+        self.routing_done(node, tables);
+        r
+    }
+
+    /// After a call into `node`'s protocol (`call_routing`): its table to
+    /// the observers that want it (`tables`), a work item per new action.
+    #[inline(always)]
+    fn routing_done(&mut self, node: NodeId, tables: bool) {
         if tables && self.obs.interest().routes {
+            let now = self.queue.now();
             self.route_buf.clear();
-            n.routing.route_table(now, &mut self.route_buf);
+            self.nodes[node as usize].routing.route_table(now, &mut self.route_buf);
             self.obs.routes(now, node, &self.route_buf);
         }
         for i in self.queued[1]..self.net_out.len() {
             self.work.push(Work::Net(node, i as u32));
         }
         self.queued[1] = self.net_out.len();
-        r
     }
 
     fn with_endpoint(&mut self, node: NodeId, idx: u16, f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx)) {
@@ -358,6 +366,10 @@ impl Simulation {
             // `do_mac`'s `Overheard` arm: `bp_heard` does nothing without
             // backpressure, and the protocol may not listen.
             MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
+            // A packet to forward over the radio: routed from the action.
+            MacAction::Deliver(ref p, _) if self.bp.is_none() && self.forwards_by_radio(node, p) => {
+                self.forward_in_place(node, i)
+            }
             _ => {
                 let mut a = std::mem::replace(&mut self.mac_out[i], MacAction::Ready);
                 self.do_mac(node, &mut a)
@@ -391,6 +403,10 @@ impl Simulation {
     fn endpoint_item(&mut self, node: NodeId, idx: u16, i: usize) {
         match self.ep_out[i] {
             EndpointAction::Timer { at, timer } => self.queue.schedule(at, Event::Endpoint { node, idx, timer }),
+            // A datagram routed over the radio: routed from the action.
+            EndpointAction::Send(ref p) if self.bp.is_none() && self.wired.next_hop(node, p.dst).is_none() => {
+                self.send_in_place(node, i)
+            }
             mut a => self.do_endpoint(node, idx, &mut a),
         }
     }

@@ -15,7 +15,7 @@ use crate::mac::dcf::MacAction;
 use crate::metrics::observe::FlowWhat;
 use crate::metrics::trace::{Action, Layer};
 use crate::metrics::DropReason;
-use crate::net::routing::{NetAction, Origin};
+use crate::net::routing::{NetAction, Origin, RouteCtx};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::transport::EndpointAction;
 
@@ -353,6 +353,51 @@ impl Simulation {
         pkt.ttl -= 1;
         self.nodes[node as usize].net.forwarded += 1;
         self.route_out(node, pkt, Origin::Forward, wired);
+    }
+
+    /// Whether `net_input` would forward `pkt`, decoded by `node`'s MAC,
+    /// over the radio: not ARP, not for this node, TTL left, and no wired
+    /// next hop for its destination (`route_out`'s radio path).
+    #[inline(always)]
+    pub(super) fn forwards_by_radio(&self, node: NodeId, pkt: &Packet) -> bool {
+        !matches!(pkt.body, Body::Arp { .. })
+            && pkt.dst != node
+            && pkt.dst != BROADCAST
+            && pkt.ttl > 1
+            && self.wired.next_hop(node, pkt.dst).is_none()
+    }
+
+    /// The MAC's `Deliver` action `i` of a packet `forwards_by_radio`, with
+    /// no backpressure (`bp_heard` does nothing): what `do_mac` and
+    /// `net_input` then `route_out` do with it, the packet routed from the
+    /// action instead of copied out of it first.
+    pub(super) fn forward_in_place(&mut self, node: NodeId, i: usize) {
+        let MacAction::Deliver(pkt, from) = &mut self.mac_out[i] else { unreachable!("a Deliver action") };
+        pkt.prev_hop = *from;
+        pkt.ttl -= 1;
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        n.net.forwarded += 1;
+        let mut ctx =
+            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
+        n.routing.route(&mut ctx, *pkt, Origin::Forward);
+        self.routing_done(node, true);
+    }
+
+    /// The endpoint's `Send` action `i` of a packet with no wired next hop,
+    /// with no backpressure (`bp_refuses` is false): what `do_endpoint` and
+    /// `route_out` do with it, the packet routed from the action instead of
+    /// copied out of it first.
+    pub(super) fn send_in_place(&mut self, node: NodeId, i: usize) {
+        let EndpointAction::Send(pkt) = &self.ep_out[i] else { unreachable!("a Send action") };
+        let now = self.queue.now();
+        self.obs.packet(now, node, Layer::Agent, Action::Send, pkt, None);
+        let n = &mut self.nodes[node as usize];
+        n.net.originated += 1;
+        let mut ctx =
+            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
+        n.routing.route(&mut ctx, *pkt, Origin::Local);
+        self.routing_done(node, true);
     }
 
     /// Routes a packet leaving `node`: over the wires when the wired table

@@ -34,6 +34,9 @@ impl MacProtocol for Dcf {
     fn can_accept(&self) -> bool {
         Dcf::can_accept(self)
     }
+    fn set_reports(&mut self, tx_success: bool, overheard: bool) {
+        Dcf::set_reports(self, tx_success, overheard)
+    }
     #[inline]
     fn current(&self) -> Option<&Packet> {
         Dcf::current(self)
