@@ -186,6 +186,18 @@ impl Streams {
 }
 
 impl Simulation {
+    /// `node`'s own transmission ends: a queued `TxEnd` (a frame no radio
+    /// hears) or the entry of its frame's stream (`frames.rs`, `TX_END`).
+    #[inline]
+    pub(super) fn tx_end(&mut self, node: NodeId) {
+        let now = self.queue.now();
+        let n = &mut self.nodes[node as usize];
+        if n.radio.end_tx() {
+            n.mac.on_signal_end(now, true, &mut self.mac_out);
+        }
+        n.mac.on_tx_end(now, &mut self.mac_out);
+    }
+
     /// Puts frame `tx` (duration `d`, sent by `sender`) on the air at every
     /// hearer in `self.hearers` (not empty): reserves the sequence numbers
     /// the per-receiver events would have taken (start, end, start, end,

@@ -105,11 +105,6 @@ impl Event {
     }
 }
 
-#[test]
-fn event_is_16_bytes() {
-    assert_eq!(std::mem::size_of::<Event>(), 16);
-}
-
 /// Work produced while handling one event, executed in FIFO order.
 /// Work items name an action by its index in the layer's output vector, so
 /// an action is moved once (when it is carried out), not through the queue.
@@ -244,18 +239,6 @@ impl Simulation {
             Event::Node { node, action } => return self.node_event(node, action),
         };
         self.collect_mac(node);
-    }
-
-    /// `node`'s own transmission ends: a queued `TxEnd` (a frame no radio
-    /// hears) or the entry of its frame's stream (`frames.rs`, `TX_END`).
-    #[inline]
-    fn tx_end(&mut self, node: NodeId) {
-        let now = self.queue.now();
-        let n = &mut self.nodes[node as usize];
-        if n.radio.end_tx() {
-            n.mac.on_signal_end(now, true, &mut self.mac_out);
-        }
-        n.mac.on_tx_end(now, &mut self.mac_out);
     }
 
     fn collect_mac(&mut self, node: NodeId) {

@@ -108,6 +108,13 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests {
+    /// Kernel events stay 16 bytes: a queue entry is 32 with its key
+    /// (two 16-byte moves per insertion step of `EventQueue::push`).
+    #[test]
+    fn event_is_16_bytes() {
+        assert_eq!(std::mem::size_of::<super::Event>(), 16);
+    }
+
     use crate::metrics::observe::{FrameEvent, Observer, PacketEvent};
     use crate::net::NodeId;
     use crate::scenario::Scenario;
