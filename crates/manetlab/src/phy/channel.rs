@@ -272,14 +272,7 @@ impl Channel {
             let now_legs = vec![NowLeg::EXPIRED; trajectories.len()];
             let movers = trajectories.into_iter().map(|t| RefCell::new(Mover::new(t))).collect();
             let search = reach + vmax * every.as_secs_f64();
-            Mobility {
-                movers,
-                now_legs,
-                at: Time::ZERO,
-                every,
-                search,
-                cell: search / MOBILE_CELLS_PER_SEARCH,
-            }
+            Mobility { movers, now_legs, at: Time::ZERO, every, search, cell: search / MOBILE_CELLS_PER_SEARCH }
         });
         let cell = mobility.as_ref().map_or(reach, |m| m.cell);
         let grid = Grid::new(&positions, cell);

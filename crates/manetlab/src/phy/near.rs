@@ -149,7 +149,8 @@ impl Channel {
                     let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
                     let d2 = dx * dx + dy * dy + dz * dz;
                     // (a NaN is kept, as in `scan_mobile`)
-                    if n != sender && !(d2 > r_sq) {
+                    let far = d2 > r_sq;
+                    if n != sender && !far {
                         list.nodes.push(n);
                     }
                 }
@@ -179,8 +180,10 @@ impl Channel {
             } else {
                 radio.propagation.rx_power(radio, d, h + p.z, h + q.z)
             };
-            let hears = !(d2 > reach_sq) & (power >= cull);
-            *key = (delay_of(d).0 << DELAY_SHIFT) | ((n as u64) << NODE_SHIFT) | ((hears as u64) << INDEX_BITS) | i as u64;
+            let far = d2 > reach_sq;
+            let hears = !far & (power >= cull);
+            *key =
+                (delay_of(d).0 << DELAY_SHIFT) | ((n as u64) << NODE_SHIFT) | ((hears as u64) << INDEX_BITS) | i as u64;
             *pw = power;
         }
         if fresh {
