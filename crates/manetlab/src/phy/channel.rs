@@ -19,6 +19,9 @@
 //! stays exact. The cells are a third of `search` wide, so the scan reads
 //! about 1.5 times the disc's area (before issue 25's change: the 3 x 3
 //! cells of side reach + 2 · vmax · period around the sender, 4.1 times).
+//! Without fading draws a frame reads the sender's neighbour list instead
+//! (`near.rs`: every node within reach + slack, reused while nodes cannot
+//! have crossed the slack); the grid makes the lists.
 //!
 //! Under the SINR reception model the cull level is a tenth of the noise
 //! floor instead (weaker signals still add interference, but less than 10 %
