@@ -19,6 +19,9 @@
 //! stays exact. The cells are a third of `search` wide, so the scan reads
 //! about 1.5 times the disc's area (before issue 25's change: the 3 x 3
 //! cells of side reach + 2 · vmax · period around the sender, 4.1 times).
+//! Without fading draws a frame reads the sender's neighbour list instead
+//! (`near.rs`: every node within reach + slack, reused while nodes cannot
+//! have crossed the slack); the grid makes the lists.
 //!
 //! Under the SINR reception model the cull level is a tenth of the noise
 //! floor instead (weaker signals still add interference, but less than 10 %
@@ -43,6 +46,8 @@ use std::cell::RefCell;
 #[path = "grid.rs"]
 mod grid;
 use grid::Grid;
+#[path = "near.rs"]
+mod near;
 
 /// With mobility, grid cells per search radius (`Mobility::cell`).
 const MOBILE_CELLS_PER_SEARCH: f64 = 3.0;
@@ -107,34 +112,11 @@ pub struct Channel {
     /// Scratch for `scan_mobile`'s candidates (kept: no allocation per frame).
     cand: Vec<Cand>,
     /// Moving nodes without fading draws, ids and delays that fit the
-    /// packed keys: `hearers_by_arrival` takes [`Channel::arrivals_mobile`].
+    /// packed keys: `hearers_by_arrival` takes [`Channel::arrivals_near`]
+    /// (off in tests: the reference path).
     fused: bool,
-    /// Scratch and bucket bits of `arrivals_mobile`.
-    arr: Arrivals,
-}
-
-/// Most buckets of [`Channel::arrivals_mobile`]'s sort (a power of two).
-const ARRIVAL_BUCKETS: usize = 256;
-/// Shorter hearer lists take `sort_unstable` in `arrivals_mobile`.
-const ARRIVAL_MIN_LEN: usize = 8;
-
-/// Scratch of [`Channel::arrivals_mobile`] (kept: no allocation per frame).
-#[derive(Default)]
-struct Arrivals {
-    /// The kept candidates (one entry per node).
-    cand: Vec<Cand>,
-    /// A hearer's packed key (delay, node, index), as [`sort_by_arrival`]'s.
-    keys: Vec<u64>,
-    /// `keys` scattered by bucket, then sorted.
-    sorted: Vec<u64>,
-    /// A hearer's power, by the index in its key.
-    powers: Vec<f64>,
-    /// Keys per bucket (then the buckets' first places).
-    counts: Vec<u32>,
-    /// Bits of the largest delay a hearer can have (ns): that of a
-    /// candidate at exactly the reach (`delay_of` is monotone; a NaN
-    /// distance gives 0).
-    delay_bits: u32,
+    /// Per-sender neighbour lists (`near.rs`), when `fused`.
+    near: Option<near::NearLists>,
 }
 
 struct Mobility {
@@ -147,11 +129,6 @@ struct Mobility {
     /// (and missing the cache on it). Transmission times never decrease, so
     /// a record is replaced only when its node starts a new leg.
     now_legs: Vec<NowLeg>,
-    /// The same records in the grid's order (`slot_legs[i]` is the leg of
-    /// `grid.nodes[i]`, copied at each grid build, refreshed where stale):
-    /// the search without fading reads them in sequence
-    /// ([`Channel::arrivals_mobile`]).
-    slot_legs: Vec<NowLeg>,
     /// Positions when the grid was last built.
     at: Time,
     every: Time,
@@ -239,8 +216,8 @@ impl Mobility {
     }
 }
 
-/// The leg `node` follows at `t`, for a stale `Mobility::slot_legs` record:
-/// from `now_legs` (refreshed there first if stale too, as `next_leg`).
+/// The leg `node` follows at `t`: from `now_legs` (refreshed there first if
+/// stale, as `next_leg`).
 #[cold]
 #[inline(never)]
 fn fresh_leg(movers: &mut [RefCell<Mover>], now_legs: &mut [NowLeg], node: NodeId, t: Time) -> NowLeg {
@@ -296,35 +273,16 @@ impl Channel {
             let share = if fading.is_active() { 0.25 } else { REBUILD_SHARE };
             let every = Time::from_secs_f64((share * reach / vmax).max(0.01));
             let now_legs = vec![NowLeg::EXPIRED; trajectories.len()];
-            let slot_legs = now_legs.clone();
             let movers = trajectories.into_iter().map(|t| RefCell::new(Mover::new(t))).collect();
             let search = reach + vmax * every.as_secs_f64();
-            Mobility {
-                movers,
-                now_legs,
-                slot_legs,
-                at: Time::ZERO,
-                every,
-                search,
-                cell: search / MOBILE_CELLS_PER_SEARCH,
-            }
+            Mobility { movers, now_legs, at: Time::ZERO, every, search, cell: search / MOBILE_CELLS_PER_SEARCH }
         });
         let cell = mobility.as_ref().map_or(reach, |m| m.cell);
         let grid = Grid::new(&positions, cell);
         let reach_sq = reach * reach;
-        let max_delay = delay_of(reach_sq.sqrt()).0;
-        let fused = mobility.is_some()
-            && !fading.is_active()
-            && (positions.len() as u64) < 1 << KEY_NODE_BITS
-            && max_delay < 1 << (64 - KEY_INDEX_BITS - KEY_NODE_BITS);
-        let nodes = if fused { positions.len() } else { 0 };
-        let arr = Arrivals {
-            cand: vec![Cand::default(); nodes],
-            keys: vec![0; nodes],
-            sorted: vec![0; nodes],
-            powers: vec![0.0; nodes],
-            counts: vec![0; ARRIVAL_BUCKETS + 1],
-            delay_bits: 64 - max_delay.leading_zeros(),
+        let near = match &mobility {
+            Some(m) if !fading.is_active() => near::NearLists::new(positions.len(), reach, vmax, m.every),
+            _ => None,
         };
         Channel {
             radio: radio.clone(),
@@ -342,8 +300,8 @@ impl Channel {
             sort_keys: Vec::new(),
             sort_out: Vec::new(),
             cand: Vec::new(),
-            fused,
-            arr,
+            fused: near.is_some(),
+            near,
         }
     }
 
@@ -375,8 +333,6 @@ impl Channel {
         m.at = now;
         let pos: Vec<Position> = m.movers.iter().map(|t| t.borrow_mut().position(now)).collect();
         self.grid = Grid::new(&pos, m.cell);
-        m.slot_legs.clear();
-        m.slot_legs.extend(self.grid.nodes.iter().map(|&n| m.now_legs[n as usize]));
     }
 
     /// Received power at `to` of a transmission from `from` at time `t`.
@@ -404,7 +360,7 @@ impl Channel {
     /// the same result).
     pub fn hearers_by_arrival(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
         if self.fused {
-            self.arrivals_mobile(sender, now, out);
+            self.arrivals_near(sender, now, out);
             return;
         }
         let cached = self.mobility.is_none() && !self.fading.is_active();
@@ -531,108 +487,6 @@ impl Channel {
                 out.push(Hearer { node: c.node, power, delay: delay_of(d) });
             }
         }
-    }
-
-    /// [`Channel::hearers_by_arrival`] for moving nodes without fading
-    /// draws: `scan_mobile` and [`sort_by_arrival`] fused. Pass 1 reads the
-    /// candidates' legs in the grid's order (`Mobility::slot_legs`, one
-    /// sequential stream instead of a look-up per node); pass 2 computes a
-    /// kept candidate's power and delay as `scan_mobile` does (the same
-    /// bits) and writes its packed key (delay, node, index) and power, and
-    /// counts it into a bucket by its delay, about one bucket per
-    /// candidate; the keys are then scattered by bucket and insertion-sorted
-    /// (a key moves only within its bucket), and the hearers written out in
-    /// key order. The same hearers, powers and delays in the same order as
-    /// `find_hearers` then `sort_by_arrival` (nodes are distinct, so
-    /// (delay, node) is a total order); crowded buckets and short lists
-    /// take `sort_unstable` of the keys, as `sort_keys` does.
-    fn arrivals_mobile(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
-        let Channel { mobility, grid, radio, reach_sq, cull_power, arr, .. } = self;
-        let m = mobility.as_mut().expect("arrivals_mobile without mobility");
-        let p = m.position(sender, now);
-        let (reach_sq, cull) = (*reach_sq, *cull_power);
-        let Mobility { movers, now_legs, slot_legs, search, .. } = m;
-        // (`cand`, `keys`, `powers`, `sorted` hold one entry per node: a
-        // slot is visited at most once per frame)
-        let cand = &mut arr.cand[..];
-        let mut k = 0;
-        grid.disc_runs(&p, *search, |first, end| {
-            for (&n, leg) in grid.nodes[first..end].iter().zip(&mut slot_legs[first..end]) {
-                if !(leg.start <= now && now < leg.end) {
-                    *leg = fresh_leg(movers, now_legs, n, now);
-                }
-                // `Mobility::position`'s arithmetic; `now - start` (no
-                // saturation: start <= now) is below 2^63, so its conversion
-                // through i64 is the same value as through u64 (one
-                // instruction where u64's takes six).
-                let dt = (now.0 - leg.start.0) as i64 as f64 / 1e9;
-                let q = Position { x: leg.from.x + leg.vx * dt, y: leg.from.y + leg.vy * dt, z: leg.from.z };
-                let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
-                let d2 = dx * dx + dy * dy + dz * dz;
-                cand[k] = Cand { node: n, d2, z: q.z };
-                // (a NaN is kept, as in `scan_mobile`)
-                let far = d2 > reach_sq;
-                k += ((n != sender) & !far) as usize;
-            }
-        });
-        // About one bucket per two candidates, at most `ARRIVAL_BUCKETS`.
-        let lg = (k.max(2).next_power_of_two().trailing_zeros() - 1).min(ARRIVAL_BUCKETS.trailing_zeros());
-        let nb = 1usize << lg;
-        let shift = arr.delay_bits.saturating_sub(lg);
-        let counts = &mut arr.counts;
-        counts[..=nb].fill(0);
-        let (keys, powers) = (&mut arr.keys[..k], &mut arr.powers[..k]);
-        let h = radio.antenna_height_m;
-        let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
-        let mut j = 0;
-        for c in &cand[..k] {
-            let d = c.d2.sqrt();
-            let power = if c.z.to_bits() == p.z.to_bits() {
-                level.power(d)
-            } else {
-                radio.propagation.rx_power(radio, d, h + p.z, h + c.z)
-            };
-            // Written at `j` always, kept by advancing `j` (a candidate
-            // below the cull level is overwritten by the next).
-            let delay = delay_of(d).0;
-            keys[j] = (delay << (KEY_INDEX_BITS + KEY_NODE_BITS)) | ((c.node as u64) << KEY_INDEX_BITS) | j as u64;
-            powers[j] = power;
-            let hears = power >= cull;
-            // (the bucket is below `nb` as delay <= the largest; the mask
-            // only spares a bounds check: a key in a wrong bucket would
-            // still be sorted, by the insertion sort)
-            counts[((delay >> shift) as usize).min(nb - 1) % ARRIVAL_BUCKETS + 1] += hears as u32;
-            j += hears as usize;
-        }
-        let keys = &mut keys[..j];
-        let mut full = 0;
-        if j >= ARRIVAL_MIN_LEN {
-            let mut sum = 0;
-            for c in &mut counts[1..=nb] {
-                full = full.max(*c);
-                sum += *c;
-                *c = sum;
-            }
-        }
-        let sorted: &[u64] = if j < ARRIVAL_MIN_LEN || full > BUCKET_MAX_FILL {
-            keys.sort_unstable();
-            keys
-        } else {
-            let to = &mut arr.sorted[..j];
-            for &key in keys.iter() {
-                let b = ((key >> (KEY_INDEX_BITS + KEY_NODE_BITS + shift)) as usize).min(nb - 1) % ARRIVAL_BUCKETS;
-                to[counts[b] as usize] = key;
-                counts[b] += 1;
-            }
-            insertion_sort(to);
-            to
-        };
-        out.clear();
-        out.extend(sorted.iter().map(|&key| Hearer {
-            node: ((key >> KEY_INDEX_BITS) & ((1 << KEY_NODE_BITS) - 1)) as NodeId,
-            power: powers[(key & ((1 << KEY_INDEX_BITS) - 1)) as usize],
-            delay: Time(key >> (KEY_INDEX_BITS + KEY_NODE_BITS)),
-        }));
     }
 
     /// Puts a frame on the air; `receivers` is how many signal ends will be

@@ -345,12 +345,14 @@ mod fused {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
-        /// `arrivals_mobile` (the fused search and sort) answers as the
-        /// search then `sort_by_arrival` (`fused` off: main's path), to the
-        /// bit: node, power and delay of every hearer in order, over frames
-        /// whose times advance across leg ends and grid rebuilds; short
-        /// and long hearer lists, crowded buckets, differing heights.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// `arrivals_near` (the per-sender lists) answers as the search
+        /// then `sort_by_arrival` (`fused` off: main's path), to the bit:
+        /// node, power and delay of every hearer in order, over frames
+        /// whose times advance across leg ends, grid rebuilds and list
+        /// expiries; short and long hearer lists, crowded delays, differing
+        /// heights. `senders` of the nodes send (few: lists reused often,
+        /// with up to `life` between two frames of a sender).
         #[test]
         fn fused_search_is_the_search_then_the_sort(
             seed in proptest::num::u64::ANY,
@@ -360,6 +362,7 @@ mod fused {
             clusters in proptest::bool::ANY,
             heights in proptest::bool::ANY,
             step_ms in 1u64..2000,
+            senders in 1usize..300,
         ) {
             let radio = RadioConfig::default();
             let trajs = paths(seed, n, w, h, clusters, heights);
@@ -371,10 +374,10 @@ mod fused {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             let mut s = seed;
             let mut now = Time::ZERO;
-            for _ in 0..120 {
+            for _ in 0..200 {
                 s = mix64(s);
                 now += Time::from_ms(s % step_ms);
-                let sender = ((s >> 32) % n as u64) as NodeId;
+                let sender = ((s >> 32) % n.min(senders) as u64) as NodeId;
                 ch.refresh(now);
                 reference.refresh(now);
                 ch.hearers_by_arrival(sender, now, &mut a);

@@ -107,7 +107,8 @@ impl Grid {
     }
 
     /// The cells a search of radius `r` around `p` must read, for a search
-    /// whose order does not matter (`Channel::arrivals_mobile`): per row,
+    /// whose order does not matter (a neighbour list's making,
+    /// `Channel::arrivals_near` in `near.rs`): per row,
     /// the columns from the disc's left to its right end at the row band's
     /// nearest edge (half-width `w`), with the same hair of margin as
     /// `disc_rows`. Every node recorded within `r` of `p` is in them: its
