@@ -602,14 +602,22 @@ fn sort_keys(keys: &mut Vec<u64>) {
 #[inline]
 fn insertion_sort(v: &mut [u64]) {
     for i in 1..v.len() {
-        let k = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > k {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = k;
+        insert_step(v, i);
     }
+}
+
+/// One step of an insertion sort: moves `v[i]` down into the sorted
+/// `v[..i]`; returns how many places it moved.
+#[inline(always)]
+fn insert_step(v: &mut [u64], i: usize) -> usize {
+    let k = v[i];
+    let mut j = i;
+    while j > 0 && v[j - 1] > k {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    v[j] = k;
+    i - j
 }
 
 /// Bits of the packed sort key (delay, node, index) of [`sort_by_arrival`].

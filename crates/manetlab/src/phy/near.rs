@@ -28,10 +28,12 @@
 //! then `sort_by_arrival`. Proptest:
 //! `phy::channel::tests::fused::fused_search_is_the_search_then_the_sort`.
 
-use super::{delay_of, fresh_leg, Channel, Hearer, Mobility, KEY_NODE_BITS};
+use super::{delay_of, fresh_leg, Channel, Hearer, Mobility, NowLeg, KEY_NODE_BITS};
+use crate::mobility::Mover;
 use crate::sim::NodeId;
 use crate::sim::Position;
 use crate::sim::Time;
+use std::cell::RefCell;
 
 /// The list's slack (the distance a list reaches beyond the reach), as a
 /// share of the reach.
@@ -97,20 +99,28 @@ impl NearLists {
     }
 }
 
+/// Where node `n` is at `now`, from its current leg (refreshed first when
+/// `now` is past it): `Mobility::position`'s arithmetic (`now - start` is
+/// below 2^63: its conversion through i64 is the same value), so the same
+/// bits as `scan_mobile`'s positions.
+#[inline(always)]
+fn position_on_leg(movers: &mut [RefCell<Mover>], now_legs: &mut [NowLeg], n: NodeId, now: Time) -> Position {
+    let l = &now_legs[n as usize];
+    if !(l.start <= now && now < l.end) {
+        fresh_leg(movers, now_legs, n, now);
+    }
+    let leg = &now_legs[n as usize];
+    let dt = (now.0 - leg.start.0) as i64 as f64 / 1e9;
+    Position { x: leg.from.x + leg.vx * dt, y: leg.from.y + leg.vy * dt, z: leg.from.z }
+}
+
 /// Sorts `v` ascending by insertion, or by `sort_unstable` once the moves
 /// pass `budget` (any sort of distinct keys gives the same order).
 #[inline]
 fn nearly_sorted(v: &mut [u64], budget: usize) {
     let mut moves = 0;
     for i in 1..v.len() {
-        let k = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > k {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = k;
-        moves += i - j;
+        moves += super::insert_step(v, i);
         if moves > budget {
             v.sort_unstable();
             return;
@@ -139,13 +149,7 @@ impl Channel {
             let r_sq = near.radius_sq;
             grid.disc_runs(&p, near.search, |first, end| {
                 for &n in &grid.nodes[first..end] {
-                    let l = &now_legs[n as usize];
-                    if !(l.start <= now && now < l.end) {
-                        fresh_leg(movers, now_legs, n, now);
-                    }
-                    let leg = &now_legs[n as usize];
-                    let dt = (now.0 - leg.start.0) as i64 as f64 / 1e9;
-                    let q = Position { x: leg.from.x + leg.vx * dt, y: leg.from.y + leg.vy * dt, z: leg.from.z };
+                    let q = position_on_leg(movers, now_legs, n, now);
                     let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
                     let d2 = dx * dx + dy * dy + dz * dz;
                     // (a NaN is kept, as in `scan_mobile`)
@@ -162,16 +166,7 @@ impl Channel {
         let h = radio.antenna_height_m;
         let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
         for (i, ((&n, key), pw)) in list.nodes.iter().zip(keys.iter_mut()).zip(powers.iter_mut()).enumerate() {
-            let l = &now_legs[n as usize];
-            if !(l.start <= now && now < l.end) {
-                fresh_leg(movers, now_legs, n, now);
-            }
-            let leg = &now_legs[n as usize];
-            // `Mobility::position`'s arithmetic (`now - start` is below
-            // 2^63: its conversion through i64 is the same value), then
-            // `scan_mobile`'s: the same bits.
-            let dt = (now.0 - leg.start.0) as i64 as f64 / 1e9;
-            let q = Position { x: leg.from.x + leg.vx * dt, y: leg.from.y + leg.vy * dt, z: leg.from.z };
+            let q = position_on_leg(movers, now_legs, n, now);
             let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
             let d2 = dx * dx + dy * dy + dz * dz;
             let d = d2.sqrt();
