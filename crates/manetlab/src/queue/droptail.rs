@@ -34,24 +34,36 @@ impl DropTail {
     }
 }
 
-impl QueueDisc for DropTail {
-    fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet> {
+impl DropTail {
+    /// `enqueue` of `*pkt`, copied once, into its lane.
+    #[inline(always)]
+    #[allow(clippy::result_large_err)]
+    fn put(&mut self, pkt: &Packet) -> Result<(), Packet> {
         let control = self.control_first && pkt.is_control();
         if self.len() >= self.limit {
             if !control {
-                return Err(pkt);
+                return Err(*pkt);
             }
             // Control packet at a full queue: the newest data packet makes room.
-            let Some(victim) = self.data.pop_back() else { return Err(pkt) };
-            self.control.push_back(pkt);
+            let Some(victim) = self.data.pop_back() else { return Err(*pkt) };
+            self.control.push_back(*pkt);
             return Err(victim);
         }
         if control {
-            self.control.push_back(pkt);
+            self.control.push_back(*pkt);
         } else {
-            self.data.push_back(pkt);
+            self.data.push_back(*pkt);
         }
         Ok(())
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet> {
+        self.put(&pkt)
+    }
+    fn enqueue_ref(&mut self, pkt: &Packet) -> Result<(), Packet> {
+        self.put(pkt)
     }
     /// Mirrors `enqueue`: full, and not a control packet that pushes out
     /// the newest data packet (`tests::refuses_iff_enqueue_hands_it_back`).

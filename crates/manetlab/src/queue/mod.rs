@@ -192,6 +192,14 @@ pub trait QueueDisc: Send {
     /// route it is 152 bytes, above clippy's 128-byte `Err` threshold.)
     #[allow(clippy::result_large_err)]
     fn enqueue(&mut self, pkt: Packet) -> Result<(), Packet>;
+    /// [`QueueDisc::enqueue`] of a copy of `*pkt`: a discipline that stores
+    /// packets may copy it once, straight into its storage, instead of the
+    /// caller making the copy the by-value call takes and the discipline
+    /// moving it again.
+    #[allow(clippy::result_large_err)]
+    fn enqueue_ref(&mut self, pkt: &Packet) -> Result<(), Packet> {
+        self.enqueue(*pkt)
+    }
     /// Whether [`QueueDisc::enqueue`] would hand `pkt` itself back and
     /// change nothing (a full drop-tail queue): the kernel then drops it
     /// without moving ~150 bytes in and out of the call. `false` is always

@@ -365,7 +365,9 @@ impl Simulation {
     fn net_item(&mut self, node: NodeId, i: usize) {
         match self.net_out[i] {
             NetAction::Timer { at, timer } => self.queue.schedule(at, Event::routing(node, timer)),
-            // The packet alone is copied out (`NetAction` is not `Copy`).
+            // A packet for the interface queue: handed on from the action.
+            NetAction::Transmit(ref pkt) if self.queues_by_radio(node, pkt) => self.transmit_in_place(node, i),
+            // Otherwise the packet alone is copied out (`NetAction` is not `Copy`).
             NetAction::Transmit(ref pkt) => {
                 let pkt = *pkt;
                 self.net_transmit(node, &pkt)

@@ -219,21 +219,74 @@ impl Simulation {
         }
     }
 
-    /// Puts a packet on the interface queue (IFQ drop when full).
-    pub(super) fn enqueue(&mut self, node: NodeId, pkt: &Packet) {
-        let n = &mut self.nodes[node as usize];
-        if n.ifq.refuses(pkt) {
-            // The same as `enqueue` handing it back, without the moves.
-            return self.drop_packet(node, pkt, DropReason::Ifq);
-        }
-        if n.ifq.passes_through(pkt)
+    /// Whether `net_transmit` would put routing's `pkt` on `node`'s
+    /// interface queue (no wire towards its next hop, no ARP on the way).
+    #[inline(always)]
+    pub(super) fn queues_by_radio(&self, node: NodeId, pkt: &Packet) -> bool {
+        (pkt.next_hop == BROADCAST || self.nodes[node as usize].arp.is_none())
+            && self.wired.iface(node, pkt.next_hop).is_none()
+    }
+
+    /// Whether `enqueue` may hand `pkt` straight to `n`'s idle MAC: an
+    /// empty FIFO, and nothing watching the queue or keeping books on it
+    /// (no observer, lifetime or backpressure).
+    #[inline(always)]
+    fn straight_to_mac(&self, n: &crate::node::Node, pkt: &Packet) -> bool {
+        n.ifq.passes_through(pkt)
             && self.bp.is_none()
             && n.ifq_life.is_none()
             && !self.cfg.queue.expire_in_flight
             && self.obs.is_empty()
             && !n.mac.is_edca()
             && n.mac.can_accept()
-        {
+    }
+
+    /// Routing's `Transmit` action `i`, of a packet `queues_by_radio`:
+    /// what `net_transmit` then `enqueue` do with it, the packet read in
+    /// the action (`QueueDisc::enqueue_ref`) instead of copied out first.
+    /// A packet the queue refuses is copied out and dropped by `enqueue`.
+    pub(super) fn transmit_in_place(&mut self, node: NodeId, i: usize) {
+        let NetAction::Transmit(pkt) = &self.net_out[i] else { unreachable!("a Transmit action") };
+        let now = self.queue.now();
+        let action = if pkt.src == node { Action::Send } else { Action::Forward };
+        self.obs.packet(now, node, Layer::Router, action, pkt, None);
+        let n = &self.nodes[node as usize];
+        if !n.ifq.refuses(pkt) {
+            if self.straight_to_mac(n, pkt) {
+                self.nodes[node as usize].mac.enqueue(now, *pkt, &mut self.mac_out);
+                return self.collect_mac(node);
+            }
+            if self.bp.is_none() && n.ifq_life.is_none() && !self.cfg.queue.expire_in_flight {
+                // `enqueue`'s general path with no books kept on the queue.
+                let n = &mut self.nodes[node as usize];
+                let r = n.ifq.enqueue_ref(pkt);
+                let mine = matches!(&r, Err(p) if p.uid == pkt.uid);
+                if !mine {
+                    self.obs.queue(now, node, &*n.ifq);
+                }
+                if let Err(p) = r {
+                    // Refused (`mine`), or another pushed out (fair queueing).
+                    self.drop_packet(node, &p, DropReason::Ifq);
+                }
+                if !mine {
+                    self.feed_mac(node);
+                }
+                return;
+            }
+        }
+        let pkt = *pkt;
+        self.enqueue(node, &pkt)
+    }
+
+    /// Puts a packet on the interface queue (IFQ drop when full).
+    pub(super) fn enqueue(&mut self, node: NodeId, pkt: &Packet) {
+        let n = &self.nodes[node as usize];
+        if n.ifq.refuses(pkt) {
+            // The same as `enqueue` handing it back, without the moves.
+            return self.drop_packet(node, pkt, DropReason::Ifq);
+        }
+        if self.straight_to_mac(n, pkt) {
+            let n = &mut self.nodes[node as usize];
             // An empty FIFO and an idle MAC: what `enqueue` then `feed_mac`
             // below do when nothing watches the queue and no lifetime or
             // backpressure keeps books on it, without the two moves through
@@ -242,7 +295,8 @@ impl Simulation {
             n.mac.enqueue(now, *pkt, &mut self.mac_out);
             return self.collect_mac(node);
         }
-        match n.ifq.enqueue(*pkt) {
+        let n = &mut self.nodes[node as usize];
+        match n.ifq.enqueue_ref(pkt) {
             Err(p) if p.uid == pkt.uid => self.drop_packet(node, &p, DropReason::Ifq),
             r => {
                 // Accepted; possibly another packet pushed out (fair queueing).
