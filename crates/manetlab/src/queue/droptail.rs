@@ -227,5 +227,31 @@ mod tests {
                 }
             }
         }
+
+        /// `enqueue_ref` does what `enqueue` of a copy does: the same
+        /// answers, the same contents, the same packets out.
+        #[test]
+        fn enqueue_ref_is_enqueue(
+            limit in 0usize..5,
+            control_first: bool,
+            ops in proptest::collection::vec(0u8..3, 0..60),
+        ) {
+            let mut by_value = DropTail::new(limit, control_first);
+            let mut by_ref = DropTail::new(limit, control_first);
+            for (uid, op) in ops.into_iter().enumerate() {
+                if op == 2 {
+                    proptest::prop_assert_eq!(by_value.dequeue().map(|p| p.uid), by_ref.dequeue().map(|p| p.uid));
+                    continue;
+                }
+                let p = pkt(uid as u64, if op == 1 { FLOW_NONE } else { 0 });
+                let a = by_value.enqueue(p).map_err(|r| r.uid);
+                let b = by_ref.enqueue_ref(&p).map_err(|r| r.uid);
+                proptest::prop_assert_eq!(a, b);
+                let (mut va, mut vb) = (Vec::new(), Vec::new());
+                by_value.for_each(&mut |p| va.push(p.uid));
+                by_ref.for_each(&mut |p| vb.push(p.uid));
+                proptest::prop_assert_eq!(va, vb);
+            }
+        }
     }
 }
