@@ -406,12 +406,12 @@ impl Dcf {
     /// Makes `pkt` the current frame of entity `i`: next sequence number
     /// (EDCA unicast: of its <receiver, TID>; otherwise the shared one),
     /// retry counters cleared (unless they are the station's).
-    fn load(&mut self, i: usize, pkt: Packet) {
+    fn load(&mut self, i: usize, pkt: &Packet) {
         let tid = self.acs[i].tid.filter(|_| pkt.next_hop != BROADCAST);
         let seq = self.seqs.next(pkt.next_hop, tid);
         let station = self.station_counters;
         let a = &mut self.acs[i];
-        a.current = Some(pkt);
+        a.current = Some(*pkt);
         a.current_seq = seq;
         a.current_retry = false;
         if !station {
@@ -427,6 +427,11 @@ impl Dcf {
     /// Hands the entity of access category `ac` a packet (only when
     /// `can_accept_ac(ac)`).
     pub fn enqueue_ac(&mut self, now: Time, pkt: Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
+        self.enqueue_ac_ref(now, &pkt, ac, out)
+    }
+
+    /// [`Dcf::enqueue_ac`] of a copy of `*pkt`, copied once, into the entity.
+    pub fn enqueue_ac_ref(&mut self, now: Time, pkt: &Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
         let i = self.ac_index(ac);
         debug_assert!(self.acs[i].current.is_none());
         if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {

@@ -172,6 +172,11 @@ pub trait MacProtocol {
     fn tx_frame(&self) -> &Frame;
     fn stats(&self) -> MacStats;
     fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>);
+    /// [`MacProtocol::enqueue`] of a copy of `*pkt` (a MAC may copy it once,
+    /// straight into its own storage).
+    fn enqueue_ref(&mut self, now: Time, pkt: &Packet, out: &mut Vec<MacAction>) {
+        self.enqueue(now, *pkt, out)
+    }
     fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>);
     fn on_tx_end(&mut self, now: Time, out: &mut Vec<MacAction>);
     fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>);
@@ -246,6 +251,10 @@ impl Mac {
     #[inline]
     pub fn enqueue(&mut self, now: Time, pkt: Packet, out: &mut Vec<MacAction>) {
         each!(self, m => MacProtocol::enqueue(m, now, pkt, out))
+    }
+    #[inline]
+    pub fn enqueue_ref(&mut self, now: Time, pkt: &Packet, out: &mut Vec<MacAction>) {
+        each!(self, m => MacProtocol::enqueue_ref(m, now, pkt, out))
     }
     #[inline]
     pub fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {

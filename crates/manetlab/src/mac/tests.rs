@@ -647,7 +647,9 @@ proptest::proptest! {
     /// MACs driven by the same random script (packets handed over, timers
     /// fired, transmissions ended, ACKs and DATA frames for this node and
     /// for another one decoded) give the same actions but those, the same
-    /// frames on the air and the same `can_accept`.
+    /// frames on the air and the same `can_accept`. A third one handed its
+    /// packets by reference (`MacProtocol::enqueue_ref`) gives exactly the
+    /// first one's actions.
     #[test]
     fn reports_off_only_leave_out_successes_and_overheard(
         script in proptest::collection::vec(0u8..8, 1..60),
@@ -655,6 +657,7 @@ proptest::proptest! {
     ) {
         let mut on = H::new(rts);
         let mut off = H::new(rts);
+        let mut by_ref = H::new(rts);
         off.dcf.set_reports(false, false);
         let data = |dst: u32| Frame {
             kind: FrameKind::Data,
@@ -682,7 +685,7 @@ proptest::proptest! {
                 3..=5 if sending => 2,
                 op => op,
             };
-            for h in [&mut on, &mut off] {
+            for (k, h) in [&mut on, &mut off, &mut by_ref].into_iter().enumerate() {
                 let last = |kind| {
                     h.out.iter().rev().find_map(|a| match a {
                         MacAction::Timer { kind: k, gen, .. } if *k == kind => Some(*gen),
@@ -693,6 +696,10 @@ proptest::proptest! {
                     (last(MacTimer::Timeout), last(MacTimer::Response), last(MacTimer::Access));
                 h.out.clear();
                 match op {
+                    0 | 1 if k == 2 => {
+                        let p = pkt(if op == 0 { 1 } else { crate::net::BROADCAST });
+                        super::MacProtocol::enqueue_ref(&mut h.dcf, now, &p, &mut h.out)
+                    }
                     0 => h.dcf.enqueue(now, pkt(1), &mut h.out),
                     1 => h.dcf.enqueue(now, pkt(crate::net::BROADCAST), &mut h.out),
                     2 => h.dcf.on_tx_end(now, &mut h.out),
@@ -722,6 +729,9 @@ proptest::proptest! {
             proptest::prop_assert!(!off.out.iter().any(|a| matches!(a, MacAction::TxSuccess(_) | MacAction::Overheard(..))));
             proptest::prop_assert_eq!(format!("{:?}", on.dcf.tx_frame()), format!("{:?}", off.dcf.tx_frame()));
             proptest::prop_assert_eq!(on.dcf.can_accept(), off.dcf.can_accept());
+            proptest::prop_assert_eq!(format!("{:?}", on.out), format!("{:?}", by_ref.out));
+            proptest::prop_assert_eq!(format!("{:?}", on.dcf.tx_frame()), format!("{:?}", by_ref.dcf.tx_frame()));
+            proptest::prop_assert_eq!(on.dcf.can_accept(), by_ref.dcf.can_accept());
         }
     }
 }

@@ -79,6 +79,14 @@ impl QueueDisc for DropTail {
     fn dequeue(&mut self) -> Option<Packet> {
         self.control.pop_front().or_else(|| self.data.pop_front())
     }
+    fn peek_next(&self) -> Option<&Packet> {
+        self.control.front().or_else(|| self.data.front())
+    }
+    fn discard_next(&mut self) {
+        if self.control.pop_front().is_none() {
+            self.data.pop_front();
+        }
+    }
     fn dequeue_where(&mut self, eligible: &mut dyn FnMut(&Packet) -> bool) -> Option<Packet> {
         for q in [&mut self.control, &mut self.data] {
             if let Some(i) = q.iter().position(&mut *eligible) {
@@ -228,8 +236,9 @@ mod tests {
             }
         }
 
-        /// `enqueue_ref` does what `enqueue` of a copy does: the same
-        /// answers, the same contents, the same packets out.
+        /// `enqueue_ref` does what `enqueue` of a copy does, and `peek_next`
+        /// then `discard_next` what `dequeue` does: the same answers, the
+        /// same contents, the same packets out.
         #[test]
         fn enqueue_ref_is_enqueue(
             limit in 0usize..5,
@@ -240,7 +249,13 @@ mod tests {
             let mut by_ref = DropTail::new(limit, control_first);
             for (uid, op) in ops.into_iter().enumerate() {
                 if op == 2 {
-                    proptest::prop_assert_eq!(by_value.dequeue().map(|p| p.uid), by_ref.dequeue().map(|p| p.uid));
+                    // `peek_next` then `discard_next` is `dequeue`.
+                    let peeked = by_ref.peek_next().map(|p| p.uid);
+                    if peeked.is_some() {
+                        by_ref.discard_next();
+                    }
+                    proptest::prop_assert_eq!(by_value.dequeue().map(|p| p.uid), peeked);
+                    proptest::prop_assert_eq!(by_value.len(), by_ref.len());
                     continue;
                 }
                 let p = pkt(uid as u64, if op == 1 { FLOW_NONE } else { 0 });

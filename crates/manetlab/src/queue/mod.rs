@@ -215,6 +215,18 @@ pub trait QueueDisc: Send {
     }
     /// The next packet the MAC should send, if any.
     fn dequeue(&mut self) -> Option<Packet>;
+    /// The packet [`QueueDisc::dequeue`] would return now, read in place,
+    /// or `None` when the queue is empty or the discipline does not say
+    /// (the kernel then calls `dequeue`). Changes nothing.
+    fn peek_next(&self) -> Option<&Packet> {
+        None
+    }
+    /// Removes the packet [`QueueDisc::peek_next`] showed (only called
+    /// right after it returned one): what `dequeue` does, without handing
+    /// the packet out.
+    fn discard_next(&mut self) {
+        unreachable!("discard_next without peek_next")
+    }
     /// The next packet, in the discipline's order, for which `eligible`
     /// holds; packets it refuses stay where they are (backpressure: a
     /// blocked flow does not block the others).

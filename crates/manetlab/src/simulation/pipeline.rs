@@ -118,6 +118,17 @@ impl Simulation {
             if !n.mac.can_accept() {
                 return;
             }
+            if self.bp.is_none() && n.ifq_life.is_none() {
+                if let Some(p) = n.ifq.peek_next() {
+                    // What the general path below does with no lifetime or
+                    // backpressure, the packet copied once, from the queue
+                    // into the MAC (the observers see the queue after it).
+                    n.mac.enqueue_ref(now, p, &mut self.mac_out);
+                    n.ifq.discard_next();
+                    self.obs.queue(now, node, &*n.ifq);
+                    return self.collect_mac(node);
+                }
+            }
             let mut next = match &self.bp {
                 None => n.ifq.dequeue(),
                 Some(bp) => n.ifq.dequeue_where(&mut |p| bp.eligible(node, now, p)),
@@ -253,7 +264,7 @@ impl Simulation {
         let n = &self.nodes[node as usize];
         if !n.ifq.refuses(pkt) {
             if self.straight_to_mac(n, pkt) {
-                self.nodes[node as usize].mac.enqueue(now, *pkt, &mut self.mac_out);
+                self.nodes[node as usize].mac.enqueue_ref(now, pkt, &mut self.mac_out);
                 return self.collect_mac(node);
             }
             if self.bp.is_none() && n.ifq_life.is_none() && !self.cfg.queue.expire_in_flight {
@@ -292,7 +303,7 @@ impl Simulation {
             // backpressure keeps books on it, without the two moves through
             // the queue.
             let now = self.queue.now();
-            n.mac.enqueue(now, *pkt, &mut self.mac_out);
+            n.mac.enqueue_ref(now, pkt, &mut self.mac_out);
             return self.collect_mac(node);
         }
         let n = &mut self.nodes[node as usize];

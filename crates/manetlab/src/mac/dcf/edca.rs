@@ -56,19 +56,19 @@ impl Dcf {
     /// the TXOP limit counted from the first frame of the opportunity.
     /// Unicast without RTS only; the post-backoff drawn at the end of the
     /// previous exchange stays frozen until the opportunity ends.
-    pub(super) fn continue_txop(&mut self, now: Time, i: usize, pkt: Packet, out: &mut Vec<MacAction>) -> bool {
+    pub(super) fn continue_txop(&mut self, now: Time, i: usize, pkt: &Packet, out: &mut Vec<MacAction>) -> bool {
         let limit = self.acs[i].txop;
         if limit == Time::ZERO
             || pkt.next_hop == BROADCAST
-            || self.uses_rts(&pkt)
+            || self.uses_rts(pkt)
             || !matches!(self.state, State::Idle | State::Contend)
             || self.responding
             || self.response.is_some()
         {
             return false;
         }
-        let rate = self.rate.choose(now, pkt.next_hop, Frame::data_bytes(&pkt), 0);
-        let exchange = self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(&pkt), rate) + self.ack_time(rate);
+        let rate = self.rate.choose(now, pkt.next_hop, Frame::data_bytes(pkt), 0);
+        let exchange = self.sifs * 2 + self.phy.frame_time(Frame::data_bytes(pkt), rate) + self.ack_time(rate);
         if now + exchange > self.txop_start + limit {
             return false;
         }

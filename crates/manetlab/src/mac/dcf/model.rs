@@ -54,6 +54,10 @@ impl MacProtocol for Dcf {
         Dcf::enqueue(self, now, pkt, out)
     }
     #[inline]
+    fn enqueue_ref(&mut self, now: Time, pkt: &Packet, out: &mut Vec<MacAction>) {
+        Dcf::enqueue_ac_ref(self, now, pkt, AccessCategory::BestEffort, out)
+    }
+    #[inline]
     fn on_timer(&mut self, now: Time, kind: MacTimer, gen: u32, out: &mut Vec<MacAction>) {
         Dcf::on_timer(self, now, kind, gen, out)
     }
