@@ -2,7 +2,7 @@
 //! cache line: open addressing with linear probing, Fibonacci hashing,
 //! load factor at most 1/2, deletion by backward shift (Knuth, TAOCP vol. 3,
 //! §6.4, Algorithm R). A look-up that finds its key at its home slot reads
-//! one cache line when a slot is 64 bytes; `std`'s map (hashbrown) reads its
+//! one cache line (AODV's slot is 32 bytes: `table.rs`); `std`'s map (hashbrown) reads its
 //! control group and then the bucket, two lines at random per packet heard,
 //! the misses that dominate AODV at 1,000-2,000 nodes (docs/performance.md,
 //! "Fifth sitting").
@@ -25,7 +25,12 @@ use crate::net::NodeId;
 /// Slots of a table's first allocation.
 const MIN_SLOTS: usize = 16;
 
+/// `repr(C, align(32))`: the key, the flag, then the value (at offset 6
+/// for AODV's 26-byte `packed(2)` entry): a 32-byte slot, two per cache
+/// line, never across two (the table's allocation has the slot's
+/// alignment).
 #[derive(Clone, Debug)]
+#[repr(C, align(32))]
 pub(super) struct Slot<V> {
     key: NodeId,
     /// The slot holds `key` (any id is a valid key, `BROADCAST` too; the
@@ -219,12 +224,6 @@ impl<V: Clone + Default> IdSlots<V> {
     }
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
-    }
-    /// Calls `f` on every value, in slot order.
-    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut V)) {
-        for i in used_slots(&self.occ) {
-            f(&mut self.slots[i].value);
-        }
     }
 }
 
