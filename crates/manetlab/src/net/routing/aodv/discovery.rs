@@ -265,7 +265,7 @@ impl Aodv {
                                 // §6.12: the repaired route is longer; upstream may want to know.
                                 let (seq, pre) = {
                                     let e = self.table.get(r.dst).unwrap();
-                                    (e.seq, e.precursors.clone())
+                                    (e.seq, self.table.precursors(r.dst).to_vec())
                                 };
                                 self.send_rerr(ctx, &[(r.dst, seq)], &pre, true);
                             }

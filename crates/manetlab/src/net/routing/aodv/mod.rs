@@ -406,7 +406,7 @@ impl Aodv {
                 continue;
             }
             let (seq, pre) = if e.no_delete {
-                (s, r.precursors.clone())
+                (s, self.table.precursors(d).to_vec())
             } else {
                 self.stats.event("route_invalidations");
                 self.ns2_route_down(d);
@@ -453,7 +453,7 @@ impl Aodv {
         // A break of a route in use: one leading beyond the neighbour, or
         // the neighbour's own route if others were told to use it.
         let in_use = dests.iter().any(|&d| d != nb)
-            || self.table.get(nb).is_some_and(|r| r.is_active(now) && !r.precursors.is_empty());
+            || self.table.active(nb, now).is_some() && !self.table.precursors(nb).is_empty();
         if in_use {
             self.stats.event(match cause {
                 Cause::Hello => "link_breaks_hello",
@@ -612,7 +612,7 @@ impl Routing for Aodv {
                 // §6.11 case (ii): no route for a packet in transit.
                 self.stats.event("no_route_for_forward");
                 let (seq, mut recipients) = match self.table.get(pkt.dst) {
-                    Some(r) => (r.seq, r.precursors.clone()),
+                    Some(r) => (r.seq, self.table.precursors(pkt.dst).to_vec()),
                     None => (0, Vec::new()),
                 };
                 if !recipients.contains(&pkt.prev_hop) {

@@ -2,7 +2,7 @@
 //! cache line: open addressing with linear probing, Fibonacci hashing,
 //! load factor at most 1/2, deletion by backward shift (Knuth, TAOCP vol. 3,
 //! §6.4, Algorithm R). A look-up that finds its key at its home slot reads
-//! one cache line when a slot is 64 bytes; `std`'s map (hashbrown) reads its
+//! one cache line (AODV's slot is 32 bytes: `table.rs`); `std`'s map (hashbrown) reads its
 //! control group and then the bucket, two lines at random per packet heard,
 //! the misses that dominate AODV at 1,000-2,000 nodes (docs/performance.md,
 //! "Fifth sitting").
@@ -25,7 +25,12 @@ use crate::net::NodeId;
 /// Slots of a table's first allocation.
 const MIN_SLOTS: usize = 16;
 
+/// `repr(C, align(32))`: the key, the flag, then the value (at offset 6
+/// for AODV's 26-byte `packed(2)` entry): a 32-byte slot, two per cache
+/// line, never across two (the table's allocation has the slot's
+/// alignment).
 #[derive(Clone, Debug)]
+#[repr(C, align(32))]
 pub(super) struct Slot<V> {
     key: NodeId,
     /// The slot holds `key` (any id is a valid key, `BROADCAST` too; the
@@ -48,7 +53,9 @@ pub struct IdSlots<V> {
     slots: Vec<Slot<V>>,
     /// 64 - log2(slots.len()): the home slot is the top bits of key * K.
     shift: u32,
-    len: usize,
+    /// (`u32`: packs with `shift`, so `Aodv`'s hot fields stay in their
+    /// five lines.)
+    len: u32,
     /// Bit `i % 64` of word `i / 64` is `slots[i].used` (a boxed slice:
     /// 16 bytes, so `Aodv`'s hot fields stay in their five lines).
     occ: Box<[u64]>,
@@ -111,7 +118,7 @@ impl<V: Clone + Default> IdSlots<V> {
     }
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
@@ -132,7 +139,7 @@ impl<V: Clone + Default> IdSlots<V> {
     /// The value of `key`, inserted as `V::default()` if absent.
     #[inline]
     pub fn get_or_default(&mut self, key: NodeId) -> &mut V {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if (self.len as usize + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.mask();
@@ -219,12 +226,6 @@ impl<V: Clone + Default> IdSlots<V> {
     }
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
-    }
-    /// Calls `f` on every value, in slot order.
-    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut V)) {
-        for i in used_slots(&self.occ) {
-            f(&mut self.slots[i].value);
-        }
     }
 }
 

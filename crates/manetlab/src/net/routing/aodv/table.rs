@@ -23,14 +23,23 @@
 //! the two lists keep their own semantics (`table_reference.rs` holds the
 //! two-map version the tests compare against).
 //!
+//! An entry is 26 bytes, its slot 32 with the key: two per cache line. The
+//! precursor lists, which few routes have (at 400 nodes about one route
+//! in a hundred when a neighbour is lost), live in a side map, so the
+//! once-a-second walks (`purge`, the neighbour timer's `take_lost`, a link
+//! break's `active_via_and_precursor`) read half the lines they read with
+//! 64-byte slots, and the tables take half the memory (docs/performance.md,
+//! "Session 17 (branch s17ao)").
+//!
 //! Lifetimes are checked lazily: a valid entry whose lifetime has passed is
 //! not *active* (lookups ignore it) and [`RouteTable::purge`], run
 //! periodically, turns it into an invalid entry that is deleted
 //! DELETE_PERIOD later (§6.11).
 
-use crate::net::NodeId;
-use crate::sim::Time;
 use super::slots::IdSlots;
+use crate::net::NodeId;
+use crate::sim::idhash::IdMap;
+use crate::sim::Time;
 
 /// `a` is fresher than `b`: signed 32-bit comparison, so the numbers may
 /// wrap around (§6.1).
@@ -54,7 +63,9 @@ pub enum RouteState {
     Repairing,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A route as the table answers it (a copy: the table stores it in 26
+/// bytes; its precursors are [`RouteTable::precursors`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Route {
     pub dst: NodeId,
     pub seq: u32,
@@ -66,9 +77,6 @@ pub struct Route {
     pub next_hop: NodeId,
     /// Valid: when the route expires. Invalid: when it is deleted.
     pub lifetime: Time,
-    /// Neighbours that route through this node towards `dst` (they get a
-    /// RERR when the route breaks).
-    pub precursors: Vec<NodeId>,
 }
 
 impl Route {
@@ -95,17 +103,110 @@ pub struct Offer {
 /// `Entry::heard` of a node that is not in the neighbour list.
 const NOT_HEARD: Time = Time::MAX;
 
-/// One node's entry: its route (if any) and when it was last heard (if it
-/// is a neighbour). 64 bytes with its key: one bucket, one probe.
-#[derive(Clone, Debug)]
-struct Entry {
-    route: Option<Route>,
+// `Entry::tag`: the route's state in the low bits (0: no route), and the
+// "valid sequence number" flag.
+const NO_ROUTE: u8 = 0;
+const VALID: u8 = 1;
+const INVALID: u8 = 2;
+const REPAIRING: u8 = 3;
+const STATE: u8 = 0x0F;
+const VALID_SEQ: u8 = 0x10;
+
+/// One node's entry: its route (if any, without its precursors) and when
+/// it was last heard (if it is a neighbour). `packed(2)`: 26 bytes, so
+/// that with its key and `used` flag the slot is 32 bytes
+/// (`slots::Slot`); fields are read by copy (`Entry::life` and the like), never by
+/// reference.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, packed(2))]
+pub(super) struct Entry {
+    tag: u8,
+    hops: u8,
+    seq: u32,
+    next_hop: NodeId,
+    lifetime: Time,
     heard: Time,
 }
 
 impl Default for Entry {
     fn default() -> Entry {
-        Entry { route: None, heard: NOT_HEARD }
+        Entry { tag: NO_ROUTE, hops: 0, seq: 0, next_hop: 0, lifetime: Time::ZERO, heard: NOT_HEARD }
+    }
+}
+
+impl Entry {
+    // Copies of the unaligned fields (a reference to one is not allowed).
+    #[inline]
+    fn life(&self) -> Time {
+        self.lifetime
+    }
+    #[inline]
+    fn heard_at(&self) -> Time {
+        self.heard
+    }
+    #[inline]
+    fn nh(&self) -> NodeId {
+        self.next_hop
+    }
+    #[inline]
+    fn sq(&self) -> u32 {
+        self.seq
+    }
+    #[inline]
+    fn has_route(&self) -> bool {
+        self.tag & STATE != NO_ROUTE
+    }
+    #[inline]
+    fn valid_seq(&self) -> bool {
+        self.tag & VALID_SEQ != 0
+    }
+    #[inline]
+    fn state_bits(&self) -> u8 {
+        self.tag & STATE
+    }
+    #[inline]
+    fn set_state(&mut self, s: u8) {
+        self.tag = (self.tag & !STATE) | s;
+    }
+    #[inline]
+    fn set_valid_seq(&mut self) {
+        self.tag |= VALID_SEQ;
+    }
+    /// `Route::is_active` of the entry's route (false without one).
+    #[inline]
+    fn is_active(&self, now: Time) -> bool {
+        self.state_bits() == VALID && self.life() > now
+    }
+    #[inline]
+    fn is_heard(&self) -> bool {
+        self.heard_at() != NOT_HEARD
+    }
+    /// A new route (precursors: none).
+    #[inline]
+    fn set_route(&mut self, valid_seq: bool, seq: u32, hops: u8, next_hop: NodeId, lifetime: Time) {
+        self.tag = VALID | if valid_seq { VALID_SEQ } else { 0 };
+        self.seq = seq;
+        self.hops = hops;
+        self.next_hop = next_hop;
+        self.lifetime = lifetime;
+    }
+    #[inline]
+    fn view(&self, dst: NodeId) -> Option<Route> {
+        let state = match self.state_bits() {
+            VALID => RouteState::Valid,
+            INVALID => RouteState::Invalid,
+            REPAIRING => RouteState::Repairing,
+            _ => return None,
+        };
+        Some(Route {
+            dst,
+            seq: self.seq,
+            valid_seq: self.valid_seq(),
+            state,
+            hops: self.hops,
+            next_hop: self.next_hop,
+            lifetime: self.lifetime,
+        })
     }
 }
 
@@ -123,9 +224,23 @@ pub struct RouteTable {
     /// it, while no neighbour was heard or removed since (the timer that
     /// calls `take_lost` re-arms itself at it: one walk instead of two).
     expiry_known: bool,
-    expiry: Option<Time>,
+    /// (`NOT_HEARD`: none.)
+    expiry: Time,
     delete_period: Time,
     neighbour_timeout: Time,
+    /// At most the earliest lifetime of any route: every lifetime set
+    /// lowers it (extensions cannot lower the minimum), `purge`'s walk
+    /// recomputes it. Before it nothing can expire or be deleted, so
+    /// `purge` skips its walk (the walks are misses, one line per entry:
+    /// docs/performance.md, "Session 17 (branch s17ao)").
+    min_life: Time,
+    /// The routes' non-empty precursor lists, by destination: a key only
+    /// while its entry has a route (deleting or breaking the route drops or
+    /// hands over its list). Walks of it only ask "does any list contain",
+    /// or change each list alone: the map's order never matters. Boxed, and
+    /// only once a precursor is added, so that `Aodv`'s hot fields stay in
+    /// their five lines (`aodv::tests::hot_fields_lead_the_box`).
+    pre: Option<Box<IdMap<NodeId, Vec<NodeId>>>>,
 }
 
 impl RouteTable {
@@ -134,15 +249,23 @@ impl RouteTable {
     pub fn new(delete_period: Time, neighbour_timeout: Time) -> RouteTable {
         RouteTable { delete_period, neighbour_timeout, ..RouteTable::default() }
     }
-    pub fn get(&self, dst: NodeId) -> Option<&Route> {
-        self.entries.get(dst).and_then(|e| e.route.as_ref())
+    #[inline]
+    pub fn get(&self, dst: NodeId) -> Option<Route> {
+        self.entries.get(dst).and_then(|e| e.view(dst))
     }
-    pub fn get_mut(&mut self, dst: NodeId) -> Option<&mut Route> {
-        self.entries.get_mut(dst).and_then(|e| e.route.as_mut())
+    /// The entry of `dst` if it has a route.
+    #[inline]
+    fn route_mut(&mut self, dst: NodeId) -> Option<&mut Entry> {
+        self.entries.get_mut(dst).filter(|e| e.has_route())
     }
     /// The route to `dst` if it is valid and not expired.
-    pub fn active(&self, dst: NodeId, now: Time) -> Option<&Route> {
+    #[inline]
+    pub fn active(&self, dst: NodeId, now: Time) -> Option<Route> {
         self.get(dst).filter(|r| r.is_active(now))
+    }
+    /// The precursors of the route to `dst` (empty without a route).
+    pub fn precursors(&self, dst: NodeId) -> &[NodeId] {
+        self.pre.as_ref().and_then(|m| m.get(&dst)).map_or(&[], |v| v.as_slice())
     }
     /// Number of routes (valid or not).
     pub fn len(&self) -> usize {
@@ -153,8 +276,8 @@ impl RouteTable {
     }
     /// The entries in destination order (allocates: for the viewer and
     /// tests, not for per-packet paths).
-    pub fn iter(&self) -> impl Iterator<Item = &Route> {
-        let mut v: Vec<&Route> = self.entries.values().filter_map(|e| e.route.as_ref()).collect();
+    pub fn iter(&self) -> impl Iterator<Item = Route> {
+        let mut v: Vec<Route> = self.entries.iter().filter_map(|(k, e)| e.view(k)).collect();
         v.sort_unstable_by_key(|r| r.dst);
         v.into_iter()
     }
@@ -177,81 +300,58 @@ impl RouteTable {
     /// shorter. Returns true if the entry was created or replaced (it is then
     /// valid with the offer's next hop; precursors are kept).
     pub fn offer(&mut self, o: Offer, now: Time) -> bool {
-        let e = self.entry(o.dst);
-        match &mut e.route {
-            None => {
-                e.route = Some(Route {
-                    dst: o.dst,
-                    seq: o.seq,
-                    valid_seq: true,
-                    state: RouteState::Valid,
-                    hops: o.hops,
-                    next_hop: o.next_hop,
-                    lifetime: o.lifetime,
-                    precursors: Vec::new(),
-                });
-                self.routes += 1;
-                true
-            }
-            Some(r) => {
-                let fresher = !r.valid_seq
-                    || seq_newer(o.seq, r.seq)
-                    || (o.seq == r.seq && (!r.is_active(now) || o.hops < r.hops));
-                if !fresher {
-                    return false;
-                }
-                let lifetime =
-                    if o.keep_longer && r.is_active(now) && r.lifetime > o.lifetime { r.lifetime } else { o.lifetime };
-                r.seq = o.seq;
-                r.valid_seq = true;
-                r.state = RouteState::Valid;
-                r.hops = o.hops;
-                r.next_hop = o.next_hop;
-                r.lifetime = lifetime;
-                true
-            }
+        let e = self.entries.get_or_default(o.dst);
+        if !e.has_route() {
+            e.set_route(true, o.seq, o.hops, o.next_hop, o.lifetime);
+            self.min_life = self.min_life.min(o.lifetime);
+            self.routes += 1;
+            return true;
         }
+        let (seq, hops, lifetime, active) = (e.seq, e.hops, e.lifetime, e.is_active(now));
+        let fresher = !e.valid_seq() || seq_newer(o.seq, seq) || (o.seq == seq && (!active || o.hops < hops));
+        if !fresher {
+            return false;
+        }
+        let lifetime = if o.keep_longer && active && lifetime > o.lifetime { lifetime } else { o.lifetime };
+        e.seq = o.seq;
+        e.set_valid_seq();
+        e.set_state(VALID);
+        e.hops = o.hops;
+        e.next_hop = o.next_hop;
+        e.lifetime = lifetime;
+        self.min_life = self.min_life.min(lifetime);
+        true
     }
 
     /// The previous hop of a received message is a neighbour: create or
     /// update a one-hop route to it without a valid sequence number (§6.5,
     /// §6.7), valid until at least `until`.
     pub fn neighbour(&mut self, nb: NodeId, until: Time, now: Time) {
-        let e = self.entry(nb);
-        match &mut e.route {
-            None => {
-                e.route = Some(Route {
-                    dst: nb,
-                    seq: 0,
-                    valid_seq: false,
-                    state: RouteState::Valid,
-                    hops: 1,
-                    next_hop: nb,
-                    lifetime: until,
-                    precursors: Vec::new(),
-                });
-                self.routes += 1;
-            }
-            Some(r) => {
-                if r.is_active(now) && r.next_hop == nb && r.hops == 1 {
-                    r.lifetime = r.lifetime.max(until);
-                } else if r.state != RouteState::Repairing {
-                    r.state = RouteState::Valid;
-                    r.hops = 1;
-                    r.next_hop = nb;
-                    r.lifetime = until;
-                }
-            }
+        let e = self.entries.get_or_default(nb);
+        if !e.has_route() {
+            e.set_route(false, 0, 1, nb, until);
+            self.min_life = self.min_life.min(until);
+            self.routes += 1;
+            return;
+        }
+        if e.is_active(now) && e.nh() == nb && e.hops == 1 {
+            e.lifetime = e.life().max(until);
+        } else if e.state_bits() != REPAIRING {
+            e.set_state(VALID);
+            e.hops = 1;
+            e.next_hop = nb;
+            e.lifetime = until;
+            self.min_life = self.min_life.min(until);
         }
     }
 
     /// Records a neighbour's own sequence number (from its HELLO), keeping
     /// the freshest.
     pub fn learn_seq(&mut self, dst: NodeId, seq: u32) {
-        if let Some(r) = self.get_mut(dst) {
-            if !r.valid_seq || seq_newer(seq, r.seq) {
-                r.seq = seq;
-                r.valid_seq = true;
+        if let Some(e) = self.route_mut(dst) {
+            if !e.valid_seq() || seq_newer(seq, e.seq) {
+                e.seq = seq;
+                e.set_valid_seq();
             }
         }
     }
@@ -259,9 +359,9 @@ impl RouteTable {
     /// Extends an active route's lifetime to at least `until` (a route in
     /// use stays up, §6.2).
     pub fn refresh(&mut self, dst: NodeId, until: Time, now: Time) {
-        if let Some(r) = self.get_mut(dst) {
-            if r.is_active(now) && r.lifetime < until {
-                r.lifetime = until;
+        if let Some(e) = self.entries.get_mut(dst) {
+            if e.is_active(now) && e.life() < until {
+                e.lifetime = until;
             }
         }
     }
@@ -271,14 +371,14 @@ impl RouteTable {
     /// `refresh`, with one look-up.
     #[inline]
     pub fn use_active(&mut self, dst: NodeId, until: Time, now: Time) -> Option<NodeId> {
-        let r = self.get_mut(dst)?;
-        if !r.is_active(now) {
+        let e = self.entries.get_mut(dst)?;
+        if !e.is_active(now) {
             return None;
         }
-        if r.lifetime < until {
-            r.lifetime = until;
+        if e.life() < until {
+            e.lifetime = until;
         }
-        Some(r.next_hop)
+        Some(e.next_hop)
     }
 
     /// Breaks the route to `dst` (§6.11): the sequence number is incremented
@@ -287,75 +387,72 @@ impl RouteTable {
     /// sequence number to advertise and the precursors (the list is emptied).
     pub fn invalidate(&mut self, dst: NodeId, new_seq: Option<u32>, now: Time) -> Option<(u32, Vec<NodeId>)> {
         let delete_period = self.delete_period;
-        let r = self.get_mut(dst)?;
+        let e = self.entries.get_mut(dst).filter(|e| e.has_route())?;
         match new_seq {
-            Some(s) if !r.valid_seq || seq_newer(s, r.seq) => {
-                r.seq = s;
-                r.valid_seq = true;
+            Some(s) if !e.valid_seq() || seq_newer(s, e.seq) => {
+                e.seq = s;
+                e.set_valid_seq();
             }
             Some(_) => {}
-            None if r.valid_seq => r.seq = r.seq.wrapping_add(1),
+            None if e.valid_seq() => e.seq = e.sq().wrapping_add(1),
             None => {}
         }
-        r.state = RouteState::Invalid;
-        r.lifetime = now + delete_period;
-        Some((r.seq, std::mem::take(&mut r.precursors)))
+        e.set_state(INVALID);
+        e.lifetime = now + delete_period;
+        self.min_life = self.min_life.min(now + delete_period);
+        let seq = e.seq;
+        let pre = self.pre.as_mut().and_then(|m| m.remove(&dst)).unwrap_or_default();
+        Some((seq, pre))
     }
 
     /// Marks the route as under local repair until `until`, incrementing its
     /// sequence number (§6.12) if `bump_seq` (ns-2.35 does not). Its
     /// precursors and hop count are kept.
-    pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<&Route> {
-        let r = self.get_mut(dst)?;
-        if r.valid_seq && bump_seq {
-            r.seq = r.seq.wrapping_add(1);
+    pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<Route> {
+        // (lowered even without a route: still a lower bound)
+        self.min_life = self.min_life.min(until);
+        let e = self.route_mut(dst)?;
+        if e.valid_seq() && bump_seq {
+            e.seq = e.sq().wrapping_add(1);
         }
-        r.state = RouteState::Repairing;
-        r.lifetime = until;
-        Some(r)
+        e.set_state(REPAIRING);
+        e.lifetime = until;
+        e.view(dst)
     }
 
     pub fn add_precursor(&mut self, dst: NodeId, p: NodeId) {
-        if let Some(r) = self.get_mut(dst) {
-            if !r.precursors.contains(&p) {
-                r.precursors.push(p);
+        if self.route_mut(dst).is_some() {
+            let v = self.pre.get_or_insert_default().entry(dst).or_default();
+            if !v.contains(&p) {
+                v.push(p);
             }
         }
     }
 
     /// Forgets a lost neighbour as a precursor of every route.
     pub fn remove_precursor(&mut self, p: NodeId) {
-        self.entries.for_each_mut(|e| {
-            if let Some(r) = e.route.as_mut() {
-                r.precursors.retain(|&x| x != p);
-            }
+        let Some(m) = self.pre.as_mut() else { return };
+        m.retain(|_, v| {
+            v.retain(|&x| x != p);
+            !v.is_empty()
         });
     }
 
     /// [`RouteTable::active_via`], and whether any route lists `nh` as a
     /// precursor (if none does, [`RouteTable::remove_precursor`] of `nh`
-    /// has nothing to do: one walk of the table instead of two).
+    /// has nothing to do).
     pub fn active_via_and_precursor(&self, nh: NodeId, now: Time) -> (Vec<NodeId>, bool) {
-        let mut v = Vec::new();
-        let mut precursor = false;
-        for r in self.entries.values().filter_map(|e| e.route.as_ref()) {
-            if r.next_hop == nh && r.is_active(now) {
-                v.push(r.dst);
-            }
-            precursor |= r.precursors.contains(&nh);
-        }
-        v.sort_unstable();
-        (v, precursor)
+        let precursor = self.pre.as_ref().is_some_and(|m| m.values().any(|v| v.contains(&nh)));
+        (self.active_via(nh, now), precursor)
     }
 
     /// Destinations of the active routes whose next hop is `nh`, in order.
     pub fn active_via(&self, nh: NodeId, now: Time) -> Vec<NodeId> {
         let mut v: Vec<NodeId> = self
             .entries
-            .values()
-            .filter_map(|e| e.route.as_ref())
-            .filter(|r| r.next_hop == nh && r.is_active(now))
-            .map(|r| r.dst)
+            .iter()
+            .filter(|(_, e)| e.nh() == nh && e.is_active(now))
+            .map(|(k, _)| k)
             .collect();
         v.sort_unstable();
         v
@@ -365,26 +462,37 @@ impl RouteTable {
     /// after they expired) and deletes invalid routes whose time is up.
     /// Routes under repair are left to the repair's own timer.
     pub fn purge(&mut self, now: Time) {
+        if now < self.min_life {
+            return;
+        }
         let dp = self.delete_period;
         let mut deleted = 0;
-        self.entries.retain(|_, e| {
-            let Some(r) = &mut e.route else { return true };
-            let keep = match r.state {
-                RouteState::Valid if r.lifetime <= now => {
-                    r.state = RouteState::Invalid;
-                    r.lifetime += dp;
-                    r.lifetime > now
+        let mut min_life = Time::MAX;
+        let pre = &mut self.pre;
+        self.entries.retain(|k, e| {
+            let keep = match e.state_bits() {
+                NO_ROUTE => return true,
+                VALID if e.life() <= now => {
+                    e.set_state(INVALID);
+                    e.lifetime = e.life() + dp;
+                    e.life() > now
                 }
-                RouteState::Invalid => r.lifetime > now,
+                INVALID => e.life() > now,
                 _ => true,
             };
             if !keep {
-                e.route = None;
+                e.set_state(NO_ROUTE);
                 deleted += 1;
+                if let Some(m) = pre.as_mut() {
+                    m.remove(&k);
+                }
+            } else {
+                min_life = min_life.min(e.life());
             }
-            e.route.is_some() || e.heard != NOT_HEARD
+            e.has_route() || e.is_heard()
         });
         self.routes -= deleted;
+        self.min_life = min_life;
     }
 
     // ---- the neighbour list (§6.9, §6.10) -----------------------------------
@@ -393,7 +501,7 @@ impl RouteTable {
     #[inline]
     pub fn heard(&mut self, nb: NodeId, now: Time) {
         let e = self.entry(nb);
-        let new = e.heard == NOT_HEARD;
+        let new = !e.is_heard();
         e.heard = now;
         self.neighbours += new as u32;
         self.expiry_known = false;
@@ -401,18 +509,18 @@ impl RouteTable {
     /// Takes `nb` off the neighbour list (its route stays).
     pub fn remove_neighbour(&mut self, nb: NodeId) {
         let Some(e) = self.entries.get_mut(nb) else { return };
-        if e.heard == NOT_HEARD {
+        if !e.is_heard() {
             return;
         }
         e.heard = NOT_HEARD;
         self.neighbours -= 1;
         self.expiry_known = false;
-        if e.route.is_none() {
+        if !e.has_route() {
             self.entries.remove(nb);
         }
     }
     pub fn is_neighbour(&self, nb: NodeId) -> bool {
-        self.entries.get(nb).is_some_and(|e| e.heard != NOT_HEARD)
+        self.entries.get(nb).is_some_and(|e| e.is_heard())
     }
     pub fn neighbour_count(&self) -> usize {
         self.neighbours as usize
@@ -424,19 +532,20 @@ impl RouteTable {
         let mut lost = Vec::new();
         let mut earliest = NOT_HEARD;
         self.entries.retain(|nb, e| {
-            if e.heard == NOT_HEARD {
+            let heard = e.heard;
+            if heard == NOT_HEARD {
                 return true;
             }
-            if e.heard + timeout <= now {
+            if heard + timeout <= now {
                 lost.push(nb);
                 e.heard = NOT_HEARD;
-                return e.route.is_some();
+                return e.has_route();
             }
-            earliest = earliest.min(e.heard);
+            earliest = earliest.min(heard);
             true
         });
         self.neighbours -= lost.len() as u32;
-        self.expiry = (earliest != NOT_HEARD).then(|| earliest + timeout);
+        self.expiry = if earliest == NOT_HEARD { NOT_HEARD } else { earliest + timeout };
         self.expiry_known = true;
         lost.sort_unstable();
         lost
@@ -444,9 +553,9 @@ impl RouteTable {
     /// The earliest time a neighbour can be lost.
     pub fn next_expiry(&self) -> Option<Time> {
         if self.expiry_known {
-            return self.expiry;
+            return (self.expiry != NOT_HEARD).then_some(self.expiry);
         }
-        self.entries.values().filter(|e| e.heard != NOT_HEARD).map(|e| e.heard).min().map(|t| t + self.neighbour_timeout)
+        self.entries.values().filter(|e| e.is_heard()).map(|e| e.heard).min().map(|t| t + self.neighbour_timeout)
     }
 }
 
@@ -508,7 +617,7 @@ mod tests {
         let (seq, pre) = rt.invalidate(9, None, t(100)).unwrap();
         assert_eq!(seq, 11, "link break increments the destination sequence number");
         assert_eq!(pre, vec![4, 6], "precursors handed over once each");
-        assert!(rt.get(9).unwrap().precursors.is_empty());
+        assert!(rt.precursors(9).is_empty());
         assert!(rt.active(9, t(100)).is_none());
         assert_eq!(rt.get(9).unwrap().lifetime, t(15_100), "deleted DELETE_PERIOD later");
         assert!(!rt.offer(offer(9, 10, 1, 2), t(200)), "the old sequence number cannot revive it");
@@ -581,8 +690,9 @@ mod tests {
         assert_eq!(rt.active_via(2, t(0)), vec![2, 3, 8]);
         rt.add_precursor(3, 4);
         rt.add_precursor(8, 4);
+        assert_eq!(rt.precursors(3), [4]);
         rt.remove_precursor(4);
-        assert!(rt.iter().all(|r| r.precursors.is_empty()));
+        assert!(rt.iter().all(|r| rt.precursors(r.dst).is_empty()));
     }
 
     proptest::proptest! {
@@ -641,7 +751,9 @@ mod tests {
         rt.heard(7, t(0));
         rt.neighbour(7, t(3000), t(0));
         assert_eq!((rt.entries.len(), rt.len(), rt.neighbour_count()), (1, 1, 1));
-        assert_eq!(std::mem::size_of::<super::super::slots::Slot<Entry>>(), 64, "one cache line per slot");
+        assert_eq!(std::mem::size_of::<Entry>(), 26);
+        assert_eq!(std::mem::size_of::<super::super::slots::Slot<Entry>>(), 32, "two slots per cache line");
+        assert_eq!(std::mem::align_of::<super::super::slots::Slot<Entry>>(), 32, "never across two lines");
         // The neighbour is lost, the (invalid) route stays.
         assert_eq!(rt.take_lost(t(2100)), vec![7]);
         assert!(!rt.is_neighbour(7) && rt.get(7).is_some());
@@ -676,7 +788,7 @@ mod tests {
                     }
                     1 => { rt.neighbour(d, now + t(3000), now); old.neighbour(d, now + t(3000), now); }
                     2 => proptest::prop_assert_eq!(rt.invalidate(d, (x % 2 == 0).then_some(x), now), old.invalidate(d, (x % 2 == 0).then_some(x), now)),
-                    3 => proptest::prop_assert_eq!(rt.start_repair(d, now + t(500), x % 2 == 0).cloned(), old.start_repair(d, now + t(500), x % 2 == 0).cloned()),
+                    3 => proptest::prop_assert_eq!(rt.start_repair(d, now + t(500), x % 2 == 0), old.start_repair(d, now + t(500), x % 2 == 0).map(|r| r.view())),
                     4 => { rt.add_precursor(d, x); old.add_precursor(d, x); }
                     5 => { rt.remove_precursor(x); old.remove_precursor(x); }
                     6 => { rt.refresh(d, now + t(4000), now); old.refresh(d, now + t(4000), now); rt.learn_seq(d, x); old.learn_seq(d, x); }
@@ -688,7 +800,7 @@ mod tests {
                 proptest::prop_assert_eq!(rt.next_expiry(), nbs.next_expiry());
                 proptest::prop_assert_eq!(rt.neighbour_count(), nbs.len());
                 proptest::prop_assert_eq!(rt.len(), old.len());
-                proptest::prop_assert_eq!(rt.iter().collect::<Vec<_>>(), old.iter().collect::<Vec<_>>());
+                proptest::prop_assert_eq!(rt.iter().collect::<Vec<_>>(), old.iter().map(|r| r.view()).collect::<Vec<_>>());
                 proptest::prop_assert_eq!(rt.active_via(x, now), old.active_via(x, now));
                 // The one-walk variant: the same destinations, and "some
                 // route lists x as a precursor" exactly when removing x as
@@ -697,10 +809,12 @@ mod tests {
                 proptest::prop_assert_eq!(&via, &old.active_via(x, now));
                 let mut cut = rt.clone();
                 cut.remove_precursor(x);
-                proptest::prop_assert_eq!(listed, cut.iter().collect::<Vec<_>>() != rt.iter().collect::<Vec<_>>());
+                let lists = |rt: &RouteTable| (0..24).map(|k| rt.precursors(k).to_vec()).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(listed, lists(&cut) != lists(&rt));
                 for k in 0..24 {
-                    proptest::prop_assert_eq!(rt.get(k), old.get(k));
-                    proptest::prop_assert_eq!(rt.active(k, now), old.active(k, now));
+                    proptest::prop_assert_eq!(rt.get(k), old.get(k).map(|r| r.view()));
+                    proptest::prop_assert_eq!(rt.active(k, now), old.active(k, now).map(|r| r.view()));
+                    proptest::prop_assert_eq!(rt.precursors(k), old.get(k).map_or(&[][..], |r| &r.precursors[..]), "precursors of {}", k);
                     proptest::prop_assert_eq!(rt.is_neighbour(k), nbs.contains(k));
                     let live = rt.get(k).is_some() || rt.is_neighbour(k);
                     proptest::prop_assert_eq!(rt.entries.contains_key(k), live, "an entry iff a route or a neighbour");

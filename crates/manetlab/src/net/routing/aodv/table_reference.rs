@@ -8,9 +8,41 @@ use crate::net::NodeId;
 use crate::sim::Time;
 use crate::sim::idhash::IdMap;
 
+/// A route with its precursors in it, as the table stored it before
+/// session 17.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OldRoute {
+    pub dst: NodeId,
+    pub seq: u32,
+    pub valid_seq: bool,
+    pub state: RouteState,
+    pub hops: u8,
+    pub next_hop: NodeId,
+    pub lifetime: Time,
+    pub precursors: Vec<NodeId>,
+}
+
+impl OldRoute {
+    pub fn is_active(&self, now: Time) -> bool {
+        self.state == RouteState::Valid && self.lifetime > now
+    }
+    /// The route without its precursors, as `RouteTable` answers it.
+    pub fn view(&self) -> Route {
+        Route {
+            dst: self.dst,
+            seq: self.seq,
+            valid_seq: self.valid_seq,
+            state: self.state,
+            hops: self.hops,
+            next_hop: self.next_hop,
+            lifetime: self.lifetime,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct OldRouteTable {
-    routes: IdMap<NodeId, Route>,
+    routes: IdMap<NodeId, OldRoute>,
     delete_period: Time,
 }
 
@@ -18,11 +50,11 @@ impl OldRouteTable {
     pub fn new(delete_period: Time) -> OldRouteTable {
         OldRouteTable { routes: IdMap::default(), delete_period }
     }
-    pub fn get(&self, dst: NodeId) -> Option<&Route> {
+    pub fn get(&self, dst: NodeId) -> Option<&OldRoute> {
         self.routes.get(&dst)
     }
     /// The route to `dst` if it is valid and not expired.
-    pub fn active(&self, dst: NodeId, now: Time) -> Option<&Route> {
+    pub fn active(&self, dst: NodeId, now: Time) -> Option<&OldRoute> {
         self.routes.get(&dst).filter(|r| r.is_active(now))
     }
     pub fn len(&self) -> usize {
@@ -30,8 +62,8 @@ impl OldRouteTable {
     }
     /// The entries in destination order (allocates: for the viewer and
     /// tests, not for per-packet paths).
-    pub fn iter(&self) -> impl Iterator<Item = &Route> {
-        let mut v: Vec<&Route> = self.routes.values().collect();
+    pub fn iter(&self) -> impl Iterator<Item = &OldRoute> {
+        let mut v: Vec<&OldRoute> = self.routes.values().collect();
         v.sort_unstable_by_key(|r| r.dst);
         v.into_iter()
     }
@@ -46,7 +78,7 @@ impl OldRouteTable {
             None => {
                 self.routes.insert(
                     o.dst,
-                    Route {
+                    OldRoute {
                         dst: o.dst,
                         seq: o.seq,
                         valid_seq: true,
@@ -87,7 +119,7 @@ impl OldRouteTable {
             None => {
                 self.routes.insert(
                     nb,
-                    Route {
+                    OldRoute {
                         dst: nb,
                         seq: 0,
                         valid_seq: false,
@@ -156,7 +188,7 @@ impl OldRouteTable {
     /// Marks the route as under local repair until `until`, incrementing its
     /// sequence number (§6.12) if `bump_seq` (ns-2.35 does not). Its
     /// precursors and hop count are kept.
-    pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<&Route> {
+    pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<&OldRoute> {
         let r = self.routes.get_mut(&dst)?;
         if r.valid_seq && bump_seq {
             r.seq = r.seq.wrapping_add(1);

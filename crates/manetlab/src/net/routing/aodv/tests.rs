@@ -228,8 +228,8 @@ fn intermediate_reply_needs_a_fresh_enough_route() {
     assert_eq!(sent.len(), 1);
     let (p, AodvMsg::Rrep(r)) = sent[0] else { panic!() };
     assert_eq!((p.dst, r.dst, r.dst_seq, r.hop_count, r.orig), (0, 9, 10, 3, 0));
-    assert_eq!(n.proto.table().get(9).unwrap().precursors, vec![0], "the RREQ sender becomes a precursor");
-    assert_eq!(n.proto.table().get(0).unwrap().precursors, vec![2]);
+    assert_eq!(n.proto.table().precursors(9), vec![0], "the RREQ sender becomes a precursor");
+    assert_eq!(n.proto.table().precursors(0), vec![2]);
     // Not fresh enough (11 > 10): forwarded, carrying 11.
     n.receive(0, BROADCAST, 5, rreq(0, 2, 2, 9, Some(11), 0));
     let (_, AodvMsg::Rreq(q)) = Node::sent(&n.take())[0] else { panic!() };
@@ -277,7 +277,7 @@ fn relay_with_route() -> Node {
 #[test]
 fn link_break_sends_rerr_to_the_single_precursor() {
     let mut n = relay_with_route();
-    assert_eq!(n.proto.table().get(2).unwrap().precursors, vec![0]);
+    assert_eq!(n.proto.table().precursors(2), vec![0]);
     n.now = ms(100);
     n.call(|a, ctx| a.route(ctx, data(11, 0, 2, 0), Origin::Forward));
     let acts = n.take();
@@ -311,7 +311,7 @@ fn several_precursors_get_a_broadcast_rerr_and_rerr_propagates() {
     n.receive(3, BROADCAST, 5, rreq(3, 1, 1, 2, Some(4), 0));
     let (_, m) = Node::sent(&n.take())[0];
     assert!(matches!(m, AodvMsg::Rrep(_)), "we have a fresh route: intermediate reply");
-    assert_eq!(n.proto.table().get(2).unwrap().precursors, vec![0, 3]);
+    assert_eq!(n.proto.table().precursors(2), vec![0, 3]);
     // The destination's neighbour reports it unreachable.
     n.receive(
         2,
