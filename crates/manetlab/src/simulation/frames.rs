@@ -386,14 +386,20 @@ impl Simulation {
         loop {
             // `g` (index `cur`) is due and counted. A first bit on the fast
             // path runs with the next ones that are due and on it too
-            // (`start_run`); `h` of them were handled.
-            let h = if g.is_start() { self.start_run(id, tx, cur) } else { 0 };
-            let last = cur + h.saturating_sub(1);
+            // (`start_run`); then `cur` is the last one it handled.
+            let mut handled = false;
+            if g.is_start() {
+                let h = self.start_run(id, tx, cur);
+                if h > 0 {
+                    cur += h - 1;
+                    handled = true;
+                }
+            }
             let s = &mut self.streams.slab[id as usize];
             // The stream's next signal that runs as an event, passing over
             // the ends marked so far; one this signal marks, if it is that
             // next one, is a no-op when its turn comes.
-            let mut j = last + 1;
+            let mut j = cur + 1;
             while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
                 if n.time <= self.cfg.duration.0 {
                     self.executed += 1;
@@ -412,7 +418,7 @@ impl Simulation {
                 // handled may take the stream over)
                 self.streams.free.push(id);
             }
-            if h == 0 {
+            if !handled {
                 if let Some(node) = self.frame_signal(id, tx, g) {
                     self.collect_mac(node);
                     self.drain_work();
