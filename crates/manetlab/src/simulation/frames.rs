@@ -763,4 +763,38 @@ mod tests {
         // The case occurs (2 of these 400 stops at ae7d3cf + session 11).
         assert!(stale > 0, "no stop fell on a passed-over end");
     }
+
+    /// Session 17's runs of first bits (`frame_events_wide`, `start_run`)
+    /// against the per-signal loop: an observer of no interest makes every
+    /// start take the general path (`start_run` declines, as does
+    /// `signal_start_fast`), which the runs must match; and a run stopped
+    /// at many irregular times (a run of starts cut by the limit) must
+    /// match one run in one go. Frames with ~24 hearers (rwp30, cut to
+    /// 60 s): events executed and the whole report equal.
+    #[test]
+    fn start_runs_match_the_signal_by_signal_loop() {
+        struct Quiet;
+        impl crate::metrics::observe::Observer for Quiet {}
+        let rel = "../../scenarios/bench/ns2/rwp30-dsr.toml";
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let sc = Scenario::parse::<&str>(&text, p.to_str().unwrap(), &[]).unwrap();
+        let mut cfg = sc.config(sc.seed());
+        cfg.duration = Time(60_000_000_000);
+        let go = |observe: bool, steps: u64| {
+            let mut sim = Simulation::new(cfg.clone()).unwrap();
+            if observe {
+                sim.add_observer(Box::new(Quiet));
+            }
+            for i in 1..=steps {
+                sim.run_until(Time(60_000_000_000 * i / steps + (i * 7_919) % 1_000));
+            }
+            let events = sim.events();
+            (events, serde_json::to_string(&sim.run()).unwrap())
+        };
+        let plain = go(false, 1);
+        assert!(plain.0 > 1_000_000, "{}", plain.0);
+        assert_eq!(plain, go(true, 1), "general path");
+        assert_eq!(plain, go(false, 997), "stopped and resumed");
+    }
 }
