@@ -394,6 +394,15 @@ impl Simulation {
                     cur += h - 1;
                     handled = true;
                 }
+            } else if g.end_at == END {
+                match self.end_run(id, tx, cur) {
+                    Some(j) => {
+                        cur = j;
+                        g = self.streams.slab[id as usize].signals[j];
+                        continue;
+                    }
+                    None => return,
+                }
             }
             let s = &mut self.streams.slab[id as usize];
             // The stream's next signal that runs as an event, passing over
@@ -443,6 +452,69 @@ impl Simulation {
             self.executed += 1;
             self.queue.advance_to(Time(n.time));
             g = n;
+            cur = j;
+        }
+    }
+
+    /// A run of last bits (session 17): the signal at `cur` of stream `id`
+    /// (a last bit that runs, due now and counted) and the next ones due in
+    /// place, each handled as the loop of [`Simulation::frame_events`] does
+    /// (the ends marked passed over skipped and counted, the stream's
+    /// `next`, the prefetch, `signal_end`, the MAC's work drained). An end
+    /// that leaves no work (no MAC action: the common case, a frame for
+    /// another node) queues nothing, so the queue's earliest key is read
+    /// again only after one that did. Returns the index of the next signal
+    /// when it is due in place (counted) but not a last bit that runs;
+    /// `None` when the stream is done or its next signal was queued.
+    #[inline(never)]
+    fn end_run(&mut self, id: u32, tx: TxId, mut cur: usize) -> Option<usize> {
+        let until = self.until.0;
+        let mut bound = None;
+        loop {
+            let s = &mut self.streams.slab[id as usize];
+            let node = s.signals[cur].node;
+            let mut j = cur + 1;
+            while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
+                if n.time <= self.cfg.duration.0 {
+                    self.executed += 1;
+                    #[cfg(feature = "event-counts")]
+                    self.counts.add(super::counts::Kind::EndUnseen);
+                }
+                j += 1;
+            }
+            s.next = j;
+            let more = j < s.signals.len();
+            if more {
+                let n = s.signals[j].node;
+                prefetch_node(&self.nodes[n as usize]);
+            } else {
+                self.streams.free.push(id);
+            }
+            self.signal_end(node, tx);
+            if !(self.mac_out.is_empty() && self.work.is_empty()) {
+                self.collect_mac(node);
+                self.drain_work();
+                bound = None;
+            }
+            if !more {
+                return None;
+            }
+            let n = self.streams.slab[id as usize].signals[j];
+            let b = match bound {
+                Some(b) => b,
+                None => *bound.insert(self.queue.peek_key().unwrap_or((u64::MAX, u64::MAX))),
+            };
+            if !((n.time, n.seq) < b && n.time <= until) {
+                self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+                return None;
+            }
+            #[cfg(feature = "event-counts")]
+            let _ = self.count_pop();
+            self.executed += 1;
+            self.queue.advance_to(Time(n.time));
+            if n.end_at != END {
+                return Some(j);
+            }
             cur = j;
         }
     }
