@@ -162,12 +162,15 @@ fn prefetch_node(n: &crate::node::Node) {
 /// 2-hop's instructions).
 const PREFETCH_MIN_NODES: usize = 100;
 
-/// Frames with at least this many signals in their stream (8 hearers) run
-/// through `frame_events_wide` and its `start_run`; below, the call and
-/// what it reads once per run cost more than they save (a 1-hearer frame:
-/// +130 instructions a start, the 2-hop +3.9 %; docs/performance.md,
-/// "Session 17 (branch s17fl)").
+/// Frames with at least this many signals (8 hearers), in networks below
+/// [`RUN_MAX_NODES`], take `frame_events_wide` (a 1-hearer frame through it:
+/// +130 instructions a start; docs/performance.md, "Session 17 (s17fl)").
 const RUN_MIN_SIGNALS: usize = 17;
+
+/// Networks this large keep the old loop: at 400 nodes (~100 hearers a
+/// frame) a third of the starts find a busy radio and the runs are short
+/// (120-s cut of the ns-2-config file: +4.1 % instructions with them).
+const RUN_MAX_NODES: usize = 100;
 
 #[derive(Default)]
 pub(super) struct Streams {
@@ -318,7 +321,7 @@ impl Simulation {
     pub(super) fn frame_events(&mut self, id: u32, tx: TxId) {
         let mut g = {
             let s = &self.streams.slab[id as usize];
-            if s.signals.len() >= RUN_MIN_SIGNALS {
+            if s.signals.len() >= RUN_MIN_SIGNALS && self.nodes.len() < RUN_MAX_NODES {
                 return self.frame_events_wide(id, tx);
             }
             s.signals[s.next]
@@ -376,7 +379,8 @@ impl Simulation {
     /// [`Simulation::frame_events`] for a frame with many hearers (at least
     /// [`RUN_MIN_SIGNALS`] signals, session 17): the same loop, but a first
     /// bit on the fast path runs with the next ones due in place and on it
-    /// too (`start_run`). Out of line: the small frames' loop stays as it
+    /// too (`start_run`), and a last bit with the next ones due in place
+    /// (`end_run`). Out of line: the small frames' loop stays as it
     /// was (folding both into one loop cost the 2-hop +2.6 % and the AODV
     /// chain +4.3 % in instructions).
     #[inline(never)]
@@ -384,9 +388,8 @@ impl Simulation {
         let mut cur = self.streams.slab[id as usize].next;
         let mut g = self.streams.slab[id as usize].signals[cur];
         loop {
-            // `g` (index `cur`) is due and counted. A first bit on the fast
-            // path runs with the next ones that are due and on it too
-            // (`start_run`); then `cur` is the last one it handled.
+            // `g` (index `cur`) is due and counted; after a run of first
+            // bits `cur` is the last one handled.
             let mut handled = false;
             if g.is_start() {
                 let h = self.start_run(id, tx, cur);
@@ -405,9 +408,7 @@ impl Simulation {
                 }
             }
             let s = &mut self.streams.slab[id as usize];
-            // The stream's next signal that runs as an event, passing over
-            // the ends marked so far; one this signal marks, if it is that
-            // next one, is a no-op when its turn comes.
+            // (as in `frame_events`)
             let mut j = cur + 1;
             while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
                 if n.time <= self.cfg.duration.0 {
@@ -423,8 +424,6 @@ impl Simulation {
                 let n = s.signals[j].node;
                 prefetch_node(&self.nodes[n as usize]);
             } else {
-                // (this signal was copied out: a frame sent while it is
-                // handled may take the stream over)
                 self.streams.free.push(id);
             }
             if !handled {
@@ -436,8 +435,6 @@ impl Simulation {
             if !more {
                 return;
             }
-            // Read again: handling `g` may have marked it passed over (it
-            // then runs as a no-op, as it would have popped).
             let n = self.streams.slab[id as usize].signals[j];
             let first = match self.queue.peek_key() {
                 Some(k) => (n.time, n.seq) < k,
@@ -459,13 +456,12 @@ impl Simulation {
     /// A run of last bits (session 17): the signal at `cur` of stream `id`
     /// (a last bit that runs, due now and counted) and the next ones due in
     /// place, each handled as the loop of [`Simulation::frame_events`] does
-    /// (the ends marked passed over skipped and counted, the stream's
-    /// `next`, the prefetch, `signal_end`, the MAC's work drained). An end
-    /// that leaves no work (no MAC action: the common case, a frame for
-    /// another node) queues nothing, so the queue's earliest key is read
-    /// again only after one that did. Returns the index of the next signal
-    /// when it is due in place (counted) but not a last bit that runs;
-    /// `None` when the stream is done or its next signal was queued.
+    /// (passed-over ends counted, `next`, the prefetch, the MAC's work). An
+    /// end that leaves no work (no MAC action: mostly) queues nothing, so
+    /// the queue's earliest key is read again only after one that did.
+    /// Returns the next signal's index when it is due in place (counted)
+    /// but not a last bit that runs; `None` when the stream is done or its
+    /// next signal was queued.
     #[inline(never)]
     fn end_run(&mut self, id: u32, tx: TxId, mut cur: usize) -> Option<usize> {
         let until = self.until.0;
@@ -524,14 +520,12 @@ impl Simulation {
     /// bits after it that are due before every queued event (and by the
     /// run's limit), each taken only while its radio takes the idle start
     /// (`Radio::start_idle_ns2`; see [`Simulation::signal_start_fast`]).
-    /// Returns how many it handled (0: `cur` itself needs the general
-    /// path). Such a start leaves no work and queues nothing (the MAC's
-    /// `on_sense_busy` returns no action, the routing hint none), so the
-    /// queue's earliest key, read once, bounds the whole run, and what the
-    /// frame decides for every receiver (its duration, its addresses, the
-    /// observer test) is read once; each start still counts as an executed
-    /// event and moves the clock to its time, exactly as the loop of
-    /// [`Simulation::frame_events`] would have.
+    /// Returns how many it handled (0: `cur` needs the general path). Such
+    /// a start leaves no work and queues nothing (`on_sense_busy` returns no
+    /// action, the routing hint none), so the queue's earliest key bounds
+    /// the whole run; the frame's duration, addresses and the observer test
+    /// are read once; each start counts as an executed event and moves the
+    /// clock, as the loop of [`Simulation::frame_events`] would have.
     #[inline(never)]
     fn start_run(&mut self, id: u32, tx: TxId, cur: usize) -> usize {
         if !self.obs.is_empty() {
@@ -836,7 +830,7 @@ mod tests {
         assert!(stale > 0, "no stop fell on a passed-over end");
     }
 
-    /// Session 17's runs of first bits (`frame_events_wide`, `start_run`)
+    /// Session 17's runs (`frame_events_wide`, `start_run`, `end_run`)
     /// against the per-signal loop: an observer of no interest makes every
     /// start take the general path (`start_run` declines, as does
     /// `signal_start_fast`), which the runs must match; and a run stopped
