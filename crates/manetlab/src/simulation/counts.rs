@@ -67,6 +67,12 @@ pub(super) struct Counts {
 }
 
 impl Counts {
+    /// An event is popped or run in place with `queued` events in the queue.
+    #[inline]
+    pub(super) fn popped(&mut self, queued: usize) {
+        self.max_pending = self.max_pending.max(queued + 1);
+    }
+
     #[inline]
     pub(super) fn add(&mut self, k: Kind) {
         self.n[k as usize] += 1;
@@ -77,7 +83,7 @@ impl Simulation {
     /// When an event was popped: notes the number of pending events (with
     /// it) and returns the MAC's output mark.
     pub(super) fn count_pop(&mut self) -> usize {
-        self.counts.max_pending = self.counts.max_pending.max(self.queue.len() + 1);
+        self.counts.popped(self.queue.len());
         self.mac_out.len()
     }
 
