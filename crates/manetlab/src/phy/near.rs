@@ -30,10 +30,12 @@
 
 use super::{delay_of, fresh_leg, Channel, Hearer, Mobility, NowLeg, KEY_NODE_BITS};
 use crate::mobility::Mover;
+use crate::phy::RadioConfig;
 use crate::sim::NodeId;
 use crate::sim::Position;
 use crate::sim::Time;
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 /// The list's slack (the distance a list reaches beyond the reach), as a
 /// share of the reach.
@@ -67,7 +69,9 @@ pub(super) struct NearLists {
     /// plus the farthest a node moves between two grid builds.
     search: f64,
     keys: Vec<u64>,
-    powers: Vec<f64>,
+    /// Scratch: a frame's hearers in the list's order, when they must be
+    /// reordered.
+    recs: Vec<Hearer>,
 }
 
 impl NearLists {
@@ -94,7 +98,7 @@ impl NearLists {
             radius_sq: radius * radius,
             search: radius + vmax * every.as_secs_f64(),
             keys: vec![0; nodes],
-            powers: vec![0.0; nodes],
+            recs: Vec::with_capacity(nodes),
         })
     }
 }
@@ -162,25 +166,33 @@ impl Channel {
         }
         let Mobility { movers, now_legs, .. } = m;
         let len = list.nodes.len();
-        let (keys, powers) = (&mut near.keys[..len], &mut near.powers[..len]);
+        let keys = &mut near.keys[..len];
         let h = radio.antenna_height_m;
         let level = radio.propagation.at_heights(radio, h + p.z, h + p.z);
-        for (i, ((&n, key), pw)) in list.nodes.iter().zip(keys.iter_mut()).zip(powers.iter_mut()).enumerate() {
-            let q = position_on_leg(movers, now_legs, n, now);
-            let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
-            let d2 = dx * dx + dy * dy + dz * dz;
-            let d = d2.sqrt();
-            let power = if q.z.to_bits() == p.z.to_bits() {
-                level.power(d)
-            } else {
-                radio.propagation.rx_power(radio, d, h + p.z, h + q.z)
-            };
-            let far = d2 > reach_sq;
-            let hears = !far & (power >= cull);
-            *key =
-                (delay_of(d).0 << DELAY_SHIFT) | ((n as u64) << NODE_SHIFT) | ((hears as u64) << INDEX_BITS) | i as u64;
-            *pw = power;
+        let f = FrameAt { p, now, reach_sq, cull, h, radio };
+        // The hearers go straight into `out`, in the list's order; the
+        // model is tested once (two loops, one per kind of power).
+        out.clear();
+        out.reserve(len);
+        let spare = &mut out.spare_capacity_mut()[..len];
+        let (heard, sorted) = if level.is_two_ray() {
+            f.fill(&list.nodes, keys, spare, movers, now_legs, |d| level.two_ray_power(d))
+        } else {
+            f.fill(&list.nodes, keys, spare, movers, now_legs, |d| level.power(d))
+        };
+        // SAFETY: `fill` wrote `spare[..heard]` (it returns how many
+        // records it wrote, in order from the first).
+        unsafe { out.set_len(heard) };
+        if sorted {
+            // The arrival order is the list's: `out` is the hearers in
+            // order, and the list stays as it is.
+            return;
         }
+        // Otherwise sort the keys and write the hearers (and the list) in
+        // their order; a key's index is its hearer's place in `out`.
+        let recs = &mut near.recs;
+        recs.clear();
+        recs.extend_from_slice(out);
         if fresh {
             keys.sort_unstable();
         } else {
@@ -191,13 +203,68 @@ impl Channel {
             let node = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
             *slot = node;
             if key & HEARS_BIT != 0 {
-                out.push(Hearer {
-                    node,
-                    power: powers[(key & (HEARS_BIT - 1)) as usize],
-                    delay: Time(key >> DELAY_SHIFT),
-                });
+                out.push(recs[(key & (HEARS_BIT - 1)) as usize]);
             }
         }
+    }
+}
+
+/// What every entry's arithmetic of one frame shares.
+struct FrameAt<'a> {
+    /// The sender's position.
+    p: Position,
+    now: Time,
+    reach_sq: f64,
+    cull: f64,
+    /// The antennas' height above their node.
+    h: f64,
+    radio: &'a RadioConfig,
+}
+
+impl FrameAt<'_> {
+    /// For every entry of `nodes` (a list, in its order): its position,
+    /// power and delay with `scan_mobile`'s operations (`power` is
+    /// `level.power` for receivers at the sender's height); the ones that
+    /// hear (the same two tests) go to `out` in order, and every entry's
+    /// key (delay, node, hears, its place in `out`) to `keys`. Returns how
+    /// many hear and whether the keys came strictly ascending (then the
+    /// list's order is the arrival order: nodes are distinct, so (delay,
+    /// node) orders them all).
+    #[inline(always)]
+    fn fill(
+        &self,
+        nodes: &[NodeId],
+        keys: &mut [u64],
+        out: &mut [MaybeUninit<Hearer>],
+        movers: &mut [RefCell<Mover>],
+        now_legs: &mut [NowLeg],
+        power: impl Fn(f64) -> f64,
+    ) -> (usize, bool) {
+        let FrameAt { p, now, reach_sq, cull, h, radio } = *self;
+        let (mut k, mut prev, mut sorted) = (0usize, 0u64, true);
+        for (&n, key) in nodes.iter().zip(keys.iter_mut()) {
+            let q = position_on_leg(movers, now_legs, n, now);
+            let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+            let d2 = dx * dx + dy * dy + dz * dz;
+            let d = d2.sqrt();
+            let power = if q.z.to_bits() == p.z.to_bits() {
+                power(d)
+            } else {
+                radio.propagation.rx_power(radio, d, h + p.z, h + q.z)
+            };
+            let far = d2 > reach_sq;
+            let hears = !far & (power >= cull);
+            let delay = delay_of(d);
+            *key = (delay.0 << DELAY_SHIFT) | ((n as u64) << NODE_SHIFT) | ((hears as u64) << INDEX_BITS) | k as u64;
+            sorted &= *key > prev;
+            prev = *key;
+            // (written whether it hears or not: the next one overwrites it)
+            if let Some(slot) = out.get_mut(k) {
+                slot.write(Hearer { node: n, power, delay });
+            }
+            k += hears as usize;
+        }
+        (k, sorted)
     }
 }
 
