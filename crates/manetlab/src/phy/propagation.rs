@@ -147,6 +147,15 @@ impl RxPowerAt<'_> {
         matches!(self.model, Propagation::TwoRayGround)
     }
 
+    /// Two-ray ground's terms: the crossover distance, the numerator
+    /// Pt Gt Gr ht² hr² and the system loss (for a caller that computes
+    /// [`RxPowerAt::two_ray_power`]'s operations itself, on two distances
+    /// at once: `near.rs`).
+    #[inline]
+    pub fn two_ray_terms(&self) -> (f64, f64, f64) {
+        (self.crossover, self.two_ray, self.c.system_loss)
+    }
+
     /// [`RxPowerAt::power`] under two-ray ground (the arm `power` itself
     /// takes: the same bits).
     #[inline(always)]
