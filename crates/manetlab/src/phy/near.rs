@@ -20,6 +20,12 @@
 //! (a node moves at most `2 vmax life`, ~90 ns of delay at 20 m/s), so this
 //! frame's keys are nearly sorted and an insertion sort moves each only a
 //! few places; it gives up for `sort_unstable` past a budget of moves.
+//! Each frame writes its hearers into the output in the list's order as it
+//! computes them, and checks that their keys come ascending: then (rwp30:
+//! nearly every frame; the 400-node file: 30 % of them) that order is the
+//! arrival order, and there is nothing to sort or write again.
+//! Under two-ray ground the arithmetic runs two entries at a time in SSE2's
+//! lanes (`FrameAt::fill_two_ray`, same operations per lane: same bits).
 //! Every entry's power and delay are computed as `scan_mobile` computes a
 //! kept candidate's (the same operations in the same order: the same
 //! bits), and an entry hears under the same two tests (within the reach on
@@ -190,23 +196,23 @@ impl Channel {
             return;
         }
         // Otherwise sort the keys and write the hearers (and the list) in
-        // their order; a key's index is its hearer's place in `out`.
-        let recs = &mut near.recs;
-        recs.clear();
-        recs.extend_from_slice(out);
+        // their order; a key's index is its hearer's place in `out`. (They
+        // are written to the scratch, which then becomes `out`: no copy.)
         if fresh {
             keys.sort_unstable();
         } else {
             nearly_sorted(keys, 8 * len + 64);
         }
-        out.clear();
+        let recs = &mut near.recs;
+        recs.clear();
         for (slot, &key) in list.nodes.iter_mut().zip(keys.iter()) {
             let node = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
             *slot = node;
             if key & HEARS_BIT != 0 {
-                out.push(recs[(key & (HEARS_BIT - 1)) as usize]);
+                recs.push(out[(key & (HEARS_BIT - 1)) as usize]);
             }
         }
+        std::mem::swap(out, recs);
     }
 }
 
