@@ -134,15 +134,37 @@ impl RxPowerAt<'_> {
     #[inline]
     pub fn power(&self, d: f64) -> f64 {
         match self.model {
-            Propagation::TwoRayGround => {
-                let d = d.max(1e-3);
-                if d < self.crossover {
-                    Propagation::friis(self.c, d)
-                } else {
-                    self.two_ray / (d.powi(4) * self.c.system_loss)
-                }
-            }
+            Propagation::TwoRayGround => self.two_ray_power(d),
             m => m.rx_power(self.c, d, self.ht, self.hr),
+        }
+    }
+
+    /// Whether the model is two-ray ground ([`RxPowerAt::two_ray_power`]
+    /// is then [`RxPowerAt::power`]): a caller's loop over many distances
+    /// can test the model once instead of at every call.
+    #[inline]
+    pub fn is_two_ray(&self) -> bool {
+        matches!(self.model, Propagation::TwoRayGround)
+    }
+
+    /// Two-ray ground's terms: the crossover distance, the numerator
+    /// Pt Gt Gr ht² hr² and the system loss (for a caller that computes
+    /// [`RxPowerAt::two_ray_power`]'s operations itself, on two distances
+    /// at once: `near.rs`).
+    #[inline]
+    pub fn two_ray_terms(&self) -> (f64, f64, f64) {
+        (self.crossover, self.two_ray, self.c.system_loss)
+    }
+
+    /// [`RxPowerAt::power`] under two-ray ground (the arm `power` itself
+    /// takes: the same bits).
+    #[inline(always)]
+    pub fn two_ray_power(&self, d: f64) -> f64 {
+        let d = d.max(1e-3);
+        if d < self.crossover {
+            Propagation::friis(self.c, d)
+        } else {
+            self.two_ray / (d.powi(4) * self.c.system_loss)
         }
     }
 }
