@@ -359,21 +359,32 @@ impl Simulation {
             }
             // Read again: handling `g` may have marked it passed over (it
             // then runs as a no-op, as it would have popped).
-            let n = self.streams.slab[id as usize].signals[j];
-            let first = match self.queue.peek_key() {
-                Some(k) => (n.time, n.seq) < k,
-                None => true,
-            };
-            if !(first && n.time <= self.until.0) {
-                self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
-                return;
+            match self.next_in_place(id, tx, j) {
+                Some(n) => g = n,
+                None => return,
             }
-            #[cfg(feature = "event-counts")]
-            let _ = self.count_pop();
-            self.executed += 1;
-            self.queue.advance_to(Time(n.time));
-            g = n;
         }
+    }
+
+    /// Signal `j` runs in place (clock moved, counted as executed) if it is
+    /// before everything queued and within the limit; else it is queued
+    /// under its (time, seq) key and `None` ends the loop. Both loops.
+    #[inline(always)]
+    fn next_in_place(&mut self, id: u32, tx: TxId, j: usize) -> Option<Signal> {
+        let n = self.streams.slab[id as usize].signals[j];
+        let first = match self.queue.peek_key() {
+            Some(k) => (n.time, n.seq) < k,
+            None => true,
+        };
+        if !(first && n.time <= self.until.0) {
+            self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+            return None;
+        }
+        #[cfg(feature = "event-counts")]
+        let _ = self.count_pop();
+        self.executed += 1;
+        self.queue.advance_to(Time(n.time));
+        Some(n)
     }
 
     /// [`Simulation::frame_events`] for a frame with many hearers (at least
@@ -435,20 +446,10 @@ impl Simulation {
             if !more {
                 return;
             }
-            let n = self.streams.slab[id as usize].signals[j];
-            let first = match self.queue.peek_key() {
-                Some(k) => (n.time, n.seq) < k,
-                None => true,
-            };
-            if !(first && n.time <= self.until.0) {
-                self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
-                return;
+            match self.next_in_place(id, tx, j) {
+                Some(n) => g = n,
+                None => return,
             }
-            #[cfg(feature = "event-counts")]
-            let _ = self.count_pop();
-            self.executed += 1;
-            self.queue.advance_to(Time(n.time));
-            g = n;
             cur = j;
         }
     }
