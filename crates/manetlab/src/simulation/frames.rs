@@ -327,29 +327,13 @@ impl Simulation {
             s.signals[s.next]
         };
         loop {
-            let s = &mut self.streams.slab[id as usize];
             // The stream's next signal that runs as an event, passing over
             // the ends marked so far; one this signal marks, if it is that
-            // next one, is a no-op when its turn comes.
-            let mut j = s.next + 1;
-            while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
-                if n.time <= self.cfg.duration.0 {
-                    self.executed += 1;
-                    #[cfg(feature = "event-counts")]
-                    self.counts.add(super::counts::Kind::EndUnseen);
-                }
-                j += 1;
-            }
-            s.next = j;
-            let more = j < s.signals.len();
-            if more {
-                let n = s.signals[j].node;
-                prefetch_node(&self.nodes[n as usize]);
-            } else {
-                // (this signal was copied out: a frame sent while it is
-                // handled may take the stream over)
-                self.streams.free.push(id);
-            }
+            // next one, is a no-op when its turn comes. (If none is left,
+            // this signal was copied out: a frame sent while it is handled
+            // may take the stream over.)
+            let cur = self.streams.slab[id as usize].next;
+            let (j, more) = self.pass_unseen(id, cur);
             if let Some(node) = self.frame_signal(id, tx, g) {
                 self.collect_mac(node);
                 self.drain_work();
@@ -364,6 +348,32 @@ impl Simulation {
                 None => return,
             }
         }
+    }
+
+    /// Passes over the ends marked unseen after signal `cur` (each still
+    /// an executed event within the run), sets the stream's next signal,
+    /// prefetches its node or frees the stream; `(next, more)`.
+    #[inline(always)]
+    fn pass_unseen(&mut self, id: u32, cur: usize) -> (usize, bool) {
+        let s = &mut self.streams.slab[id as usize];
+        let mut j = cur + 1;
+        while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
+            if n.time <= self.cfg.duration.0 {
+                self.executed += 1;
+                #[cfg(feature = "event-counts")]
+                self.counts.add(super::counts::Kind::EndUnseen);
+            }
+            j += 1;
+        }
+        s.next = j;
+        let more = j < s.signals.len();
+        if more {
+            let n = s.signals[j].node;
+            prefetch_node(&self.nodes[n as usize]);
+        } else {
+            self.streams.free.push(id);
+        }
+        (j, more)
     }
 
     /// Signal `j` runs in place (clock moved, counted as executed) if it is
@@ -418,25 +428,8 @@ impl Simulation {
                     None => return,
                 }
             }
-            let s = &mut self.streams.slab[id as usize];
             // (as in `frame_events`)
-            let mut j = cur + 1;
-            while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
-                if n.time <= self.cfg.duration.0 {
-                    self.executed += 1;
-                    #[cfg(feature = "event-counts")]
-                    self.counts.add(super::counts::Kind::EndUnseen);
-                }
-                j += 1;
-            }
-            s.next = j;
-            let more = j < s.signals.len();
-            if more {
-                let n = s.signals[j].node;
-                prefetch_node(&self.nodes[n as usize]);
-            } else {
-                self.streams.free.push(id);
-            }
+            let (j, more) = self.pass_unseen(id, cur);
             if !handled {
                 if let Some(node) = self.frame_signal(id, tx, g) {
                     self.collect_mac(node);
@@ -468,25 +461,8 @@ impl Simulation {
         let until = self.until.0;
         let mut bound = None;
         loop {
-            let s = &mut self.streams.slab[id as usize];
-            let node = s.signals[cur].node;
-            let mut j = cur + 1;
-            while let Some(n) = s.signals.get(j).filter(|n| n.end_at == END_UNSEEN) {
-                if n.time <= self.cfg.duration.0 {
-                    self.executed += 1;
-                    #[cfg(feature = "event-counts")]
-                    self.counts.add(super::counts::Kind::EndUnseen);
-                }
-                j += 1;
-            }
-            s.next = j;
-            let more = j < s.signals.len();
-            if more {
-                let n = s.signals[j].node;
-                prefetch_node(&self.nodes[n as usize]);
-            } else {
-                self.streams.free.push(id);
-            }
+            let node = self.streams.slab[id as usize].signals[cur].node;
+            let (j, more) = self.pass_unseen(id, cur);
             self.signal_end(node, tx);
             if !(self.mac_out.is_empty() && self.work.is_empty()) {
                 self.collect_mac(node);
