@@ -53,9 +53,7 @@ pub struct IdSlots<V> {
     slots: Vec<Slot<V>>,
     /// 64 - log2(slots.len()): the home slot is the top bits of key * K.
     shift: u32,
-    /// (`u32`: packs with `shift`, so `Aodv`'s hot fields stay in their
-    /// five lines.)
-    len: u32,
+    len: usize,
     /// Bit `i % 64` of word `i / 64` is `slots[i].used` (a boxed slice:
     /// 16 bytes, so `Aodv`'s hot fields stay in their five lines).
     occ: Box<[u64]>,
@@ -118,7 +116,7 @@ impl<V: Clone + Default> IdSlots<V> {
     }
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.len as usize
+        self.len
     }
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
@@ -139,7 +137,7 @@ impl<V: Clone + Default> IdSlots<V> {
     /// The value of `key`, inserted as `V::default()` if absent.
     #[inline]
     pub fn get_or_default(&mut self, key: NodeId) -> &mut V {
-        if (self.len as usize + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.mask();

@@ -228,12 +228,6 @@ pub struct RouteTable {
     expiry: Time,
     delete_period: Time,
     neighbour_timeout: Time,
-    /// At most the earliest lifetime of any route: every lifetime set
-    /// lowers it (extensions cannot lower the minimum), `purge`'s walk
-    /// recomputes it. Before it nothing can expire or be deleted, so
-    /// `purge` skips its walk (the walks are misses, one line per entry:
-    /// docs/performance.md, "Session 17 (branch s17ao)").
-    min_life: Time,
     /// The routes' non-empty precursor lists, by destination: a key only
     /// while its entry has a route (deleting or breaking the route drops or
     /// hands over its list). Walks of it only ask "does any list contain",
@@ -303,7 +297,6 @@ impl RouteTable {
         let e = self.entries.get_or_default(o.dst);
         if !e.has_route() {
             e.set_route(true, o.seq, o.hops, o.next_hop, o.lifetime);
-            self.min_life = self.min_life.min(o.lifetime);
             self.routes += 1;
             return true;
         }
@@ -319,7 +312,6 @@ impl RouteTable {
         e.hops = o.hops;
         e.next_hop = o.next_hop;
         e.lifetime = lifetime;
-        self.min_life = self.min_life.min(lifetime);
         true
     }
 
@@ -330,7 +322,6 @@ impl RouteTable {
         let e = self.entries.get_or_default(nb);
         if !e.has_route() {
             e.set_route(false, 0, 1, nb, until);
-            self.min_life = self.min_life.min(until);
             self.routes += 1;
             return;
         }
@@ -341,7 +332,6 @@ impl RouteTable {
             e.hops = 1;
             e.next_hop = nb;
             e.lifetime = until;
-            self.min_life = self.min_life.min(until);
         }
     }
 
@@ -399,7 +389,6 @@ impl RouteTable {
         }
         e.set_state(INVALID);
         e.lifetime = now + delete_period;
-        self.min_life = self.min_life.min(now + delete_period);
         let seq = e.seq;
         let pre = self.pre.as_mut().and_then(|m| m.remove(&dst)).unwrap_or_default();
         Some((seq, pre))
@@ -409,8 +398,6 @@ impl RouteTable {
     /// sequence number (§6.12) if `bump_seq` (ns-2.35 does not). Its
     /// precursors and hop count are kept.
     pub fn start_repair(&mut self, dst: NodeId, until: Time, bump_seq: bool) -> Option<Route> {
-        // (lowered even without a route: still a lower bound)
-        self.min_life = self.min_life.min(until);
         let e = self.route_mut(dst)?;
         if e.valid_seq() && bump_seq {
             e.seq = e.sq().wrapping_add(1);
@@ -462,12 +449,8 @@ impl RouteTable {
     /// after they expired) and deletes invalid routes whose time is up.
     /// Routes under repair are left to the repair's own timer.
     pub fn purge(&mut self, now: Time) {
-        if now < self.min_life {
-            return;
-        }
         let dp = self.delete_period;
         let mut deleted = 0;
-        let mut min_life = Time::MAX;
         let pre = &mut self.pre;
         self.entries.retain(|k, e| {
             let keep = match e.state_bits() {
@@ -486,13 +469,10 @@ impl RouteTable {
                 if let Some(m) = pre.as_mut() {
                     m.remove(&k);
                 }
-            } else {
-                min_life = min_life.min(e.life());
             }
             e.has_route() || e.is_heard()
         });
         self.routes -= deleted;
-        self.min_life = min_life;
     }
 
     // ---- the neighbour list (§6.9, §6.10) -----------------------------------
