@@ -123,10 +123,23 @@ impl Signal {
         (self.time, self.seq)
     }
 
+    /// [`Signal::key`] as one integer (ordered the same way).
+    #[inline(always)]
+    fn key128(&self) -> u128 {
+        key128(self.time, self.seq)
+    }
+
     #[inline]
     fn is_start(&self) -> bool {
         self.end_at < TX_END
     }
+}
+
+/// A (time, seq) key as one integer, ordered as the tuple (one compare
+/// and a borrow instead of two compares and branches).
+#[inline(always)]
+fn key128(time: u64, seq: u64) -> u128 {
+    (time as u128) << 64 | seq as u128
 }
 
 /// Starts loading the node state that the next signal of a frame will
@@ -171,6 +184,10 @@ const RUN_MIN_SIGNALS: usize = 17;
 /// frame) a third of the starts find a busy radio and the runs are short
 /// (120-s cut of the ns-2-config file: +4.1 % instructions with them).
 const RUN_MAX_NODES: usize = 100;
+
+// `start_run` gives no routing hint: no network that takes the runs
+// reaches `PREFETCH_MIN_NODES`.
+const _: () = assert!(RUN_MAX_NODES <= PREFETCH_MIN_NODES);
 
 #[derive(Default)]
 pub(super) struct Streams {
@@ -459,25 +476,26 @@ impl Simulation {
     #[inline(never)]
     fn end_run(&mut self, id: u32, tx: TxId, mut cur: usize) -> Option<usize> {
         let until = self.until.0;
-        let mut bound = None;
+        // The queue's earliest key, read again only after an end that left
+        // work (0: not read yet; every key due in place is above it).
+        let mut bound = 0u128;
+        let mut node = self.streams.slab[id as usize].signals[cur].node;
         loop {
-            let node = self.streams.slab[id as usize].signals[cur].node;
             let (j, more) = self.pass_unseen(id, cur);
             self.signal_end(node, tx);
             if !(self.mac_out.is_empty() && self.work.is_empty()) {
                 self.collect_mac(node);
                 self.drain_work();
-                bound = None;
+                bound = 0;
             }
             if !more {
                 return None;
             }
             let n = self.streams.slab[id as usize].signals[j];
-            let b = match bound {
-                Some(b) => b,
-                None => *bound.insert(self.queue.peek_key().unwrap_or((u64::MAX, u64::MAX))),
-            };
-            if !((n.time, n.seq) < b && n.time <= until) {
+            if bound == 0 {
+                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+            }
+            if !(n.key128() < bound && n.time <= until) {
                 self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
                 return None;
             }
@@ -489,6 +507,7 @@ impl Simulation {
                 return Some(j);
             }
             cur = j;
+            node = n.node;
         }
     }
 
@@ -512,45 +531,49 @@ impl Simulation {
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
         let dur = t.end - t.start;
-        let (dst, src) = (t.frame.dst, t.frame.src);
-        let hint = self.nodes.len() >= PREFETCH_MIN_NODES;
-        let thr = self.cfg.radio.rx_threshold_w;
-        let bound = self.queue.peek_key().unwrap_or((u64::MAX, u64::MAX));
+        let bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
         let until = self.until.0;
-        if self.streams.lock_end.len() < self.nodes.len() {
-            self.streams.lock_end.resize(self.nodes.len(), 0);
+        let n_nodes = self.nodes.len();
+        if self.streams.lock_end.len() < n_nodes {
+            self.streams.lock_end.resize(n_nodes, 0);
         }
         let signals = &self.streams.slab[id as usize].signals[cur..];
-        let lock_end = &mut self.streams.lock_end;
-        let nodes = &mut self.nodes;
+        let lock_end = &mut self.streams.lock_end[..n_nodes];
+        let nodes = &mut self.nodes[..];
         let mut h = 0;
-        for (i, g) in signals.iter().enumerate() {
-            if i > 0 && !(g.is_start() && (g.time, g.seq) < bound && g.time <= until) {
+        let mut last = 0;
+        for g in signals {
+            // (`cur` itself is due and counted by the caller)
+            if h > 0 && !(g.is_start() && g.key128() < bound && g.time <= until) {
                 break;
             }
             let now = Time(g.time);
-            if !nodes[g.node as usize].radio.start_idle_ns2(tx, g.power, now + dur) {
+            let n = &mut nodes[g.node as usize];
+            if !n.radio.start_idle_ns2(tx, g.power, now + dur) {
                 break;
             }
-            if i > 0 {
-                #[cfg(feature = "event-counts")]
-                self.counts.popped(self.queue.len());
-                self.executed += 1;
-                self.queue.advance_to(now);
-            }
+            n.mac.on_sense_busy(now);
+            // The lock's end, as `locked_onto`; no routing hint: runs are
+            // for networks below `PREFETCH_MIN_NODES` (`RUN_MAX_NODES`).
+            lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
             #[cfg(feature = "event-counts")]
-            self.counts.add(super::counts::Kind::StartIdle);
-            if let Some(x) = signals.get(i + 1) {
+            {
+                if h > 0 {
+                    self.counts.popped(self.queue.len());
+                }
+                self.counts.add(super::counts::Kind::StartIdle);
+            }
+            if let Some(x) = signals.get(h + 1) {
                 prefetch_node(&nodes[x.node as usize]);
             }
-            let n = &mut nodes[g.node as usize];
-            n.mac.on_sense_busy(now);
-            // The routing hint and the lock's end, as `locked_onto`.
-            if hint && g.power >= thr && (dst == g.node || dst == crate::sim::BROADCAST) {
-                n.routing.prefetch_heard(src);
-            }
-            lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
+            last = g.time;
             h += 1;
+        }
+        // Each start after `cur` is an executed event and moves the clock
+        // (nothing in the run reads it: `on_sense_busy` is given its time).
+        if h > 1 {
+            self.executed += h as u64 - 1;
+            self.queue.advance_to(Time(last));
         }
         h
     }
