@@ -175,19 +175,14 @@ fn prefetch_node(n: &crate::node::Node) {
 /// 2-hop's instructions).
 const PREFETCH_MIN_NODES: usize = 100;
 
-/// Frames with at least this many signals (8 hearers), in networks below
-/// [`RUN_MAX_NODES`], take `frame_events_wide` (a 1-hearer frame through it:
-/// +130 instructions a start; docs/performance.md, "Session 17 (s17fl)").
+/// Frames with at least this many signals (8 hearers) take
+/// `frame_events_wide` (a 1-hearer frame through it: +130 instructions a
+/// start; docs/performance.md, "Session 17 (s17fl)"). Session 17 kept the
+/// runs to networks below 100 nodes: at 400 (~100 hearers a frame) a third
+/// of the starts find a busy radio, which ended a run (+4.1 % instructions
+/// on the 120-s cut of the ns-2-config file); since session 18 a busy start
+/// runs inside the run there (`start_run`).
 const RUN_MIN_SIGNALS: usize = 17;
-
-/// Networks this large keep the old loop: at 400 nodes (~100 hearers a
-/// frame) a third of the starts find a busy radio and the runs are short
-/// (120-s cut of the ns-2-config file: +4.1 % instructions with them).
-const RUN_MAX_NODES: usize = 100;
-
-// `start_run` gives no routing hint: no network that takes the runs
-// reaches `PREFETCH_MIN_NODES`.
-const _: () = assert!(RUN_MAX_NODES <= PREFETCH_MIN_NODES);
 
 #[derive(Default)]
 pub(super) struct Streams {
@@ -338,7 +333,7 @@ impl Simulation {
     pub(super) fn frame_events(&mut self, id: u32, tx: TxId) {
         let mut g = {
             let s = &self.streams.slab[id as usize];
-            if s.signals.len() >= RUN_MIN_SIGNALS && self.nodes.len() < RUN_MAX_NODES {
+            if s.signals.len() >= RUN_MIN_SIGNALS {
                 return self.frame_events_wide(id, tx);
             }
             s.signals[s.next]
@@ -430,7 +425,11 @@ impl Simulation {
             // bits `cur` is the last one handled.
             let mut handled = false;
             if g.is_start() {
-                let h = self.start_run(id, tx, cur);
+                let h = if self.nodes.len() >= PREFETCH_MIN_NODES {
+                    self.start_run::<true>(id, tx, cur)
+                } else {
+                    self.start_run::<false>(id, tx, cur)
+                };
                 if h > 0 {
                     cur += h - 1;
                     handled = true;
@@ -511,19 +510,27 @@ impl Simulation {
         }
     }
 
-    /// A run of first bits on the fast path (session 17): the signal at
-    /// `cur` of stream `id` (a first bit, due now and counted) and the first
-    /// bits after it that are due before every queued event (and by the
-    /// run's limit), each taken only while its radio takes the idle start
-    /// (`Radio::start_idle_ns2`; see [`Simulation::signal_start_fast`]).
-    /// Returns how many it handled (0: `cur` needs the general path). Such
-    /// a start leaves no work and queues nothing (`on_sense_busy` returns no
-    /// action, the routing hint none), so the queue's earliest key bounds
-    /// the whole run; the frame's duration, addresses and the observer test
-    /// are read once; each start counts as an executed event and moves the
-    /// clock, as the loop of [`Simulation::frame_events`] would have.
+    /// A run of first bits (sessions 17-18): the signal at `cur` of stream
+    /// `id` (a first bit, due now and counted) and the first bits after it
+    /// that are due before every queued event (and by the run's limit).
+    /// Returns how many it handled (0: observers are attached, the loop of
+    /// [`Simulation::frame_events`] takes `cur`). A start at an idle radio
+    /// takes the fast path in place (`Radio::start_idle_ns2`, as
+    /// [`Simulation::signal_start_fast`]): it leaves no work and queues
+    /// nothing, so the queue's earliest key bounds the run, and the clock
+    /// and the count move once for those starts. Any other start (a busy
+    /// radio: a third of the starts at 400 nodes) takes the general path as
+    /// the loop does ([`Simulation::frame_signal`]): the clock moved to it
+    /// first, its end marked when it says so, its MAC work drained, and
+    /// then the queue's earliest key read again.
+    ///
+    /// `BIG`: the network has at least [`PREFETCH_MIN_NODES`] nodes (the
+    /// routing hint is given, and busy starts run in the run); below, a
+    /// busy start ends the run (they are rare there: 0.3 % of rwp30's
+    /// starts) and the loop without the hint is ~15 instructions a start
+    /// shorter.
     #[inline(never)]
-    fn start_run(&mut self, id: u32, tx: TxId, cur: usize) -> usize {
+    fn start_run<const BIG: bool>(&mut self, id: u32, tx: TxId, cur: usize) -> usize {
         if !self.obs.is_empty() {
             return 0;
         }
@@ -531,46 +538,87 @@ impl Simulation {
         // Every receiver hears the whole frame: it ends one frame duration
         // after its first bit arrives.
         let dur = t.end - t.start;
-        let bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+        let (dst, src) = (t.frame.dst, t.frame.src);
+        // (the routing hint of `locked_onto`)
+        let hint = BIG;
+        debug_assert_eq!(BIG, self.nodes.len() >= PREFETCH_MIN_NODES);
+        let thr = self.cfg.radio.rx_threshold_w;
         let until = self.until.0;
         let n_nodes = self.nodes.len();
         if self.streams.lock_end.len() < n_nodes {
             self.streams.lock_end.resize(n_nodes, 0);
         }
-        let signals = &self.streams.slab[id as usize].signals[cur..];
-        let lock_end = &mut self.streams.lock_end[..n_nodes];
-        let nodes = &mut self.nodes[..];
-        let mut h = 0;
-        let mut last = 0;
-        for g in signals {
-            // (`cur` itself is due and counted by the caller)
-            if h > 0 && !(g.is_start() && g.key128() < bound && g.time <= until) {
-                break;
-            }
-            let now = Time(g.time);
-            let n = &mut nodes[g.node as usize];
-            if !n.radio.start_idle_ns2(tx, g.power, now + dur) {
-                break;
-            }
-            n.mac.on_sense_busy(now);
-            // The lock's end, as `locked_onto`; no routing hint: runs are
-            // for networks below `PREFETCH_MIN_NODES` (`RUN_MAX_NODES`).
-            lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
-            #[cfg(feature = "event-counts")]
-            {
-                if h > 0 {
-                    self.counts.popped(self.queue.len());
+        let mut bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+        // `k`: the next signal to look at (those before it are handled);
+        // `last`: the time of the last one handled.
+        let (mut k, mut last) = (cur, 0);
+        loop {
+            // Fast starts in place from `k` on, until one that is not due
+            // or not a first bit (the run ends) or at a busy radio.
+            let mut busy = false;
+            let signals = &self.streams.slab[id as usize].signals[k..];
+            let lock_end = &mut self.streams.lock_end[..n_nodes];
+            let nodes = &mut self.nodes[..];
+            let mut took = 0;
+            for g in signals {
+                // (`cur` itself is due and counted by the caller)
+                if k + took > cur && !(g.is_start() && g.key128() < bound && g.time <= until) {
+                    break;
                 }
-                self.counts.add(super::counts::Kind::StartIdle);
+                let now = Time(g.time);
+                let n = &mut nodes[g.node as usize];
+                if !n.radio.start_idle_ns2(tx, g.power, now + dur) {
+                    busy = true;
+                    break;
+                }
+                n.mac.on_sense_busy(now);
+                if hint && g.power >= thr && (dst == g.node || dst == crate::sim::BROADCAST) {
+                    n.routing.prefetch_heard(src);
+                }
+                lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
+                #[cfg(feature = "event-counts")]
+                {
+                    if k + took > cur {
+                        self.counts.popped(self.queue.len());
+                    }
+                    self.counts.add(super::counts::Kind::StartIdle);
+                }
+                if let Some(x) = signals.get(took + 1) {
+                    prefetch_node(&nodes[x.node as usize]);
+                }
+                last = g.time;
+                took += 1;
             }
-            if let Some(x) = signals.get(h + 1) {
-                prefetch_node(&nodes[x.node as usize]);
+            k += took;
+            if !(BIG && busy) {
+                break;
+            }
+            // The start at `k` (due) finds its radio busy: the general path,
+            // as `frame_signal` and the loop of `frame_events` take it.
+            let g = self.streams.slab[id as usize].signals[k];
+            #[cfg(feature = "event-counts")]
+            if k > cur {
+                self.counts.popped(self.queue.len());
+            }
+            self.queue.advance_to(Time(g.time));
+            let end_ref = (id as u64) << 32 | g.end_at as u64;
+            if !self.signal_start_general(g.node, tx, g.power, end_ref) {
+                self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
+            }
+            if !(self.mac_out.is_empty() && self.work.is_empty()) {
+                self.collect_mac(g.node);
+                self.drain_work();
+                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
             }
             last = g.time;
-            h += 1;
+            k += 1;
+            if let Some(x) = self.streams.slab[id as usize].signals.get(k) {
+                prefetch_node(&self.nodes[x.node as usize]);
+            }
         }
         // Each start after `cur` is an executed event and moves the clock
-        // (nothing in the run reads it: `on_sense_busy` is given its time).
+        // (no fast start reads it: `on_sense_busy` is given its time).
+        let h = k - cur;
         if h > 1 {
             self.executed += h as u64 - 1;
             self.queue.advance_to(Time(last));
