@@ -42,27 +42,45 @@ fn a_run_stopped_on_a_passed_over_end_audits() {
 /// 60 s): events executed and the whole report equal.
 #[test]
 fn start_runs_match_the_signal_by_signal_loop() {
+    runs_match_the_loop("../../scenarios/bench/ns2/rwp30-dsr.toml", 60, 1_000_000);
+}
+
+/// The same at 100 nodes (`start_run::<true>`, session 18): the routing
+/// hint, and busy starts (collisions, captures) taken on the general path
+/// inside a run, their work drained there.
+#[test]
+fn big_start_runs_match_the_signal_by_signal_loop() {
+    let busy = runs_match_the_loop("../../scenarios/random100.toml", 30, 200_000);
+    assert!(busy > 100, "{busy} collisions and captures");
+}
+
+/// Runs `rel` cut to `secs` three ways (plain, an observer forcing the
+/// general paths, stopped and resumed 997 times) and asserts the same
+/// events and report; returns the plain run's collisions and captures.
+fn runs_match_the_loop(rel: &str, secs: u64, min_events: u64) -> u64 {
     struct Quiet;
     impl crate::metrics::observe::Observer for Quiet {}
-    let rel = "../../scenarios/bench/ns2/rwp30-dsr.toml";
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&p).unwrap();
     let sc = Scenario::parse::<&str>(&text, p.to_str().unwrap(), &[]).unwrap();
     let mut cfg = sc.config(sc.seed());
-    cfg.duration = Time(60_000_000_000);
+    let end = secs * 1_000_000_000;
+    cfg.duration = Time(end);
     let go = |observe: bool, steps: u64| {
         let mut sim = Simulation::new(cfg.clone()).unwrap();
         if observe {
             sim.add_observer(Box::new(Quiet));
         }
         for i in 1..=steps {
-            sim.run_until(Time(60_000_000_000 * i / steps + (i * 7_919) % 1_000));
+            sim.run_until(Time(end * i / steps + (i * 7_919) % 1_000));
         }
         let events = sim.events();
-        (events, serde_json::to_string(&sim.run()).unwrap())
+        let busy: u64 = sim.nodes.iter().map(|n| n.radio.stats.collisions + n.radio.stats.captures).sum();
+        (events, busy, serde_json::to_string(&sim.run()).unwrap())
     };
     let plain = go(false, 1);
-    assert!(plain.0 > 1_000_000, "{}", plain.0);
+    assert!(plain.0 > min_events, "{}", plain.0);
     assert_eq!(plain, go(true, 1), "general path");
     assert_eq!(plain, go(false, 997), "stopped and resumed");
+    plain.1
 }
