@@ -525,19 +525,6 @@ impl Channel {
         }
     }
 
-    /// `k` (at least one) receivers are done with the transmission: as many
-    /// calls of [`Channel::signal_ended`] (the kernel's run of last bits
-    /// releases a frame once per run, `simulation/frames_runs.rs`).
-    pub fn signals_ended(&mut self, id: TxId, k: u32) {
-        let slot = &mut self.txs[id as usize];
-        let t = slot.as_mut().expect("transmission released early");
-        t.pending -= k;
-        if t.pending == 0 {
-            *slot = None;
-            self.free.push(id);
-        }
-    }
-
     /// Transmissions currently held (in flight or awaiting receivers).
     pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
         self.txs.iter().flatten()

@@ -6,7 +6,6 @@
 
 use super::{key128, prefetch_node, END, END_UNSEEN, PREFETCH_MIN_NODES};
 use crate::phy::channel::TxId;
-use crate::phy::radio::RxOutcome;
 use crate::sim::Time;
 use crate::simulation::{Event, Simulation};
 
@@ -37,12 +36,7 @@ impl Simulation {
                     handled = true;
                 }
             } else if g.end_at == END {
-                let next = if self.nodes.len() >= PREFETCH_MIN_NODES {
-                    self.end_run_each(id, tx, cur)
-                } else {
-                    self.end_run(id, tx, cur)
-                };
-                match next {
+                match self.end_run(id, tx, cur) {
                     Some(j) => {
                         cur = j;
                         g = self.streams.slab[id as usize].signals[j];
@@ -70,166 +64,18 @@ impl Simulation {
         }
     }
 
-    /// A run of last bits (sessions 17-18): the signal at `cur` of stream
-    /// `id` (a last bit that runs, due now and counted) and the next ones
-    /// due in place, each handled as the loop of
-    /// [`Simulation::frame_events`] does (passed-over ends counted, the
-    /// prefetch, `signal_end`, the MAC's work). The ends on the fast path
-    /// (`Radio::end_lone_lock`, no observer) that leave no work (no MAC
-    /// action: most) run in an inner loop over the stream's signals, with
-    /// the frame, the clock, the count, the stream's `next` and the
-    /// transmission's release (`Channel::signals_ended`) carried in locals
-    /// and written out before anything else runs: an end with work (drained
-    /// with the clock at its time and the release done, so a frame it sends
-    /// finds the channel's slots as it did), a general end, the run's exit.
-    /// The queue's earliest key is read again only after work. Returns the
-    /// next signal's index when it is due in place (counted, the clock moved
-    /// to it) but not a last bit that runs; `None` when the stream is done
-    /// or its next signal was queued.
+    /// A run of last bits (session 17): the signal at `cur` of stream `id`
+    /// (a last bit that runs, due now and counted) and the next ones due in
+    /// place, each handled as the loop of [`Simulation::frame_events`] does
+    /// (passed-over ends counted, `next`, the prefetch, `signal_end`, the
+    /// MAC's work). An end that leaves no work (no MAC action: mostly)
+    /// queues nothing, so the queue's earliest key is read again only after
+    /// one that did (session 18: as one `u128`, and the next end's node
+    /// carried, not read again). Returns the next signal's index when it is
+    /// due in place (counted) but not a last bit that runs; `None` when the
+    /// stream is done or its next signal was queued.
     #[inline(never)]
-    fn end_run(&mut self, id: u32, tx: TxId, cur: usize) -> Option<usize> {
-        let until = self.until.0;
-        let limit = self.cfg.duration.0;
-        let quiet = self.obs.is_empty();
-        // The queue's earliest key (0: to be read again).
-        let mut bound = 0u128;
-        // `c`: the end to handle (due, counted), when `fresh`; else the one
-        // handled last, and `j` the next signal after the ends passed over
-        // (`more`: there is one), to be checked.
-        let (mut c, mut j, mut more, mut fresh) = (cur, cur, true, true);
-        loop {
-            // Why the inner loop stopped.
-            enum Stop {
-                /// The end at `c` needs the general path.
-                General,
-                /// The end at `c` (fast) left MAC work.
-                Work,
-                /// No signal left after the ends handled.
-                Done,
-                /// The signal at `j` is not due in place.
-                Queue,
-                /// The signal at `j` is due and counted, not an end that runs.
-                Other,
-            }
-            let (mut ran, mut released, mut last) = (0u64, 0u32, 0u64);
-            let s = &mut self.streams.slab[id as usize];
-            let sig = &s.signals[..];
-            let nodes = &mut self.nodes[..];
-            let mac_out = &mut self.mac_out;
-            let frame = &self.channel.get(tx).frame;
-            let queue = &mut self.queue;
-            let stop = loop {
-                if !fresh {
-                    if !more {
-                        break Stop::Done;
-                    }
-                    let x = sig[j];
-                    if bound == 0 {
-                        bound = queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
-                    }
-                    if !(x.key128() < bound && x.time <= until) {
-                        break Stop::Queue;
-                    }
-                    #[cfg(feature = "event-counts")]
-                    self.counts.popped(queue.len());
-                    ran += 1;
-                    last = x.time;
-                    if x.end_at != END {
-                        break Stop::Other;
-                    }
-                    c = j;
-                }
-                fresh = false;
-                // The ends passed over after `c`, and the next node's lines.
-                let g = sig[c];
-                j = c + 1;
-                while let Some(n) = sig.get(j).filter(|n| n.end_at == END_UNSEEN) {
-                    if n.time <= limit {
-                        ran += 1;
-                        #[cfg(feature = "event-counts")]
-                        self.counts.add(crate::simulation::counts::Kind::EndUnseen);
-                    }
-                    j += 1;
-                }
-                more = j < sig.len();
-                if more {
-                    prefetch_node(&nodes[sig[j].node as usize]);
-                }
-                // `signal_end`'s fast path.
-                let n = &mut nodes[g.node as usize];
-                let Some(outcome) = quiet.then(|| n.radio.end_lone_lock(tx)).flatten() else {
-                    break Stop::General;
-                };
-                #[cfg(feature = "event-counts")]
-                self.counts.add(match outcome {
-                    RxOutcome::Decoded(_) => crate::simulation::counts::Kind::EndDecoded,
-                    _ => crate::simulation::counts::Kind::EndFailed,
-                });
-                let now = Time(g.time);
-                match outcome {
-                    RxOutcome::Decoded(_) => {
-                        n.mac.on_rx_power(frame.src, n.radio.last_decoded_power());
-                        n.mac.on_rx_end(now, Some(frame), true, mac_out)
-                    }
-                    _ => n.mac.on_rx_end(now, None, true, mac_out),
-                }
-                released += 1;
-                last = g.time;
-                if !mac_out.is_empty() {
-                    break Stop::Work;
-                }
-            };
-            // Write the locals out before anything else runs: `next` (and
-            // the stream freed when no signal is left, before any work: a
-            // frame sent by it may take the stream), the count, the clock,
-            // the release.
-            s.next = j;
-            if !more && !matches!(stop, Stop::Queue | Stop::Other) {
-                self.streams.free.push(id);
-            }
-            self.executed += ran;
-            self.queue.advance_to(Time(last));
-            if released > 0 {
-                self.channel.signals_ended(tx, released);
-            }
-            match stop {
-                Stop::Done => return None,
-                Stop::Queue => {
-                    let x = self.streams.slab[id as usize].signals[j];
-                    self.queue.schedule_seq(Time(x.time), x.seq, Event::Frame { stream: id, tx });
-                    return None;
-                }
-                Stop::Other => return Some(j),
-                Stop::General => {
-                    // (`end_lone_lock` declined, changing nothing, or an
-                    // observer is attached: `signal_end` takes this path)
-                    let g = self.streams.slab[id as usize].signals[c];
-                    self.queue.advance_to(Time(g.time));
-                    self.signal_end_general(g.node, tx, Time(g.time));
-                }
-                Stop::Work => {}
-            }
-            if !(self.mac_out.is_empty() && self.work.is_empty()) {
-                let node = self.streams.slab[id as usize].signals[c].node;
-                self.collect_mac(node);
-                self.drain_work();
-                bound = 0;
-            }
-            if !more {
-                return None;
-            }
-        }
-    }
-
-    /// [`Simulation::end_run`] one end at a time, for networks of
-    /// [`PREFETCH_MIN_NODES`] nodes or more: there a third of the ends
-    /// take the general path or leave work (AODV's broadcasts delivered),
-    /// and each such end costs `end_run`'s inner loop a write-out and a
-    /// new start (+0.6 % instructions on the 400-node file's 120-s cut).
-    /// Each end as the loop of [`Simulation::frame_events`] takes it; the
-    /// queue's earliest key is read again only after an end with work.
-    #[inline(never)]
-    fn end_run_each(&mut self, id: u32, tx: TxId, mut cur: usize) -> Option<usize> {
+    fn end_run(&mut self, id: u32, tx: TxId, mut cur: usize) -> Option<usize> {
         let until = self.until.0;
         // The queue's earliest key (0: to be read again).
         let mut bound = 0u128;
