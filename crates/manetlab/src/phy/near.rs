@@ -55,6 +55,22 @@ const HEARS_BIT: u64 = 1 << INDEX_BITS;
 const NODE_SHIFT: u32 = INDEX_BITS + 1;
 const DELAY_SHIFT: u32 = NODE_SHIFT + KEY_NODE_BITS;
 
+/// Per 8-bit mask of lanes, the count of set bits below each lane, one
+/// byte a lane (`FrameAt::fill_two_ray_wide`: a hearer's place in `out`).
+const PREFIX: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut l = 0;
+        while l < 8 {
+            t[m] |= ((m & ((1 << l) - 1)).count_ones() as u64) << (8 * l);
+            l += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// One sender's list (see the module's comment).
 #[derive(Default)]
 struct NearList {
@@ -79,6 +95,10 @@ pub(super) struct NearLists {
     /// Scratch: a frame's hearers in the list's order, when they must be
     /// reordered.
     recs: Vec<Hearer>,
+    /// The processor has AVX-512 F and DQ: two-ray frames take
+    /// `FrameAt::fill_two_ray_wide` (tested once, when the channel is
+    /// built; tests turn it off to run the SSE2 path on the same frames).
+    pub(super) wide: bool,
 }
 
 impl NearLists {
@@ -106,7 +126,21 @@ impl NearLists {
             search: radius + vmax * every.as_secs_f64(),
             keys: vec![0; nodes],
             recs: Vec::with_capacity(nodes),
+            wide: has_avx512(),
         })
+    }
+}
+
+/// Whether this processor runs `FrameAt::fill_two_ray_wide` (AVX-512 F
+/// and DQ: the 64-bit integer conversions and compares).
+fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -183,6 +217,15 @@ impl Channel {
         out.reserve(len);
         let spare = &mut out.spare_capacity_mut()[..len];
         let (heard, sorted) = if level.is_two_ray() {
+            #[cfg(target_arch = "x86_64")]
+            if near.wide {
+                // SAFETY: `wide` is set only where the processor has
+                // AVX-512 F and DQ (`has_avx512`), the function's features.
+                unsafe { f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level) }
+            } else {
+                f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
             f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
         } else {
             f.fill(&list.nodes, keys, spare, movers, now_legs, |d| level.power(d))
@@ -407,6 +450,179 @@ impl FrameAt<'_> {
             let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
             let (power, delay, hears) = self.one(dx * dx + dy * dy + dz * dz, q.z, &scalar);
             e.entry(nl, power, delay, hears, &mut keys[n - 1], out);
+        }
+        (e.k, e.sorted)
+    }
+
+    /// [`FrameAt::fill_two_ray`] eight entries at a time in AVX-512's
+    /// lanes (the caller checked the features: `NearLists::wide`). Every
+    /// lane makes the scalar path's operations in its order, each rounded
+    /// as the scalar instruction rounds it (IEEE 754; no fused
+    /// multiply-add), so the same bits: the legs' fields gathered per lane
+    /// (`NowLeg` is `repr(C)`), the freshness test of every lane in one
+    /// compare (stale lanes are made fresh by `fresh_now`, then gathered
+    /// again), `dt` = `(now - start) as i64 as f64 / 1e9` (`vcvtqq2pd`
+    /// rounds as `cvtsi2sd`), the position, the squared distance, its
+    /// square root, two-ray ground's `two_ray / ((d'^2)^2 L)` with
+    /// `d' = max(d, 1e-3)` (`vmaxpd` returns its second operand for a NaN,
+    /// as `f64::max`), the delay `d / c * 1e9` rounded as `secs_to_time`
+    /// (truncated to i64 below 2^52 ns by `vcvttpd2qq`: the same integer
+    /// part and fraction), the two tests. A lane below the crossover
+    /// distance (Friis), at another height, or whose delay is out of that
+    /// range is computed again by the scalar path (`one`) from its squared
+    /// distance. The keys (delay, node, hears, place in `out`) are built in
+    /// the lanes (a hearer's place is the hearers before it: a prefix count
+    /// of the lanes' mask, `PREFIX`), checked ascending against their left
+    /// neighbours in one unsigned compare, and stored; the records are
+    /// written per lane as `Emit::entry` writes them. The last, partial
+    /// chunk runs under a lane mask.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    #[inline(never)]
+    unsafe fn fill_two_ray_wide(
+        &self,
+        nodes: &[NodeId],
+        keys: &mut [u64],
+        out: &mut [MaybeUninit<Hearer>],
+        movers: &mut [RefCell<Mover>],
+        now_legs: &mut [NowLeg],
+        level: &RxPowerAt,
+    ) -> (usize, bool) {
+        use std::arch::x86_64::*;
+        let FrameAt { p, now, reach_sq, cull, .. } = *self;
+        let (crossover, two_ray, loss) = level.two_ray_terms();
+        let scalar = |d: f64| level.two_ray_power(d);
+        let n = nodes.len().min(keys.len());
+        let mut e = Emit { k: 0, prev: 0, sorted: true };
+        // (a leg's fields, in f64s from its start: the gathers' offsets)
+        const _: () = assert!(std::mem::size_of::<NowLeg>() % 8 == 0);
+        const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
+        use std::mem::offset_of;
+        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
+            offset_of!(NowLeg, start),
+            offset_of!(NowLeg, end),
+            offset_of!(NowLeg, from.x),
+            offset_of!(NowLeg, from.y),
+            offset_of!(NowLeg, from.z),
+            offset_of!(NowLeg, vx),
+            offset_of!(NowLeg, vy),
+        ]
+        .map(|o| o / 8);
+        let (px, py, pz) = (_mm512_set1_pd(p.x), _mm512_set1_pd(p.y), _mm512_set1_pd(p.z));
+        let pz_bits = _mm512_set1_epi64(p.z.to_bits() as i64);
+        let (e9, c, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
+        let (min_d, cross, two_ray, loss) =
+            (_mm512_set1_pd(1e-3), _mm512_set1_pd(crossover), _mm512_set1_pd(two_ray), _mm512_set1_pd(loss));
+        let (reach, cull_v, zero, top) = (
+            _mm512_set1_pd(reach_sq),
+            _mm512_set1_pd(cull),
+            _mm512_setzero_pd(),
+            _mm512_set1_pd(4_503_599_627_370_496.0),
+        );
+        let now_v = _mm512_set1_epi64(now.0 as i64);
+        let legs_len = _mm512_set1_epi64(now_legs.len() as i64);
+        let hears_bit = _mm512_set1_epi64(HEARS_BIT as i64);
+        let mut i = 0;
+        while i < n {
+            let lanes = (n - i).min(8);
+            let m: __mmask8 = (0xFFu32 >> (8 - lanes)) as u8;
+            // The chunk's node ids (zero in the lanes past the end).
+            let ids = _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add(i).cast()));
+            let ids64 = _mm512_cvtepu32_epi64(ids);
+            // (every id indexes `now_legs`: the gathers below read in bounds)
+            assert!(_mm512_mask_cmplt_epu64_mask(m, ids64, legs_len) == m, "list node out of range");
+            let at = _mm256_mullo_epi32(ids, _mm256_set1_epi32(W));
+            // Each lane's leg field `$f` (zero past the end).
+            macro_rules! gather {
+                ($f:expr) => {
+                    _mm512_mask_i32gather_pd::<8>(_mm512_setzero_pd(), m, at, now_legs.as_ptr().cast::<f64>().add($f))
+                };
+            }
+            macro_rules! gather_int {
+                ($f:expr) => {
+                    _mm512_castpd_si512(gather!($f))
+                };
+            }
+            let mut start = gather_int!(o_start);
+            let ok = _mm512_cmple_epu64_mask(start, now_v) & _mm512_cmplt_epu64_mask(now_v, gather_int!(o_end));
+            if ok & m != m {
+                let mut stale = m & !ok;
+                while stale != 0 {
+                    fresh_now(movers, now_legs, nodes[i + stale.trailing_zeros() as usize], now);
+                    stale &= stale - 1;
+                }
+                start = gather_int!(o_start);
+            }
+            let (fx, fy, fz, vx, vy) = (gather!(o_x), gather!(o_y), gather!(o_z), gather!(o_vx), gather!(o_vy));
+            // `(now - start) as i64 as f64 / 1e9` per lane
+            let dt = _mm512_div_pd(_mm512_cvtepi64_pd(_mm512_sub_epi64(now_v, start)), e9);
+            let qx = _mm512_add_pd(fx, _mm512_mul_pd(vx, dt));
+            let qy = _mm512_add_pd(fy, _mm512_mul_pd(vy, dt));
+            let dx = _mm512_sub_pd(px, qx);
+            let dy = _mm512_sub_pd(py, qy);
+            let dz = _mm512_sub_pd(pz, fz);
+            let d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+            let d = _mm512_sqrt_pd(d2);
+            let dm = _mm512_max_pd(d, min_d);
+            let s = _mm512_mul_pd(dm, dm);
+            let pw = _mm512_div_pd(two_ray, _mm512_mul_pd(_mm512_mul_pd(s, s), loss));
+            let x = _mm512_mul_pd(_mm512_div_pd(d, c), e9);
+            let it = _mm512_cvttpd_epi64(x);
+            let up = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(_mm512_sub_pd(x, _mm512_cvtepi64_pd(it)), half);
+            let mut delay = _mm512_mask_add_epi64(it, up, it, _mm512_set1_epi64(1));
+            let mut hears = _mm512_cmp_pd_mask::<_CMP_NLT_UQ>(reach, d2) & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(pw, cull_v);
+            let in_range = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, top);
+            let bad = (_mm512_cmp_pd_mask::<_CMP_LT_OQ>(dm, cross)
+                | !in_range
+                | _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(fz), pz_bits))
+                & m;
+            let mut pws = [0.0f64; 8];
+            _mm512_storeu_pd(pws.as_mut_ptr(), pw);
+            if bad != 0 {
+                // The scalar path for those lanes (`one`), written over
+                // theirs.
+                let (mut d2s, mut zs, mut ds) = ([0.0f64; 8], [0.0f64; 8], [0u64; 8]);
+                _mm512_storeu_pd(d2s.as_mut_ptr(), d2);
+                _mm512_storeu_pd(zs.as_mut_ptr(), fz);
+                _mm512_storeu_si512(ds.as_mut_ptr().cast(), delay);
+                let mut b = bad;
+                while b != 0 {
+                    let l = b.trailing_zeros() as usize;
+                    let (pl, dl, hl) = self.one(d2s[l], zs[l], &scalar);
+                    (pws[l], ds[l]) = (pl, dl.0);
+                    hears = (hears & !(1 << l)) | ((hl as u8) << l);
+                    b &= b - 1;
+                }
+                delay = _mm512_loadu_si512(ds.as_ptr().cast());
+            }
+            hears &= m;
+            // The keys: (delay, node, hears, the hearers before it).
+            let k = _mm512_add_epi64(
+                _mm512_set1_epi64(e.k as i64),
+                _mm512_cvtepu8_epi64(_mm_cvtsi64_si128(PREFIX[hears as usize] as i64)),
+            );
+            let key = _mm512_or_si512(
+                _mm512_or_si512(_mm512_slli_epi64::<DELAY_SHIFT>(delay), _mm512_slli_epi64::<NODE_SHIFT>(ids64)),
+                _mm512_or_si512(_mm512_maskz_mov_epi64(hears, hears_bit), k),
+            );
+            // Each key above its left neighbour (the first above `prev`).
+            let left = _mm512_alignr_epi64::<7>(key, _mm512_set1_epi64(e.prev as i64));
+            e.sorted &= _mm512_mask_cmpgt_epu64_mask(m, key, left) == m;
+            _mm512_mask_storeu_epi64(keys.as_mut_ptr().add(i).cast(), m, key);
+            let mut ks = [0u64; 8];
+            _mm512_storeu_si512(ks.as_mut_ptr().cast(), key);
+            e.prev = ks[lanes - 1];
+            // The records, as `Emit::entry` (a non-hearer's is overwritten
+            // by the next one).
+            let mut ds = [0u64; 8];
+            _mm512_storeu_si512(ds.as_mut_ptr().cast(), delay);
+            for l in 0..lanes {
+                if let Some(slot) = out.get_mut(e.k) {
+                    slot.write(Hearer { node: nodes[i + l], power: pws[l], delay: Time(ds[l]) });
+                }
+                e.k += ((hears >> l) & 1) as usize;
+            }
+            i += lanes;
         }
         (e.k, e.sorted)
     }
