@@ -71,6 +71,26 @@ const PREFIX: [u64; 256] = {
     t
 };
 
+/// A `Hearer`'s size and where its fields lie (`fill_two_ray_wide` writes
+/// the power and the delay in one 16-byte store).
+const HEARER: usize = std::mem::size_of::<Hearer>();
+const HEARER_POWER: usize = std::mem::offset_of!(Hearer, power);
+const HEARER_NODE: usize = std::mem::offset_of!(Hearer, node);
+const _: () = assert!(
+    std::mem::offset_of!(Hearer, delay) == HEARER_POWER + 8
+        && std::mem::size_of::<Time>() == 8
+        && HEARER_POWER % 8 == 0
+);
+
+/// `FrameAt::fill_two_ray_wide`'s scratch: per list entry its power and
+/// delay, per chunk of eight the lanes that hear (room for every node).
+#[derive(Default)]
+pub(super) struct Lanes {
+    power: Vec<f64>,
+    delay: Vec<u64>,
+    hears: Vec<u8>,
+}
+
 /// One sender's list (see the module's comment).
 #[derive(Default)]
 struct NearList {
@@ -99,6 +119,7 @@ pub(super) struct NearLists {
     /// `FrameAt::fill_two_ray_wide` (tested once, when the channel is
     /// built; tests turn it off to run the SSE2 path on the same frames).
     pub(super) wide: bool,
+    lanes: Lanes,
 }
 
 impl NearLists {
@@ -127,6 +148,7 @@ impl NearLists {
             keys: vec![0; nodes],
             recs: Vec::with_capacity(nodes),
             wide: has_avx512(),
+            lanes: Lanes { power: vec![0.0; nodes + 8], delay: vec![0; nodes + 8], hears: vec![0; nodes / 8 + 1] },
         })
     }
 }
@@ -214,14 +236,16 @@ impl Channel {
         // The hearers go straight into `out`, in the list's order; the
         // model is tested once (two loops, one per kind of power).
         out.clear();
-        out.reserve(len);
-        let spare = &mut out.spare_capacity_mut()[..len];
+        // (one more: `fill_two_ray_wide` may write a non-hearer's record
+        // past the hearers)
+        out.reserve(len + 1);
+        let spare = &mut out.spare_capacity_mut()[..len + 1];
         let (heard, sorted) = if level.is_two_ray() {
             #[cfg(target_arch = "x86_64")]
             if near.wide {
                 // SAFETY: `wide` is set only where the processor has
                 // AVX-512 F and DQ (`has_avx512`), the function's features.
-                unsafe { f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level) }
+                unsafe { f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level, &mut near.lanes) }
             } else {
                 f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
             }
@@ -479,6 +503,7 @@ impl FrameAt<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq")]
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn fill_two_ray_wide(
         &self,
         nodes: &[NodeId],
@@ -487,13 +512,13 @@ impl FrameAt<'_> {
         movers: &mut [RefCell<Mover>],
         now_legs: &mut [NowLeg],
         level: &RxPowerAt,
+        lanes: &mut Lanes,
     ) -> (usize, bool) {
         use std::arch::x86_64::*;
         let FrameAt { p, now, reach_sq, cull, .. } = *self;
         let (crossover, two_ray, loss) = level.two_ray_terms();
         let scalar = |d: f64| level.two_ray_power(d);
         let n = nodes.len().min(keys.len());
-        let mut e = Emit { k: 0, prev: 0, sorted: true };
         // (a leg's fields, in f64s from its start: the gathers' offsets)
         const _: () = assert!(std::mem::size_of::<NowLeg>() % 8 == 0);
         const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
@@ -510,7 +535,7 @@ impl FrameAt<'_> {
         .map(|o| o / 8);
         let (px, py, pz) = (_mm512_set1_pd(p.x), _mm512_set1_pd(p.y), _mm512_set1_pd(p.z));
         let pz_bits = _mm512_set1_epi64(p.z.to_bits() as i64);
-        let (e9, c, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
+        let (e9, c_light, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
         let (min_d, cross, two_ray, loss) =
             (_mm512_set1_pd(1e-3), _mm512_set1_pd(crossover), _mm512_set1_pd(two_ray), _mm512_set1_pd(loss));
         let (reach, cull_v, zero, top) = (
@@ -522,15 +547,25 @@ impl FrameAt<'_> {
         let now_v = _mm512_set1_epi64(now.0 as i64);
         let legs_len = _mm512_set1_epi64(now_legs.len() as i64);
         let hears_bit = _mm512_set1_epi64(HEARS_BIT as i64);
-        let mut i = 0;
-        while i < n {
-            let lanes = (n - i).min(8);
-            let m: __mmask8 = (0xFFu32 >> (8 - lanes)) as u8;
-            // The chunk's node ids (zero in the lanes past the end).
-            let ids = _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add(i).cast()));
-            let ids64 = _mm512_cvtepu32_epi64(ids);
+        let Lanes { power: pws, delay: dls, hears: hms } = lanes;
+        let chunks = n.div_ceil(8);
+        assert!(pws.len() >= 8 * chunks && dls.len() >= 8 * chunks && hms.len() >= chunks && out.len() > n);
+        // The chunk at `i`'s lanes (the entries past the end masked off)
+        // and node ids (zero past the end).
+        macro_rules! chunk_ids {
+            ($i:expr) => {{
+                let m: __mmask8 = (0xFFu32 >> (8 - (n - $i).min(8))) as u8;
+                (m, _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add($i).cast())))
+            }};
+        }
+        // Pass 1: every chunk's powers, delays and hearers (no dependence
+        // from one chunk to the next: their long operations overlap).
+        for c in 0..chunks {
+            let i = 8 * c;
+            let (m, ids) = chunk_ids!(i);
             // (every id indexes `now_legs`: the gathers below read in bounds)
-            assert!(_mm512_mask_cmplt_epu64_mask(m, ids64, legs_len) == m, "list node out of range");
+            let in_bounds = _mm512_mask_cmplt_epu64_mask(m, _mm512_cvtepu32_epi64(ids), legs_len);
+            assert!(in_bounds == m, "list node out of range");
             let at = _mm256_mullo_epi32(ids, _mm256_set1_epi32(W));
             // Each lane's leg field `$f` (zero past the end).
             macro_rules! gather {
@@ -566,65 +601,93 @@ impl FrameAt<'_> {
             let dm = _mm512_max_pd(d, min_d);
             let s = _mm512_mul_pd(dm, dm);
             let pw = _mm512_div_pd(two_ray, _mm512_mul_pd(_mm512_mul_pd(s, s), loss));
-            let x = _mm512_mul_pd(_mm512_div_pd(d, c), e9);
+            let x = _mm512_mul_pd(_mm512_div_pd(d, c_light), e9);
             let it = _mm512_cvttpd_epi64(x);
             let up = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(_mm512_sub_pd(x, _mm512_cvtepi64_pd(it)), half);
-            let mut delay = _mm512_mask_add_epi64(it, up, it, _mm512_set1_epi64(1));
-            let mut hears = _mm512_cmp_pd_mask::<_CMP_NLT_UQ>(reach, d2) & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(pw, cull_v);
+            let delay = _mm512_mask_add_epi64(it, up, it, _mm512_set1_epi64(1));
+            let hears = _mm512_cmp_pd_mask::<_CMP_NLT_UQ>(reach, d2) & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(pw, cull_v);
             let in_range = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, top);
             let bad = (_mm512_cmp_pd_mask::<_CMP_LT_OQ>(dm, cross)
                 | !in_range
                 | _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(fz), pz_bits))
                 & m;
-            let mut pws = [0.0f64; 8];
-            _mm512_storeu_pd(pws.as_mut_ptr(), pw);
+            _mm512_storeu_pd(pws.as_mut_ptr().add(i), pw);
+            _mm512_storeu_si512(dls.as_mut_ptr().add(i).cast(), delay);
+            hms[c] = hears & m;
             if bad != 0 {
                 // The scalar path for those lanes (`one`), written over
                 // theirs.
-                let (mut d2s, mut zs, mut ds) = ([0.0f64; 8], [0.0f64; 8], [0u64; 8]);
+                let (mut d2s, mut zs) = ([0.0f64; 8], [0.0f64; 8]);
                 _mm512_storeu_pd(d2s.as_mut_ptr(), d2);
                 _mm512_storeu_pd(zs.as_mut_ptr(), fz);
-                _mm512_storeu_si512(ds.as_mut_ptr().cast(), delay);
                 let mut b = bad;
                 while b != 0 {
                     let l = b.trailing_zeros() as usize;
                     let (pl, dl, hl) = self.one(d2s[l], zs[l], &scalar);
-                    (pws[l], ds[l]) = (pl, dl.0);
-                    hears = (hears & !(1 << l)) | ((hl as u8) << l);
+                    (pws[i + l], dls[i + l]) = (pl, dl.0);
+                    hms[c] = (hms[c] & !(1 << l)) | ((hl as u8) << l);
                     b &= b - 1;
                 }
-                delay = _mm512_loadu_si512(ds.as_ptr().cast());
             }
-            hears &= m;
-            // The keys: (delay, node, hears, the hearers before it).
-            let k = _mm512_add_epi64(
-                _mm512_set1_epi64(e.k as i64),
-                _mm512_cvtepu8_epi64(_mm_cvtsi64_si128(PREFIX[hears as usize] as i64)),
-            );
-            let key = _mm512_or_si512(
-                _mm512_or_si512(_mm512_slli_epi64::<DELAY_SHIFT>(delay), _mm512_slli_epi64::<NODE_SHIFT>(ids64)),
-                _mm512_or_si512(_mm512_maskz_mov_epi64(hears, hears_bit), k),
-            );
-            // Each key above its left neighbour (the first above `prev`).
-            let left = _mm512_alignr_epi64::<7>(key, _mm512_set1_epi64(e.prev as i64));
-            e.sorted &= _mm512_mask_cmpgt_epu64_mask(m, key, left) == m;
-            _mm512_mask_storeu_epi64(keys.as_mut_ptr().add(i).cast(), m, key);
-            let mut ks = [0u64; 8];
-            _mm512_storeu_si512(ks.as_mut_ptr().cast(), key);
-            e.prev = ks[lanes - 1];
-            // The records, as `Emit::entry` (a non-hearer's is overwritten
-            // by the next one).
-            let mut ds = [0u64; 8];
-            _mm512_storeu_si512(ds.as_mut_ptr().cast(), delay);
-            for l in 0..lanes {
-                if let Some(slot) = out.get_mut(e.k) {
-                    slot.write(Hearer { node: nodes[i + l], power: pws[l], delay: Time(ds[l]) });
-                }
-                e.k += ((hears >> l) & 1) as usize;
-            }
-            i += lanes;
         }
-        (e.k, e.sorted)
+        // Pass 2: the keys (delay, node, hears, the hearers before it) and
+        // the records.
+        let mut prev = _mm512_setzero_si512();
+        let mut sorted = true;
+        let mut k = 0usize;
+        let rec = out.as_mut_ptr().cast::<u8>();
+        for c in 0..chunks {
+            let i = 8 * c;
+            let (m, ids) = chunk_ids!(i);
+            let hears = hms[c];
+            let delay = _mm512_loadu_si512(dls.as_ptr().add(i).cast());
+            let pw = _mm512_loadu_pd(pws.as_ptr().add(i));
+            let before = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128(PREFIX[hears as usize] as i64));
+            let key = _mm512_or_si512(
+                _mm512_or_si512(
+                    _mm512_slli_epi64::<DELAY_SHIFT>(delay),
+                    _mm512_slli_epi64::<NODE_SHIFT>(_mm512_cvtepu32_epi64(ids)),
+                ),
+                _mm512_or_si512(
+                    _mm512_maskz_mov_epi64(hears, hears_bit),
+                    _mm512_add_epi64(_mm512_set1_epi64(k as i64), before),
+                ),
+            );
+            // Each key above its left neighbour (the first above the last
+            // chunk's last).
+            let left = _mm512_alignr_epi64::<7>(key, prev);
+            sorted &= _mm512_mask_cmpgt_epu64_mask(m, key, left) == m;
+            prev = _mm512_permutexvar_epi64(_mm512_set1_epi64(m.count_ones() as i64 - 1), key);
+            _mm512_mask_storeu_epi64(keys.as_mut_ptr().add(i).cast(), m, key);
+            // The records, as `Emit::entry`: every lane's at the place of
+            // the hearers before it (a non-hearer's is overwritten by the
+            // next one; a padding lane's lies past them), (power, delay)
+            // as one 16-byte store.
+            let (lo, hi) = (
+                _mm512_unpacklo_pd(pw, _mm512_castsi512_pd(delay)),
+                _mm512_unpackhi_pd(pw, _mm512_castsi512_pd(delay)),
+            );
+            macro_rules! record {
+                ($l:expr, $pair:expr) => {
+                    // SAFETY: the place is at most the entries before this
+                    // one, below `n`, so within `out` (asserted above); a
+                    // `Hearer`'s delay follows its power (asserted below).
+                    let at = rec.add((k + ((PREFIX[hears as usize] >> (8 * $l)) & 0xFF) as usize) * HEARER);
+                    _mm_storeu_pd(at.add(HEARER_POWER).cast(), $pair);
+                    at.add(HEARER_NODE).cast::<NodeId>().write_unaligned(*nodes.get_unchecked((i + $l).min(n - 1)));
+                };
+            }
+            record!(0, _mm512_castpd512_pd128(lo));
+            record!(1, _mm512_castpd512_pd128(hi));
+            record!(2, _mm512_extractf64x2_pd::<1>(lo));
+            record!(3, _mm512_extractf64x2_pd::<1>(hi));
+            record!(4, _mm512_extractf64x2_pd::<2>(lo));
+            record!(5, _mm512_extractf64x2_pd::<2>(hi));
+            record!(6, _mm512_extractf64x2_pd::<3>(lo));
+            record!(7, _mm512_extractf64x2_pd::<3>(hi));
+            k += hears.count_ones() as usize;
+        }
+        (k, sorted)
     }
 
     /// [`FrameAt::fill`] with two-ray ground's power, elsewhere.
