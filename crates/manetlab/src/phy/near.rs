@@ -270,15 +270,25 @@ impl Channel {
         } else {
             nearly_sorted(keys, 8 * len + 64);
         }
+        // (without a branch: every entry's record is written at the
+        // hearers' count so far; a non-hearer's, any record, is overwritten
+        // by the next hearer's or left past the hearers)
         let recs = &mut near.recs;
         recs.clear();
+        recs.reserve(len);
+        let spare = &mut recs.spare_capacity_mut()[..len];
+        let last = heard.saturating_sub(1);
+        let mut k = 0;
         for (slot, &key) in list.nodes.iter_mut().zip(keys.iter()) {
-            let node = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
-            *slot = node;
-            if key & HEARS_BIT != 0 {
-                recs.push(out[(key & (HEARS_BIT - 1)) as usize]);
+            *slot = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
+            if let (Some(&h), Some(rec)) = (out.get(((key & (HEARS_BIT - 1)) as usize).min(last)), spare.get_mut(k)) {
+                rec.write(h);
             }
+            k += (key & HEARS_BIT != 0) as usize;
         }
+        // SAFETY: the loop wrote `recs`'s first `k` places (the hearers in
+        // key order: the one at place j was written last by the j-th).
+        unsafe { recs.set_len(k) };
         std::mem::swap(out, recs);
     }
 }
@@ -554,8 +564,12 @@ impl FrameAt<'_> {
         // and node ids (zero past the end).
         macro_rules! chunk_ids {
             ($i:expr) => {{
-                let m: __mmask8 = (0xFFu32 >> (8 - (n - $i).min(8))) as u8;
-                (m, _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add($i).cast())))
+                if $i + 8 <= n {
+                    (0xFF, _mm256_loadu_si256(nodes.as_ptr().add($i).cast()))
+                } else {
+                    let m: __mmask8 = (0xFFu32 >> (8 - (n - $i))) as u8;
+                    (m, _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add($i).cast())))
+                }
             }};
         }
         // Pass 1: every chunk's powers, delays and hearers (no dependence
