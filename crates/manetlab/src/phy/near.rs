@@ -79,7 +79,7 @@ const HEARER_NODE: usize = std::mem::offset_of!(Hearer, node);
 const _: () = assert!(
     std::mem::offset_of!(Hearer, delay) == HEARER_POWER + 8
         && std::mem::size_of::<Time>() == 8
-        && HEARER_POWER % 8 == 0
+        && HEARER_POWER.is_multiple_of(8)
 );
 
 /// `FrameAt::fill_two_ray_wide`'s scratch: per list entry its power and
@@ -513,7 +513,8 @@ impl FrameAt<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq")]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
+    // (`c` indexes the chunk's entries in four slices, its mask in one)
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     unsafe fn fill_two_ray_wide(
         &self,
         nodes: &[NodeId],
@@ -530,7 +531,7 @@ impl FrameAt<'_> {
         let scalar = |d: f64| level.two_ray_power(d);
         let n = nodes.len().min(keys.len());
         // (a leg's fields, in f64s from its start: the gathers' offsets)
-        const _: () = assert!(std::mem::size_of::<NowLeg>() % 8 == 0);
+        const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
         const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
         use std::mem::offset_of;
         let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
