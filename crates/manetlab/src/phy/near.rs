@@ -72,7 +72,7 @@ const PREFIX: [u64; 256] = {
 };
 
 /// A `Hearer`'s size and where its fields lie (`fill_two_ray_wide` writes
-/// the power and the delay in one 16-byte store).
+/// the power and the delay from the two halves of one register).
 const HEARER: usize = std::mem::size_of::<Hearer>();
 const HEARER_POWER: usize = std::mem::offset_of!(Hearer, power);
 const HEARER_NODE: usize = std::mem::offset_of!(Hearer, node);
@@ -676,8 +676,11 @@ impl FrameAt<'_> {
             _mm512_mask_storeu_epi64(keys.as_mut_ptr().add(i).cast(), m, key);
             // The records, as `Emit::entry`: every lane's at the place of
             // the hearers before it (a non-hearer's is overwritten by the
-            // next one; a padding lane's lies past them), (power, delay)
-            // as one 16-byte store.
+            // next one; a padding lane's lies past them). The power and
+            // the delay go from one register in two 8-byte stores: the
+            // frame's signal runs read them soon after as 8-byte fields,
+            // which a 16-byte store made slower (rwp30 +4 to +7 %,
+            // docs/performance.md, "Session 18 (branch s18vx)").
             let (lo, hi) = (
                 _mm512_unpacklo_pd(pw, _mm512_castsi512_pd(delay)),
                 _mm512_unpackhi_pd(pw, _mm512_castsi512_pd(delay)),
@@ -685,10 +688,12 @@ impl FrameAt<'_> {
             macro_rules! record {
                 ($l:expr, $pair:expr) => {
                     // SAFETY: the place is at most the entries before this
-                    // one, below `n`, so within `out` (asserted above); a
-                    // `Hearer`'s delay follows its power (asserted below).
+                    // one, at most `n`, so within `out` (asserted above); a
+                    // `Hearer`'s delay follows its power (`HEARER_POWER`'s
+                    // assertion).
                     let at = rec.add((k + ((PREFIX[hears as usize] >> (8 * $l)) & 0xFF) as usize) * HEARER);
-                    _mm_storeu_pd(at.add(HEARER_POWER).cast(), $pair);
+                    _mm_storel_pd(at.add(HEARER_POWER).cast(), $pair);
+                    _mm_storeh_pd(at.add(HEARER_POWER + 8).cast(), $pair);
                     at.add(HEARER_NODE).cast::<NodeId>().write_unaligned(*nodes.get_unchecked((i + $l).min(n - 1)));
                 };
             }
