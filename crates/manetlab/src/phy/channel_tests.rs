@@ -368,10 +368,14 @@ mod fused {
             let trajs = paths(seed, n, w, h, clusters, heights);
             let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
             let mut ch = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
+            // The same lists without AVX-512 (`fill_two_ray`'s SSE2 lanes),
+            // where `ch` takes `fill_two_ray_wide` (on a processor with it).
+            let mut narrow = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
+            narrow.near.as_mut().unwrap().wide = false;
             let mut reference = Channel::with_mobility(&radio, pos, trajs);
             proptest::prop_assert!(ch.fused);
             reference.fused = false;
-            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
             let mut s = seed;
             let mut now = Time::ZERO;
             for _ in 0..200 {
@@ -380,11 +384,13 @@ mod fused {
                 let sender = ((s >> 32) % n.min(senders) as u64) as NodeId;
                 ch.refresh(now);
                 reference.refresh(now);
+                narrow.refresh(now);
                 ch.hearers_by_arrival(sender, now, &mut a);
                 reference.hearers_by_arrival(sender, now, &mut b);
-                let got: Vec<(NodeId, u64, Time)> = a.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect();
-                let want: Vec<(NodeId, u64, Time)> = b.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect();
-                proptest::prop_assert_eq!(got, want, "t={} sender {}", now, sender);
+                narrow.hearers_by_arrival(sender, now, &mut c);
+                let bits = |v: &[Hearer]| -> Vec<(NodeId, u64, Time)> { v.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect() };
+                proptest::prop_assert_eq!(bits(&a), bits(&b), "t={} sender {}", now, sender);
+                proptest::prop_assert_eq!(bits(&c), bits(&b), "SSE2: t={} sender {}", now, sender);
             }
         }
     }

@@ -55,6 +55,42 @@ const HEARS_BIT: u64 = 1 << INDEX_BITS;
 const NODE_SHIFT: u32 = INDEX_BITS + 1;
 const DELAY_SHIFT: u32 = NODE_SHIFT + KEY_NODE_BITS;
 
+/// Per 8-bit mask of lanes, the count of set bits below each lane, one
+/// byte a lane (`FrameAt::fill_two_ray_wide`: a hearer's place in `out`).
+const PREFIX: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut l = 0;
+        while l < 8 {
+            t[m] |= ((m & ((1 << l) - 1)).count_ones() as u64) << (8 * l);
+            l += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// A `Hearer`'s size and where its fields lie (`fill_two_ray_wide` writes
+/// the power and the delay from the two halves of one register).
+const HEARER: usize = std::mem::size_of::<Hearer>();
+const HEARER_POWER: usize = std::mem::offset_of!(Hearer, power);
+const HEARER_NODE: usize = std::mem::offset_of!(Hearer, node);
+const _: () = assert!(
+    std::mem::offset_of!(Hearer, delay) == HEARER_POWER + 8
+        && std::mem::size_of::<Time>() == 8
+        && HEARER_POWER.is_multiple_of(8)
+);
+
+/// `FrameAt::fill_two_ray_wide`'s scratch: per list entry its power and
+/// delay, per chunk of eight the lanes that hear (room for every node).
+#[derive(Default)]
+pub(super) struct Lanes {
+    power: Vec<f64>,
+    delay: Vec<u64>,
+    hears: Vec<u8>,
+}
+
 /// One sender's list (see the module's comment).
 #[derive(Default)]
 struct NearList {
@@ -79,6 +115,11 @@ pub(super) struct NearLists {
     /// Scratch: a frame's hearers in the list's order, when they must be
     /// reordered.
     recs: Vec<Hearer>,
+    /// The processor has AVX-512 F and DQ: two-ray frames take
+    /// `FrameAt::fill_two_ray_wide` (tested once, when the channel is
+    /// built; tests turn it off to run the SSE2 path on the same frames).
+    pub(super) wide: bool,
+    lanes: Lanes,
 }
 
 impl NearLists {
@@ -106,7 +147,22 @@ impl NearLists {
             search: radius + vmax * every.as_secs_f64(),
             keys: vec![0; nodes],
             recs: Vec::with_capacity(nodes),
+            wide: has_avx512(),
+            lanes: Lanes { power: vec![0.0; nodes + 8], delay: vec![0; nodes + 8], hears: vec![0; nodes / 8 + 1] },
         })
+    }
+}
+
+/// Whether this processor runs `FrameAt::fill_two_ray_wide` (AVX-512 F
+/// and DQ: the 64-bit integer conversions and compares).
+fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -180,9 +236,20 @@ impl Channel {
         // The hearers go straight into `out`, in the list's order; the
         // model is tested once (two loops, one per kind of power).
         out.clear();
-        out.reserve(len);
-        let spare = &mut out.spare_capacity_mut()[..len];
+        // (one more: `fill_two_ray_wide` may write a non-hearer's record
+        // past the hearers)
+        out.reserve(len + 1);
+        let spare = &mut out.spare_capacity_mut()[..len + 1];
         let (heard, sorted) = if level.is_two_ray() {
+            #[cfg(target_arch = "x86_64")]
+            if near.wide {
+                // SAFETY: `wide` is set only where the processor has
+                // AVX-512 F and DQ (`has_avx512`), the function's features.
+                unsafe { f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level, &mut near.lanes) }
+            } else {
+                f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
+            }
+            #[cfg(not(target_arch = "x86_64"))]
             f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
         } else {
             f.fill(&list.nodes, keys, spare, movers, now_legs, |d| level.power(d))
@@ -203,15 +270,25 @@ impl Channel {
         } else {
             nearly_sorted(keys, 8 * len + 64);
         }
+        // (without a branch: every entry's record is written at the
+        // hearers' count so far; a non-hearer's, any record, is overwritten
+        // by the next hearer's or left past the hearers)
         let recs = &mut near.recs;
         recs.clear();
+        recs.reserve(len);
+        let spare = &mut recs.spare_capacity_mut()[..len];
+        let last = heard.saturating_sub(1);
+        let mut k = 0;
         for (slot, &key) in list.nodes.iter_mut().zip(keys.iter()) {
-            let node = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
-            *slot = node;
-            if key & HEARS_BIT != 0 {
-                recs.push(out[(key & (HEARS_BIT - 1)) as usize]);
+            *slot = ((key >> NODE_SHIFT) & ((1 << KEY_NODE_BITS) - 1)) as NodeId;
+            if let (Some(&h), Some(rec)) = (out.get(((key & (HEARS_BIT - 1)) as usize).min(last)), spare.get_mut(k)) {
+                rec.write(h);
             }
+            k += (key & HEARS_BIT != 0) as usize;
         }
+        // SAFETY: the loop wrote `recs`'s first `k` places (the hearers in
+        // key order: the one at place j was written last by the j-th).
+        unsafe { recs.set_len(k) };
         std::mem::swap(out, recs);
     }
 }
@@ -409,6 +486,228 @@ impl FrameAt<'_> {
             e.entry(nl, power, delay, hears, &mut keys[n - 1], out);
         }
         (e.k, e.sorted)
+    }
+
+    /// [`FrameAt::fill_two_ray`] eight entries at a time in AVX-512's
+    /// lanes (the caller checked the features: `NearLists::wide`). Every
+    /// lane makes the scalar path's operations in its order, each rounded
+    /// as the scalar instruction rounds it (IEEE 754; no fused
+    /// multiply-add), so the same bits: the legs' fields gathered per lane
+    /// (`NowLeg` is `repr(C)`), the freshness test of every lane in one
+    /// compare (stale lanes are made fresh by `fresh_now`, then gathered
+    /// again), `dt` = `(now - start) as i64 as f64 / 1e9` (`vcvtqq2pd`
+    /// rounds as `cvtsi2sd`), the position, the squared distance, its
+    /// square root, two-ray ground's `two_ray / ((d'^2)^2 L)` with
+    /// `d' = max(d, 1e-3)` (`vmaxpd` returns its second operand for a NaN,
+    /// as `f64::max`), the delay `d / c * 1e9` rounded as `secs_to_time`
+    /// (truncated to i64 below 2^52 ns by `vcvttpd2qq`: the same integer
+    /// part and fraction), the two tests. A lane below the crossover
+    /// distance (Friis), at another height, or whose delay is out of that
+    /// range is computed again by the scalar path (`one`) from its squared
+    /// distance. The keys (delay, node, hears, place in `out`) are built in
+    /// the lanes (a hearer's place is the hearers before it: a prefix count
+    /// of the lanes' mask, `PREFIX`), checked ascending against their left
+    /// neighbours in one unsigned compare, and stored; the records are
+    /// written per lane as `Emit::entry` writes them. The last, partial
+    /// chunk runs under a lane mask.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    #[inline(never)]
+    // (`c` indexes the chunk's entries in four slices, its mask in one)
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    unsafe fn fill_two_ray_wide(
+        &self,
+        nodes: &[NodeId],
+        keys: &mut [u64],
+        out: &mut [MaybeUninit<Hearer>],
+        movers: &mut [RefCell<Mover>],
+        now_legs: &mut [NowLeg],
+        level: &RxPowerAt,
+        lanes: &mut Lanes,
+    ) -> (usize, bool) {
+        use std::arch::x86_64::*;
+        let FrameAt { p, now, reach_sq, cull, .. } = *self;
+        let (crossover, two_ray, loss) = level.two_ray_terms();
+        let scalar = |d: f64| level.two_ray_power(d);
+        let n = nodes.len().min(keys.len());
+        // (a leg's fields, in f64s from its start: the gathers' offsets)
+        const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
+        const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
+        use std::mem::offset_of;
+        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
+            offset_of!(NowLeg, start),
+            offset_of!(NowLeg, end),
+            offset_of!(NowLeg, from.x),
+            offset_of!(NowLeg, from.y),
+            offset_of!(NowLeg, from.z),
+            offset_of!(NowLeg, vx),
+            offset_of!(NowLeg, vy),
+        ]
+        .map(|o| o / 8);
+        let (px, py, pz) = (_mm512_set1_pd(p.x), _mm512_set1_pd(p.y), _mm512_set1_pd(p.z));
+        let pz_bits = _mm512_set1_epi64(p.z.to_bits() as i64);
+        let (e9, c_light, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
+        let (min_d, cross, two_ray, loss) =
+            (_mm512_set1_pd(1e-3), _mm512_set1_pd(crossover), _mm512_set1_pd(two_ray), _mm512_set1_pd(loss));
+        let (reach, cull_v, zero, top) = (
+            _mm512_set1_pd(reach_sq),
+            _mm512_set1_pd(cull),
+            _mm512_setzero_pd(),
+            _mm512_set1_pd(4_503_599_627_370_496.0),
+        );
+        let now_v = _mm512_set1_epi64(now.0 as i64);
+        let legs_len = _mm512_set1_epi64(now_legs.len() as i64);
+        let hears_bit = _mm512_set1_epi64(HEARS_BIT as i64);
+        let Lanes { power: pws, delay: dls, hears: hms } = lanes;
+        let chunks = n.div_ceil(8);
+        assert!(pws.len() >= 8 * chunks && dls.len() >= 8 * chunks && hms.len() >= chunks && out.len() > n);
+        // The chunk at `i`'s lanes (the entries past the end masked off)
+        // and node ids (zero past the end).
+        macro_rules! chunk_ids {
+            ($i:expr) => {{
+                if $i + 8 <= n {
+                    (0xFF, _mm256_loadu_si256(nodes.as_ptr().add($i).cast()))
+                } else {
+                    let m: __mmask8 = (0xFFu32 >> (8 - (n - $i))) as u8;
+                    (m, _mm512_castsi512_si256(_mm512_maskz_loadu_epi32(m as u16, nodes.as_ptr().add($i).cast())))
+                }
+            }};
+        }
+        // Pass 1: every chunk's powers, delays and hearers (no dependence
+        // from one chunk to the next: their long operations overlap).
+        for c in 0..chunks {
+            let i = 8 * c;
+            let (m, ids) = chunk_ids!(i);
+            // (every id indexes `now_legs`: the gathers below read in bounds)
+            let in_bounds = _mm512_mask_cmplt_epu64_mask(m, _mm512_cvtepu32_epi64(ids), legs_len);
+            assert!(in_bounds == m, "list node out of range");
+            let at = _mm256_mullo_epi32(ids, _mm256_set1_epi32(W));
+            // Each lane's leg field `$f` (zero past the end).
+            macro_rules! gather {
+                ($f:expr) => {
+                    _mm512_mask_i32gather_pd::<8>(_mm512_setzero_pd(), m, at, now_legs.as_ptr().cast::<f64>().add($f))
+                };
+            }
+            macro_rules! gather_int {
+                ($f:expr) => {
+                    _mm512_castpd_si512(gather!($f))
+                };
+            }
+            let mut start = gather_int!(o_start);
+            let ok = _mm512_cmple_epu64_mask(start, now_v) & _mm512_cmplt_epu64_mask(now_v, gather_int!(o_end));
+            if ok & m != m {
+                let mut stale = m & !ok;
+                while stale != 0 {
+                    fresh_now(movers, now_legs, nodes[i + stale.trailing_zeros() as usize], now);
+                    stale &= stale - 1;
+                }
+                start = gather_int!(o_start);
+            }
+            let (fx, fy, fz, vx, vy) = (gather!(o_x), gather!(o_y), gather!(o_z), gather!(o_vx), gather!(o_vy));
+            // `(now - start) as i64 as f64 / 1e9` per lane
+            let dt = _mm512_div_pd(_mm512_cvtepi64_pd(_mm512_sub_epi64(now_v, start)), e9);
+            let qx = _mm512_add_pd(fx, _mm512_mul_pd(vx, dt));
+            let qy = _mm512_add_pd(fy, _mm512_mul_pd(vy, dt));
+            let dx = _mm512_sub_pd(px, qx);
+            let dy = _mm512_sub_pd(py, qy);
+            let dz = _mm512_sub_pd(pz, fz);
+            let d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+            let d = _mm512_sqrt_pd(d2);
+            let dm = _mm512_max_pd(d, min_d);
+            let s = _mm512_mul_pd(dm, dm);
+            let pw = _mm512_div_pd(two_ray, _mm512_mul_pd(_mm512_mul_pd(s, s), loss));
+            let x = _mm512_mul_pd(_mm512_div_pd(d, c_light), e9);
+            let it = _mm512_cvttpd_epi64(x);
+            let up = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(_mm512_sub_pd(x, _mm512_cvtepi64_pd(it)), half);
+            let delay = _mm512_mask_add_epi64(it, up, it, _mm512_set1_epi64(1));
+            let hears = _mm512_cmp_pd_mask::<_CMP_NLT_UQ>(reach, d2) & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(pw, cull_v);
+            let in_range = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, top);
+            let bad = (_mm512_cmp_pd_mask::<_CMP_LT_OQ>(dm, cross)
+                | !in_range
+                | _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(fz), pz_bits))
+                & m;
+            _mm512_storeu_pd(pws.as_mut_ptr().add(i), pw);
+            _mm512_storeu_si512(dls.as_mut_ptr().add(i).cast(), delay);
+            hms[c] = hears & m;
+            if bad != 0 {
+                // The scalar path for those lanes (`one`), written over
+                // theirs.
+                let (mut d2s, mut zs) = ([0.0f64; 8], [0.0f64; 8]);
+                _mm512_storeu_pd(d2s.as_mut_ptr(), d2);
+                _mm512_storeu_pd(zs.as_mut_ptr(), fz);
+                let mut b = bad;
+                while b != 0 {
+                    let l = b.trailing_zeros() as usize;
+                    let (pl, dl, hl) = self.one(d2s[l], zs[l], &scalar);
+                    (pws[i + l], dls[i + l]) = (pl, dl.0);
+                    hms[c] = (hms[c] & !(1 << l)) | ((hl as u8) << l);
+                    b &= b - 1;
+                }
+            }
+        }
+        // Pass 2: the keys (delay, node, hears, the hearers before it) and
+        // the records.
+        let mut prev = _mm512_setzero_si512();
+        let mut sorted = true;
+        let mut k = 0usize;
+        let rec = out.as_mut_ptr().cast::<u8>();
+        for c in 0..chunks {
+            let i = 8 * c;
+            let (m, ids) = chunk_ids!(i);
+            let hears = hms[c];
+            let delay = _mm512_loadu_si512(dls.as_ptr().add(i).cast());
+            let pw = _mm512_loadu_pd(pws.as_ptr().add(i));
+            let before = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128(PREFIX[hears as usize] as i64));
+            let key = _mm512_or_si512(
+                _mm512_or_si512(
+                    _mm512_slli_epi64::<DELAY_SHIFT>(delay),
+                    _mm512_slli_epi64::<NODE_SHIFT>(_mm512_cvtepu32_epi64(ids)),
+                ),
+                _mm512_or_si512(
+                    _mm512_maskz_mov_epi64(hears, hears_bit),
+                    _mm512_add_epi64(_mm512_set1_epi64(k as i64), before),
+                ),
+            );
+            // Each key above its left neighbour (the first above the last
+            // chunk's last).
+            let left = _mm512_alignr_epi64::<7>(key, prev);
+            sorted &= _mm512_mask_cmpgt_epu64_mask(m, key, left) == m;
+            prev = _mm512_permutexvar_epi64(_mm512_set1_epi64(m.count_ones() as i64 - 1), key);
+            _mm512_mask_storeu_epi64(keys.as_mut_ptr().add(i).cast(), m, key);
+            // The records, as `Emit::entry`: every lane's at the place of
+            // the hearers before it (a non-hearer's is overwritten by the
+            // next one; a padding lane's lies past them). The power and
+            // the delay go from one register in two 8-byte stores: the
+            // frame's signal runs read them soon after as 8-byte fields,
+            // which a 16-byte store made slower (rwp30 +4 to +7 %,
+            // docs/performance.md, "Session 18 (branch s18vx)").
+            let (lo, hi) = (
+                _mm512_unpacklo_pd(pw, _mm512_castsi512_pd(delay)),
+                _mm512_unpackhi_pd(pw, _mm512_castsi512_pd(delay)),
+            );
+            macro_rules! record {
+                ($l:expr, $pair:expr) => {
+                    // SAFETY: the place is at most the entries before this
+                    // one, at most `n`, so within `out` (asserted above); a
+                    // `Hearer`'s delay follows its power (`HEARER_POWER`'s
+                    // assertion).
+                    let at = rec.add((k + ((PREFIX[hears as usize] >> (8 * $l)) & 0xFF) as usize) * HEARER);
+                    _mm_storel_pd(at.add(HEARER_POWER).cast(), $pair);
+                    _mm_storeh_pd(at.add(HEARER_POWER + 8).cast(), $pair);
+                    at.add(HEARER_NODE).cast::<NodeId>().write_unaligned(*nodes.get_unchecked((i + $l).min(n - 1)));
+                };
+            }
+            record!(0, _mm512_castpd512_pd128(lo));
+            record!(1, _mm512_castpd512_pd128(hi));
+            record!(2, _mm512_extractf64x2_pd::<1>(lo));
+            record!(3, _mm512_extractf64x2_pd::<1>(hi));
+            record!(4, _mm512_extractf64x2_pd::<2>(lo));
+            record!(5, _mm512_extractf64x2_pd::<2>(hi));
+            record!(6, _mm512_extractf64x2_pd::<3>(lo));
+            record!(7, _mm512_extractf64x2_pd::<3>(hi));
+            k += hears.count_ones() as usize;
+        }
+        (k, sorted)
     }
 
     /// [`FrameAt::fill`] with two-ray ground's power, elsewhere.
