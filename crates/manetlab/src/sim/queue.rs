@@ -1,6 +1,6 @@
 //! The event queue, ordered by (time, insertion sequence): a short sorted
-//! list of the imminent events before a 4-ary heap of the later ones (see
-//! [`EventQueue`]).
+//! list of the imminent events, a 4-ary heap of the later ones and an
+//! unsorted list of those past a horizon (see [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
@@ -37,9 +37,15 @@ const D: usize = 4;
 /// events within 10 ms; docs/performance.md, session 12).
 const NEAR_SPAN: u64 = 30_000_000;
 /// At most this many far events move to the near list at a refill.
-const NEAR_REFILL: usize = 16;
+const NEAR_REFILL: usize = 8;
 /// Past this many near events the latest go back to the far heap.
-const NEAR_MAX: usize = 64;
+const NEAR_MAX: usize = 32;
+/// How far past the earliest late event the horizon is set when the near
+/// list and the far heap have both run empty (ns). At 400 nodes ~450 of
+/// the ~555 pending events are routing timers 0.1-1 s ahead and ~80 are
+/// within 30 ms (docs/performance.md, session 18): with the timers out of
+/// the heap it holds tens of events instead of hundreds.
+const LATE_SPAN: u64 = 100_000_000;
 
 /// Pending events, earliest first; ties broken by scheduling order.
 ///
@@ -53,11 +59,21 @@ const NEAR_MAX: usize = 64;
 /// list runs empty, the far events within [`NEAR_SPAN`] of the earliest
 /// (at most [`NEAR_REFILL`]) move over and the bound follows them; when it
 /// grows past [`NEAR_MAX`] (a dense network), its latest events go back to
-/// the far heap and the bound falls to the earliest of them. Every near
-/// event is before every far one, so events run in exactly the (time, seq)
-/// order of one heap. Replaying the queue operations of the 10-hop TCP
-/// chain, this costs 8 ns per event against 14 ns for the single 4-ary
-/// heap it replaced (docs/performance.md, session 12).
+/// the far heap and the bound falls to the earliest of them. Replaying the
+/// queue operations of the 10-hop TCP chain, this costs 8 ns per event
+/// against 14 ns for the single 4-ary heap it replaced (docs/performance.md,
+/// session 12).
+///
+/// Events at or past a second key, `horizon`, wait in `late`, unsorted
+/// (a push is a `Vec::push`): when the near list and the far heap are both
+/// empty, the horizon moves to [`LATE_SPAN`] past the earliest late event
+/// and the late events before it go to the far heap (one scan of `late`,
+/// about once per span of simulated time). The routing and transport
+/// timers, seconds ahead, so stay out of the heap, whose sift-downs at a
+/// refill cost one level per factor four of its size (docs/performance.md,
+/// session 18). Every near key is below `bound`, every far key at or above
+/// it and below `horizon`, every late key at or above `horizon`: events
+/// run in exactly the (time, seq) order of one heap.
 ///
 /// The far heap moves a hole rather than swapping entries (one write per
 /// level) and chooses the smallest of a full set of four children with
@@ -66,12 +82,19 @@ pub struct EventQueue<E> {
     /// Sorted by key, latest first: the next event is the last.
     near: Vec<Entry<E>>,
     far: Vec<Entry<E>>,
+    /// In no order.
+    late: Vec<Entry<E>>,
     /// Every near key is below it, every far key at or above it.
     bound: u128,
-    /// [`NEAR_SPAN`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests).
+    /// Every far key is below it, every late key at or above it (never
+    /// below `bound`).
+    horizon: u128,
+    /// [`NEAR_SPAN`], [`NEAR_REFILL`], [`NEAR_MAX`], [`LATE_SPAN`]
+    /// (smaller in tests).
     span: u64,
     refill_max: usize,
     near_max: usize,
+    late_span: u64,
     next_seq: u64,
     now: Time,
 }
@@ -84,17 +107,20 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        Self::with_limits(NEAR_SPAN, NEAR_REFILL, NEAR_MAX)
+        Self::with_limits(NEAR_SPAN, NEAR_REFILL, NEAR_MAX, LATE_SPAN)
     }
-    fn with_limits(span: u64, refill_max: usize, near_max: usize) -> Self {
-        debug_assert!(refill_max >= 1 && near_max >= refill_max);
+    fn with_limits(span: u64, refill_max: usize, near_max: usize, late_span: u64) -> Self {
+        debug_assert!(refill_max >= 1 && near_max >= refill_max && late_span >= 1);
         EventQueue {
             near: Vec::with_capacity(near_max + 1),
-            far: Vec::with_capacity(1024),
+            far: Vec::with_capacity(256),
+            late: Vec::with_capacity(1024),
             bound: 0,
+            horizon: 0,
             span,
             refill_max,
             near_max,
+            late_span,
             next_seq: 0,
             now: Time::ZERO,
         }
@@ -128,6 +154,9 @@ impl<E: Copy> EventQueue<E> {
     fn push(&mut self, e: Entry<E>) {
         let k = e.key();
         if k >= self.bound {
+            if k >= self.horizon {
+                return self.late.push(e);
+            }
             return push_far(&mut self.far, e);
         }
         // One insertion step from the end (the earliest events).
@@ -152,7 +181,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
     /// The near list is empty: moves the next far events over.
-    #[inline(never)]
+    #[inline(always)]
     fn refill(&mut self) {
         // At least past the earliest far event (an event at `Time::MAX`,
         // "never" after saturating arithmetic, still moves over).
@@ -170,15 +199,51 @@ impl<E: Copy> EventQueue<E> {
         self.bound = match self.far.first() {
             Some(top) if self.near.len() == self.refill_max => top.key().min(limit),
             _ => limit,
-        };
+        }
+        .min(self.horizon);
         // They came out earliest first.
         self.near.reverse();
     }
+    /// The near list and the far heap are empty: moves the horizon past
+    /// the earliest late event and the late events before it to the far
+    /// heap.
+    #[inline(never)]
+    fn advance(&mut self) {
+        let m = self.late.iter().map(|e| e.time).min().expect("late events");
+        // Every late event moves when the span reaches past the end of
+        // time (no key is `u128::MAX`: `seq` never reaches `u64::MAX`).
+        self.horizon = match m.checked_add(self.late_span) {
+            Some(h) => (h as u128) << 64,
+            None => u128::MAX,
+        };
+        let mut i = 0;
+        while i < self.late.len() {
+            let e = self.late[i];
+            if e.key() < self.horizon {
+                push_far(&mut self.far, e);
+                self.late.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
     #[inline]
     fn fill(&mut self) {
-        if self.near.is_empty() && !self.far.is_empty() {
-            self.refill();
+        if self.near.is_empty() {
+            self.fill_near();
         }
+    }
+    /// The near list is empty: refills it, from the late events when the
+    /// far heap is empty too.
+    #[inline(never)]
+    fn fill_near(&mut self) {
+        if self.far.is_empty() {
+            if self.late.is_empty() {
+                return;
+            }
+            self.advance();
+        }
+        self.refill();
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -220,7 +285,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
     pub fn len(&self) -> usize {
-        self.near.len() + self.far.len()
+        self.near.len() + self.far.len() + self.late.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -232,7 +297,7 @@ impl<E: Copy> EventQueue<E> {
     /// Every pending event, in no particular order (the packet audit walks
     /// them at the end of a run; never called per event).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.near.iter().chain(self.far.iter()).map(|e| &e.event)
+        self.near.iter().chain(self.far.iter()).chain(self.late.iter()).map(|e| &e.event)
     }
 }
 
@@ -300,16 +365,18 @@ fn sift_down_from<E: Copy>(heap: &mut [Entry<E>], mut i: usize, e: Entry<E>) {
 mod tests {
     use super::*;
 
-    /// (span, refill, near max): tiny ones make the refills and the
-    /// shedding back to the far heap happen all the time.
-    fn limits() -> proptest::sample::Select<(u64, usize, usize)> {
+    /// (span, refill, near max, late span): tiny ones make the refills,
+    /// the shedding back to the far heap and the horizon's moves happen all
+    /// the time.
+    fn limits() -> proptest::sample::Select<(u64, usize, usize, u64)> {
         proptest::sample::select(vec![
-            (1, 1, 1),
-            (7, 1, 3),
-            (30, 2, 4),
-            (100, 4, 8),
-            (2_000, 3, 200),
-            (NEAR_SPAN, NEAR_REFILL, NEAR_MAX),
+            (1, 1, 1, 1),
+            (7, 1, 3, 2),
+            (30, 2, 4, 50),
+            (100, 4, 8, 20),
+            (2_000, 3, 200, 300),
+            (5, 2, 6, 1_000_000),
+            (NEAR_SPAN, NEAR_REFILL, NEAR_MAX, LATE_SPAN),
         ])
     }
 
@@ -331,7 +398,7 @@ mod tests {
             ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400),
             limits in limits(),
         ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut seq = 0u64;
             for (pop, dt) in ops {
@@ -371,7 +438,7 @@ mod tests {
             ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300),
             limits in limits(),
         ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut reserved: Vec<u64> = Vec::new();
             for (op, dt) in ops {
@@ -402,9 +469,10 @@ mod tests {
         }
     }
 
-    /// Timers seconds ahead wait in the far heap; the near list holds what
-    /// falls within the span of the earliest far event, and sheds its
-    /// latest events back when it grows too long.
+    /// Timers seconds ahead wait in the late list; the far heap holds what
+    /// falls before the horizon, the near list what falls within the span
+    /// of the earliest far event, and it sheds its latest events back when
+    /// it grows too long.
     #[test]
     fn far_timers_wait_outside_the_near_list() {
         let mut q = EventQueue::new();
@@ -414,21 +482,23 @@ mod tests {
         q.schedule(Time(1_000), 100);
         q.schedule(Time(2_000), 101);
         assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((1_000, 100)));
-        // The refill took the 2 us event only.
-        assert_eq!((q.near.len(), q.far.len()), (1, 50));
+        // The horizon moved to 1 us + 100 ms, the refill took the 2 us
+        // event only.
+        assert_eq!((q.near.len(), q.far.len(), q.late.len()), (1, 0, 50));
         q.schedule(Time(5_000), 102); // near
         q.schedule(Time(40_000_000), 103); // past the bound (1 us + 30 ms): far
-        assert_eq!((q.near.len(), q.far.len()), (2, 51));
+        q.schedule(Time(200_000_000), 104); // past the horizon: late
+        assert_eq!((q.near.len(), q.far.len(), q.late.len()), (2, 1, 51));
         // A burst of near events: the list sheds its latest to the far heap.
         for i in 0..NEAR_MAX as u64 {
             q.schedule(Time(10_000 + i), 200 + i);
         }
         assert_eq!(q.near.len(), NEAR_REFILL);
-        assert_eq!(q.len(), 2 + 51 + NEAR_MAX);
+        assert_eq!(q.len(), 2 + 52 + NEAR_MAX);
         let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         let mut want = vec![101, 102];
         want.extend(200..200 + NEAR_MAX as u64);
-        want.push(103);
+        want.extend([103, 104]);
         want.extend(0..50);
         assert_eq!(order, want);
     }
