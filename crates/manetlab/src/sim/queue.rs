@@ -1,5 +1,6 @@
 //! The event queue, ordered by (time, insertion sequence): a short sorted
-//! list of the imminent events before a 4-ary heap of the later ones (see
+//! list of the imminent events, a wheel of time buckets for the next tens
+//! of milliseconds and an unsorted list of the later ones (see
 //! [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
@@ -8,7 +9,7 @@
 
 use super::time::Time;
 
-/// Heap entry, ordered by (time, insertion sequence).
+/// Queue entry, ordered by (time, insertion sequence).
 #[derive(Clone, Copy)]
 struct Entry<E> {
     time: u64,
@@ -17,59 +18,95 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    /// The (time, seq) order as one 128-bit key: compared with one
-    /// `cmp`/`sbb` pair and no branch, so the heap's choices become
-    /// conditional moves instead of mispredicted jumps.
+    /// The (time, seq) order as one 128-bit key (one `cmp`/`sbb` pair).
     #[inline(always)]
     fn key(&self) -> u128 {
         ((self.time as u128) << 64) | self.seq as u128
     }
 }
 
-/// Children per far-heap node: a 4-ary heap is shallower than a binary
-/// one, so an event moves fewer times on its way up and down.
-const D: usize = 4;
+/// A wheel bucket spans `1 << BUCKET_SHIFT` ns (65.5 us).
+const BUCKET_SHIFT: u32 = 16;
+/// Buckets in the wheel (at most 4,096: one summary word of 64 bits, each
+/// for 64 buckets): with [`BUCKET_SHIFT`], a window of 134 ms. The
+/// kernel's own events (signals, transmission ends, MAC timers) are
+/// microseconds to a few milliseconds ahead; routing and transport timers
+/// mostly 0.1-10 s (docs/performance.md, sessions 12 and 18). Replaying the
+/// 400-node file's queue operations, 65.5-us buckets over 134 ms cost 12 %
+/// fewer instructions than 16.4-us ones over 67 ms, and the same on the
+/// bench scenarios.
+const BUCKETS: usize = 2048;
+/// A refill of the near list takes whole buckets until it holds this many.
+const NEAR_REFILL: usize = 8;
+/// Past this many near events the latest go back to the wheel.
+const NEAR_MAX: usize = 32;
 
-/// How far past the earliest far event the near list reaches when it is
-/// refilled (ns). The kernel's own events (signals, transmission ends, MAC
-/// timers) are microseconds to a few milliseconds ahead; routing and
-/// transport timers mostly 0.1-10 s (the AODV chain: 6 of 53 pending
-/// events within 10 ms; docs/performance.md, session 12).
-const NEAR_SPAN: u64 = 30_000_000;
-/// At most this many far events move to the near list at a refill.
-const NEAR_REFILL: usize = 16;
-/// Past this many near events the latest go back to the far heap.
-const NEAR_MAX: usize = 64;
+/// A refill inserts each event in place while the near list is shorter
+/// than this, then appends and sorts.
+const SORT_AFTER: usize = 32;
+
+/// No slot (end of a bucket's list, empty free list).
+const NIL: u32 = u32::MAX;
 
 /// Pending events, earliest first; ties broken by scheduling order.
 ///
-/// Two tiers split at a key `bound` (the (time, seq) order as one 128-bit
-/// number): every event before it is in `near`, a short list sorted
-/// latest first, every other in `far`, a 4-ary heap. Most events are
-/// scheduled microseconds to milliseconds ahead, land in the near list a
-/// few places from its end (one insertion step each), and are taken from
-/// its end at no cost; the routing and transport timers (seconds ahead,
-/// most superseded before they fire) wait in the far heap. When the near
-/// list runs empty, the far events within [`NEAR_SPAN`] of the earliest
-/// (at most [`NEAR_REFILL`]) move over and the bound follows them; when it
-/// grows past [`NEAR_MAX`] (a dense network), its latest events go back to
-/// the far heap and the bound falls to the earliest of them. Every near
-/// event is before every far one, so events run in exactly the (time, seq)
-/// order of one heap. Replaying the queue operations of the 10-hop TCP
-/// chain, this costs 8 ns per event against 14 ns for the single 4-ary
-/// heap it replaced (docs/performance.md, session 12).
+/// Three tiers split at two keys (the (time, seq) order as one 128-bit
+/// number). Every event before `bound` is in `near`, a short list sorted
+/// latest first: the next event is its last, taken at no cost, and most
+/// pushes land a place or two from its end. The events from `bound` up to
+/// the window's end (`wend`, a time) are in a wheel of [`BUCKETS`] buckets
+/// of `1 << shift` ns from `wstart`, each an unsorted list of slots (a push
+/// is a slot and two links); the later ones are in `late`, unsorted (a
+/// push is a `Vec::push`). When the near list runs empty it takes the
+/// earliest non-empty buckets (found through a bitmap of buckets and a
+/// summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
+/// sorts them, and the bound moves to the end of the last bucket taken; if
+/// the wheel is then empty, the bound moves to the window's end, so a sparse
+/// run's pushes all land in the near list as with the short list and heap
+/// this replaced (session 12). When the wheel and the near list are both
+/// empty, the window moves to start now (or at the earliest late event, if
+/// that is further than a window away) and the late events inside it go
+/// to their buckets: one scan of `late` per window of simulated time at
+/// most. When the near list grows past [`NEAR_MAX`] (a dense network), its
+/// latest events go back to their buckets and the bound falls to the
+/// earliest of them.
 ///
-/// The far heap moves a hole rather than swapping entries (one write per
-/// level) and chooses the smallest of a full set of four children with
-/// branch-free selects on the 128-bit key.
+/// Every near key is below `bound`, every wheel key at or above it and its
+/// time before `wend`, every late time at or after `wend`; a bucket's events
+/// are all before the next bucket's. So events run in exactly the (time,
+/// seq) order of one heap. Replaying the queue operations of the four bench
+/// scenarios and of the 400-node file, this costs 24-31 % fewer
+/// instructions than the sorted list before a 4-ary heap it replaced, whose
+/// sift-downs at a refill cost one level per factor four of the heap's ~500
+/// events at 400 nodes (docs/performance.md, session 18).
 pub struct EventQueue<E> {
     /// Sorted by key, latest first: the next event is the last.
     near: Vec<Entry<E>>,
-    far: Vec<Entry<E>>,
-    /// Every near key is below it, every far key at or above it.
+    /// Every near key is below it, every wheel key at or above it.
     bound: u128,
-    /// [`NEAR_SPAN`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests).
-    span: u64,
+    /// Bucket `b` holds the wheel's events in `[wstart + (b << shift),
+    /// wstart + ((b + 1) << shift))`; `wend` is the window's end.
+    wstart: u64,
+    wend: u64,
+    /// The first slot of each bucket's list (`NIL`: empty).
+    heads: Vec<u32>,
+    /// Bit `b` of word `b / 64`: bucket `b` is not empty.
+    mask: Vec<u64>,
+    /// Bit `w`: `mask[w]` is not zero.
+    summary: u64,
+    /// Every bucket before it is empty.
+    cursor: usize,
+    /// The wheel's events by slot, and each slot's successor in its bucket
+    /// (or in the free list, for a free slot).
+    slab: Vec<Entry<E>>,
+    next: Vec<u32>,
+    free: u32,
+    in_wheel: usize,
+    /// In no order.
+    late: Vec<Entry<E>>,
+    /// [`BUCKET_SHIFT`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests,
+    /// with fewer buckets).
+    shift: u32,
     refill_max: usize,
     near_max: usize,
     next_seq: u64,
@@ -84,15 +121,26 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        Self::with_limits(NEAR_SPAN, NEAR_REFILL, NEAR_MAX)
+        Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX)
     }
-    fn with_limits(span: u64, refill_max: usize, near_max: usize) -> Self {
+    fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize) -> Self {
+        assert!(buckets.is_multiple_of(64) && buckets <= 64 * 64 && shift < 40);
         debug_assert!(refill_max >= 1 && near_max >= refill_max);
         EventQueue {
             near: Vec::with_capacity(near_max + 1),
-            far: Vec::with_capacity(1024),
             bound: 0,
-            span,
+            wstart: 0,
+            wend: 0,
+            heads: vec![NIL; buckets],
+            mask: vec![0; buckets / 64],
+            summary: 0,
+            cursor: 0,
+            slab: Vec::with_capacity(256),
+            next: Vec::with_capacity(256),
+            free: NIL,
+            in_wheel: 0,
+            late: Vec::with_capacity(1024),
+            shift,
             refill_max,
             near_max,
             next_seq: 0,
@@ -128,7 +176,10 @@ impl<E: Copy> EventQueue<E> {
     fn push(&mut self, e: Entry<E>) {
         let k = e.key();
         if k >= self.bound {
-            return push_far(&mut self.far, e);
+            if e.time >= self.wend {
+                return self.late.push(e);
+            }
+            return self.push_wheel(e);
         }
         // One insertion step from the end (the earliest events).
         let mut i = self.near.len();
@@ -142,42 +193,177 @@ impl<E: Copy> EventQueue<E> {
             self.shed();
         }
     }
-    /// Moves the latest near events back to the far heap.
+    /// Files `e` (time in the window, key at or above the bound) in its
+    /// bucket.
+    #[inline(always)]
+    fn push_wheel(&mut self, e: Entry<E>) {
+        debug_assert!(e.time >= self.wstart && e.time < self.wend && e.key() >= self.bound);
+        let b = ((e.time - self.wstart) >> self.shift) as usize;
+        let slot = if self.free != NIL {
+            let s = self.free;
+            self.free = self.next[s as usize];
+            self.slab[s as usize] = e;
+            s
+        } else {
+            self.slab.push(e);
+            self.next.push(NIL);
+            (self.slab.len() - 1) as u32
+        };
+        self.next[slot as usize] = self.heads[b];
+        self.heads[b] = slot;
+        self.mask[b >> 6] |= 1 << (b & 63);
+        self.summary |= 1 << (b >> 6);
+        self.in_wheel += 1;
+    }
+    /// Moves the latest near events back to their buckets (those inside the
+    /// window: an event pushed before the window's start stays).
     #[inline(never)]
     fn shed(&mut self) {
-        let k = self.near.len() - self.refill_max;
-        self.bound = self.near[k - 1].key();
-        for e in self.near.drain(..k) {
-            push_far(&mut self.far, e);
+        if self.bound == u128::MAX {
+            return; // past the end of time: no window
+        }
+        let mut k = self.near.len() - self.refill_max;
+        while k > 0 && self.near[k - 1].time < self.wstart {
+            k -= 1;
+        }
+        if k == 0 {
+            return;
+        }
+        let first = self.near[k - 1];
+        self.bound = first.key();
+        self.cursor = self.cursor.min(((first.time - self.wstart) >> self.shift) as usize);
+        for i in 0..k {
+            let e = self.near[i];
+            self.push_wheel(e);
+        }
+        self.near.drain(..k);
+    }
+    /// The first non-empty bucket at or after the cursor.
+    #[inline]
+    fn next_bucket(&self) -> Option<usize> {
+        let w = self.cursor >> 6;
+        let bits = *self.mask.get(w)? & (!0u64 << (self.cursor & 63));
+        if bits != 0 {
+            return Some((w << 6) + bits.trailing_zeros() as usize);
+        }
+        // The non-empty words after `w` (none when `w` is the last).
+        let words = self.summary & (!1u64).checked_shl(w as u32).unwrap_or(0);
+        if words == 0 {
+            return None;
+        }
+        let w = words.trailing_zeros() as usize;
+        Some((w << 6) + self.mask[w].trailing_zeros() as usize)
+    }
+    /// The near list is empty: moves the earliest buckets over (after
+    /// moving the window when the wheel is empty too).
+    #[inline(never)]
+    fn fill_near(&mut self) {
+        let mut b = match self.next_bucket() {
+            Some(b) => b,
+            None => {
+                if self.late.is_empty() {
+                    return;
+                }
+                self.advance();
+                match self.next_bucket() {
+                    Some(b) => b,
+                    None => return, // past the end of time: all in the near list
+                }
+            }
+        };
+        let mut sorted = true;
+        loop {
+            self.take_bucket(b, &mut sorted);
+            match self.next_bucket() {
+                Some(n) if self.near.len() < self.refill_max => b = n,
+                Some(_) => break,
+                None => {
+                    // The wheel is empty: every later push before the
+                    // window's end joins the near list.
+                    self.cursor = self.heads.len();
+                    self.bound = (self.wend as u128) << 64;
+                    break;
+                }
+            }
+        }
+        if !sorted {
+            self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
         }
     }
-    /// The near list is empty: moves the next far events over.
-    #[inline(never)]
-    fn refill(&mut self) {
-        // At least past the earliest far event (an event at `Time::MAX`,
-        // "never" after saturating arithmetic, still moves over).
-        let limit = ((self.far[0].time.saturating_add(self.span) as u128) << 64).max(self.far[0].key() + 1);
-        while let Some(&top) = self.far.first() {
-            if top.key() >= limit || self.near.len() == self.refill_max {
-                break;
-            }
-            let last = self.far.pop().unwrap();
-            if !self.far.is_empty() {
-                sift_down_from(&mut self.far, 0, last);
-            }
-            self.near.push(top);
+    /// Moves bucket `b`'s events to the near list, frees their slots, and
+    /// moves the cursor and the bound past the bucket. Each event is
+    /// inserted from the list's end while it is short (a bucket's list is
+    /// last pushed first, mostly latest first: mostly no step; calling
+    /// `sort_unstable` cost ~1 % of the 400-node file's time); past
+    /// [`SORT_AFTER`] events they are appended and `sorted` turns false
+    /// (the caller sorts), so a dense bucket costs no quadratic insertion.
+    #[inline(always)]
+    fn take_bucket(&mut self, b: usize, sorted: &mut bool) {
+        self.mask[b >> 6] &= !(1 << (b & 63));
+        if self.mask[b >> 6] == 0 {
+            self.summary &= !(1 << (b >> 6));
         }
-        self.bound = match self.far.first() {
-            Some(top) if self.near.len() == self.refill_max => top.key().min(limit),
-            _ => limit,
+        let mut s = std::mem::replace(&mut self.heads[b], NIL);
+        while s != NIL {
+            let e = self.slab[s as usize];
+            let after = self.next[s as usize];
+            self.next[s as usize] = self.free;
+            self.free = s;
+            s = after;
+            self.in_wheel -= 1;
+            let mut i = self.near.len();
+            self.near.push(e);
+            if *sorted && i < SORT_AFTER {
+                let k = e.key();
+                while i > 0 && self.near[i - 1].key() < k {
+                    self.near[i] = self.near[i - 1];
+                    i -= 1;
+                }
+                self.near[i] = e;
+            } else {
+                *sorted = false;
+            }
+        }
+        self.cursor = b + 1;
+        self.bound = ((self.wstart + ((b as u64 + 1) << self.shift)) as u128) << 64;
+    }
+    /// The near list and the wheel are empty: a new window starts now (or
+    /// at the earliest late event, when that is a window or more away) and
+    /// the late events inside it go to their buckets.
+    #[inline(never)]
+    fn advance(&mut self) {
+        debug_assert!(self.near.is_empty() && self.in_wheel == 0);
+        let m = self.late.iter().map(|e| e.time).min().expect("late events");
+        let span = (self.heads.len() as u64) << self.shift;
+        let start = if m.saturating_sub(self.now.0) < span { self.now.0 } else { m };
+        let Some(end) = start.checked_add(span) else {
+            // Past the end of time ("never" after saturating arithmetic):
+            // the near list takes everything from now on.
+            self.wend = u64::MAX;
+            self.bound = u128::MAX;
+            self.near.append(&mut self.late);
+            self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+            return;
         };
-        // They came out earliest first.
-        self.near.reverse();
+        self.wstart = start;
+        self.wend = end;
+        self.cursor = 0;
+        self.bound = (start as u128) << 64;
+        let mut i = 0;
+        while i < self.late.len() {
+            let e = self.late[i];
+            if e.time < end {
+                self.push_wheel(e);
+                self.late.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
     }
     #[inline]
     fn fill(&mut self) {
-        if self.near.is_empty() && !self.far.is_empty() {
-            self.refill();
+        if self.near.is_empty() {
+            self.fill_near();
         }
     }
     /// Schedules `event` after `delay` from now.
@@ -220,7 +406,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
     pub fn len(&self) -> usize {
-        self.near.len() + self.far.len()
+        self.near.len() + self.in_wheel + self.late.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -232,84 +418,30 @@ impl<E: Copy> EventQueue<E> {
     /// Every pending event, in no particular order (the packet audit walks
     /// them at the end of a run; never called per event).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.near.iter().chain(self.far.iter()).map(|e| &e.event)
+        let wheel = self.heads.iter().flat_map(move |&h| {
+            let link = |s: u32| (s != NIL).then_some(s);
+            std::iter::successors(link(h), move |&s| link(self.next[s as usize]))
+        });
+        self.near.iter().chain(wheel.map(move |s| &self.slab[s as usize])).chain(self.late.iter()).map(|e| &e.event)
     }
-}
-
-/// Pushes onto the far heap (out of line: most pushes are near).
-#[inline(never)]
-fn push_far<E: Copy>(far: &mut Vec<Entry<E>>, e: Entry<E>) {
-    // Sift up: move parents down into the hole until `e` fits.
-    let k = e.key();
-    let mut i = far.len();
-    far.push(e);
-    while i > 0 {
-        let parent = (i - 1) / D;
-        let p = far[parent];
-        if k < p.key() {
-            far[i] = p;
-            i = parent;
-        } else {
-            break;
-        }
-    }
-    far[i] = e;
-}
-
-/// Places `e` at slot `i` (whose content is dead) and sinks it to its
-/// place, moving the smaller child up at each level.
-#[inline]
-fn sift_down_from<E: Copy>(heap: &mut [Entry<E>], mut i: usize, e: Entry<E>) {
-    let n = heap.len();
-    let k = e.key();
-    loop {
-        let first = i * D + 1;
-        let (best, bk) = if first + D <= n {
-            // Full set of children: branch-free tournament.
-            let c = &heap[first..first + D];
-            let (k0, k1, k2, k3) = (c[0].key(), c[1].key(), c[2].key(), c[3].key());
-            let (a, ka) = if k1 < k0 { (1, k1) } else { (0, k0) };
-            let (b, kb) = if k3 < k2 { (3, k3) } else { (2, k2) };
-            let (m, km) = if kb < ka { (b, kb) } else { (a, ka) };
-            (first + m, km)
-        } else if first < n {
-            let mut best = first;
-            let mut bk = heap[first].key();
-            for (j, c) in heap.iter().enumerate().take(n).skip(first + 1) {
-                let ck = c.key();
-                if ck < bk {
-                    best = j;
-                    bk = ck;
-                }
-            }
-            (best, bk)
-        } else {
-            break;
-        };
-        if bk < k {
-            heap[i] = heap[best];
-            i = best;
-        } else {
-            break;
-        }
-    }
-    heap[i] = e;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// (span, refill, near max): tiny ones make the refills and the
-    /// shedding back to the far heap happen all the time.
-    fn limits() -> proptest::sample::Select<(u64, usize, usize)> {
+    /// (bucket shift, buckets, refill, near max): tiny ones make the
+    /// refills, the shedding back to the wheel and the window's moves
+    /// happen all the time.
+    fn limits() -> proptest::sample::Select<(u32, usize, usize, usize)> {
         proptest::sample::select(vec![
-            (1, 1, 1),
-            (7, 1, 3),
-            (30, 2, 4),
-            (100, 4, 8),
-            (2_000, 3, 200),
-            (NEAR_SPAN, NEAR_REFILL, NEAR_MAX),
+            (0, 64, 1, 1),
+            (1, 64, 1, 3),
+            (2, 128, 2, 4),
+            (3, 64, 4, 8),
+            (4, 256, 3, 200),
+            (0, 64, 2, 6),
+            (BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX),
         ])
     }
 
@@ -331,7 +463,7 @@ mod tests {
             ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400),
             limits in limits(),
         ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut seq = 0u64;
             for (pop, dt) in ops {
@@ -371,7 +503,7 @@ mod tests {
             ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300),
             limits in limits(),
         ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2);
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
             let mut model: Vec<(u64, u64)> = Vec::new();
             let mut reserved: Vec<u64> = Vec::new();
             for (op, dt) in ops {
@@ -402,11 +534,43 @@ mod tests {
         }
     }
 
-    /// Timers seconds ahead wait in the far heap; the near list holds what
-    /// falls within the span of the earliest far event, and sheds its
+    proptest::proptest! {
+        /// Events at `Time::MAX` ("never") mixed with ordinary ones: the
+        /// window cannot reach past the end of time, the near list then
+        /// takes every event, and the order is still the model's.
+        #[test]
+        fn never_events_keep_their_place(
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u64..200), 1..300),
+            limits in limits(),
+        ) {
+            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
+            let mut model: Vec<(u64, u64)> = Vec::new();
+            for (seq, (pop, dt)) in ops.into_iter().enumerate() {
+                if pop && !model.is_empty() {
+                    model.sort();
+                    let want = model.remove(0);
+                    let got = q.pop().unwrap();
+                    proptest::prop_assert_eq!((got.0 .0, got.1), want);
+                } else {
+                    let t = if dt % 7 == 0 { u64::MAX } else { q.now().0.saturating_add(dt) };
+                    q.schedule(Time(t), seq as u64);
+                    model.push((t, seq as u64));
+                }
+            }
+            model.sort();
+            for want in model {
+                let got = q.pop().unwrap();
+                proptest::prop_assert_eq!((got.0 .0, got.1), want);
+            }
+            proptest::prop_assert!(q.pop().is_none());
+        }
+    }
+
+    /// Timers seconds ahead wait in the late list; the wheel holds what
+    /// falls in the window, the near list whole buckets, and it sheds its
     /// latest events back when it grows too long.
     #[test]
-    fn far_timers_wait_outside_the_near_list() {
+    fn far_timers_wait_outside_the_window() {
         let mut q = EventQueue::new();
         for i in 0..50u64 {
             q.schedule(Time(1_000_000_000 + i * 10_000_000), i); // 1 s, 1.01 s, ...
@@ -414,21 +578,25 @@ mod tests {
         q.schedule(Time(1_000), 100);
         q.schedule(Time(2_000), 101);
         assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((1_000, 100)));
-        // The refill took the 2 us event only.
-        assert_eq!((q.near.len(), q.far.len()), (1, 50));
-        q.schedule(Time(5_000), 102); // near
-        q.schedule(Time(40_000_000), 103); // past the bound (1 us + 30 ms): far
-        assert_eq!((q.near.len(), q.far.len()), (2, 51));
-        // A burst of near events: the list sheds its latest to the far heap.
+        // The window starts now (0) and spans 134 ms: the two events went to
+        // the near list, the wheel was then empty and the bound moved to
+        // the window's end.
+        assert_eq!((q.near.len(), q.in_wheel, q.late.len()), (1, 0, 50));
+        assert_eq!(q.bound, (q.wend as u128) << 64);
+        q.schedule(Time(5_000), 102);
+        q.schedule(Time(40_000_000), 103);
+        q.schedule(Time(300_000_000), 104); // past the window: late
+        assert_eq!((q.near.len(), q.in_wheel, q.late.len()), (3, 0, 51));
+        // A burst: the near list sheds its latest to the wheel.
         for i in 0..NEAR_MAX as u64 {
             q.schedule(Time(10_000 + i), 200 + i);
         }
-        assert_eq!(q.near.len(), NEAR_REFILL);
-        assert_eq!(q.len(), 2 + 51 + NEAR_MAX);
+        assert!(q.near.len() <= NEAR_MAX && q.in_wheel > 0);
+        assert_eq!(q.len(), 3 + 51 + NEAR_MAX);
         let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         let mut want = vec![101, 102];
         want.extend(200..200 + NEAR_MAX as u64);
-        want.push(103);
+        want.extend([103, 104]);
         want.extend(0..50);
         assert_eq!(order, want);
     }
