@@ -55,7 +55,7 @@ const T_PURGE: u8 = 6;
 const T_REPAIR_DEADLINE: u8 = 7;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
-/// Housekeeping period: expired routes and RREQ cache entries are purged.
+/// Housekeeping period: expired routes are purged.
 const PURGE_INTERVAL: Time = Time::from_secs(1);
 const ONE_SECOND: Time = Time::from_secs(1);
 /// Every `MsgKind`, in discriminant order (`Aodv::received`).
@@ -741,8 +741,8 @@ impl Routing for Aodv {
                 }
             }
             T_PURGE => {
+                // (the RREQ cache forgets its keys by their own times)
                 self.table.purge(ctx.now);
-                self.cache.expire(ctx.now);
                 ctx.timer(ctx.now + PURGE_INTERVAL, RouteTimer::of(T_PURGE));
             }
             _ => {}
