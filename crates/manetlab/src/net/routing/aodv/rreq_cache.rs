@@ -4,18 +4,19 @@
 //!
 //! The pairs are kept as `u64` keys (originator << 32 | id) in one array,
 //! open addressing as in `slots.rs` (linear probing from the top bits of
-//! key x K, load at most 1/2): a look-up that finds its key or a free slot
-//! at the home slot reads one cache line, where `std`'s hash set read its
-//! control group and then the bucket, two lines per RREQ heard at 400
-//! nodes (docs/performance.md, "Session 17 (branch s17ao)").
+//! key x K, load at most 3/4, four 16-byte slots a cache line): a look-up
+//! that finds its key or a free slot near the home slot reads one cache
+//! line, where `std`'s hash set read its control group and then the
+//! bucket, two lines per RREQ heard at 400 nodes (docs/performance.md,
+//! "Session 17 (branch s17ao)").
 //!
 //! Each slot holds its key's forget time (the time it was first seen plus
 //! the hold time): a key whose time has passed answers as absent, and a
 //! new copy of it takes the slot again with a new time. Nothing is removed
-//! one at a time: when an insertion would fill the array past half, the
+//! one at a time: when an insertion would fill the array past 3/4, the
 //! keys still remembered are copied into a clean array (of twice the size
-//! if they would fill more than a quarter of it), so each insertion pays
-//! for about four slots read in order. Removing each key when its time
+//! if they would fill more than 3/8 of it), so each insertion pays for
+//! about eight slots read in order. Removing each key when its time
 //! came (a queue in insertion order, a probe and a backward shift per key)
 //! was a second cache miss per RREQ remembered, on a line last touched a
 //! hold time earlier: `RreqCache::expire` was 1.2 % of the 400-node
@@ -44,7 +45,10 @@ struct Slot {
 
 const FREE_SLOT: Slot = Slot { key: FREE, forget: Time::ZERO };
 
+/// `repr(C)`: what a RREQ heard reads (the array, its counts, the hold
+/// time) first, in one cache line of `Aodv`'s box (`aodv/mod.rs`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct RreqCache {
     /// The keys (a power of two in length, or empty), remembered or
     /// forgotten but not yet swept.
@@ -53,10 +57,10 @@ pub struct RreqCache {
     used: u32,
     /// 64 - log2(slots.len()).
     shift: u8,
+    hold: Time,
     /// The free-mark key's forget time (`Time::ZERO`: not remembered, since
     /// `now` is never below zero).
     free_key_forget: Time,
-    hold: Time,
     /// The array a sweep fills (kept: no allocation per sweep once sized).
     spare: Vec<Slot>,
 }
@@ -109,17 +113,9 @@ impl RreqCache {
     /// effect on the cache or on any answer).
     #[inline]
     pub fn prefetch(&self, orig: NodeId, id: u32) {
-        #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.slots.as_ptr().wrapping_add(self.home(key(orig, id))) as *const i8;
-            // SAFETY: PREFETCHT0 is a hint with no architectural effect: it
-            // loads nothing into the program and cannot fault (SSE is part
-            // of the x86_64 baseline); `home` is below `slots.len()`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+            super::slots::prefetch_line(self.slots.as_ptr().wrapping_add(self.home(key(orig, id))) as *const u8);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (orig, id);
     }
 
     /// Records (originator, id) seen at `now`. Returns true if it was
@@ -135,7 +131,7 @@ impl RreqCache {
             self.free_key_forget = forget;
             return false;
         }
-        if (self.used as usize + 1) * 2 > self.slots.len() {
+        if (self.used as usize + 1) * 4 > self.slots.len() * 3 {
             self.sweep(now);
         }
         let i = self.probe(k);
@@ -167,14 +163,15 @@ impl RreqCache {
     }
 
     /// Copies the keys remembered at `now` into a clean array, twice as
-    /// large if they fill more than a quarter of this one (never smaller),
-    /// so that at least a quarter of the slots are insertions away from
-    /// the next sweep.
+    /// large if they fill more than 3/8 of this one (never smaller), so
+    /// that at least 3/8 of the slots are insertions away from the next
+    /// sweep. (Load 1/2 and a quarter made the array twice as large: more
+    /// misses per look-up than the removals it saved, in paired runs.)
     #[cold]
     fn sweep(&mut self, now: Time) {
         let live = self.slots.iter().filter(|s| s.key != FREE && s.forget > now).count();
         let mut n = self.slots.len().max(MIN_SLOTS);
-        while (live + 1) * 4 > n {
+        while (live + 1) * 8 > n * 3 {
             n *= 2;
         }
         self.spare.clear();
@@ -248,7 +245,7 @@ mod tests {
                     _ => proptest::prop_assert_eq!(c.contains(orig, id, now), known),
                 }
                 proptest::prop_assert_eq!(c.len(now), model.len());
-                proptest::prop_assert!(c.used as usize * 2 <= c.slots.len());
+                proptest::prop_assert!(c.used as usize * 4 <= c.slots.len() * 3);
             }
         }
     }
