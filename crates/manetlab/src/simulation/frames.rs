@@ -513,6 +513,7 @@ impl Simulation {
         // after its first bit arrives.
         let dur = t.end - t.start;
         let (dst, src) = (t.frame.dst, t.frame.src);
+        let pkt = t.frame.packet.as_ref();
         let hint = self.nodes.len() >= PREFETCH_MIN_NODES;
         let thr = self.cfg.radio.rx_threshold_w;
         let bound = self.queue.peek_key().unwrap_or((u64::MAX, u64::MAX));
@@ -547,7 +548,7 @@ impl Simulation {
             n.mac.on_sense_busy(now);
             // The routing hint and the lock's end, as `locked_onto`.
             if hint && g.power >= thr && (dst == g.node || dst == crate::sim::BROADCAST) {
-                n.routing.prefetch_heard(src);
+                n.routing.prefetch_heard(src, pkt);
             }
             lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
             h += 1;
@@ -626,7 +627,7 @@ impl Simulation {
             let f = &self.channel.get(tx).frame;
             let (to, from) = (f.dst, f.src);
             if to == node || to == crate::sim::BROADCAST {
-                self.nodes[node as usize].routing.prefetch_heard(from);
+                self.nodes[node as usize].routing.prefetch_heard(from, f.packet.as_ref());
             }
         }
         if self.streams.lock_end.len() <= node as usize {
