@@ -213,20 +213,6 @@ impl<V: Clone + Default> IdSlots<V> {
     /// Keeps the entries for which `f` returns true; `f` sees every entry
     /// once, in slot order.
     pub fn retain(&mut self, mut f: impl FnMut(NodeId, &mut V) -> bool) {
-        // First every used slot's line is asked for (hints, in one pass over
-        // the bitmap), then the walk reads them: its loads, each a miss on a
-        // line last touched up to a second earlier, overlap instead of
-        // waiting one after another (AODV's `purge` and `take_lost` stalled
-        // on them: docs/performance.md, "Session 18 (branch s18rt)").
-        let base = self.slots.as_ptr();
-        let mut last = usize::MAX;
-        for i in used_slots(&self.occ) {
-            let p = base.wrapping_add(i) as *const u8;
-            if p as usize >> 6 != last {
-                last = p as usize >> 6;
-                prefetch_line(p);
-            }
-        }
         let mut gone = std::mem::take(&mut self.gone);
         for i in used_slots(&self.occ) {
             let s = &mut self.slots[i];
