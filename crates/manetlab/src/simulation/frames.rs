@@ -484,7 +484,7 @@ impl Simulation {
             let f = &self.channel.get(tx).frame;
             let (to, from) = (f.dst, f.src);
             if to == node || to == crate::sim::BROADCAST {
-                self.nodes[node as usize].routing.prefetch_heard(from);
+                self.nodes[node as usize].routing.prefetch_heard(from, f.packet.as_ref());
             }
         }
         if self.streams.lock_end.len() <= node as usize {

@@ -389,11 +389,13 @@ pub trait Routing: Send {
     }
     /// A hint, no state change: a frame from neighbour `from` addressed to
     /// this node (or broadcast) has started to arrive and may be decoded
-    /// in a while. A protocol that looks up the previous hop for every
-    /// packet heard can start loading that entry now, so the cache miss
-    /// overlaps the events in between (`simulation/frames.rs`). Results
-    /// never depend on it.
-    fn prefetch_heard(&self, _from: NodeId) {}
+    /// in a while; `pkt` is the packet it carries (`None` for RTS, CTS and
+    /// ACK frames). A protocol that looks up the previous hop for every
+    /// packet heard, or a key the packet carries (AODV's RREQ cache), can
+    /// start loading those entries now, so the cache misses overlap the
+    /// events in between (`simulation/frames.rs`). Results never depend on
+    /// it.
+    fn prefetch_heard(&self, _from: NodeId, _pkt: Option<&Packet>) {}
     /// A timer the protocol set (`RouteCtx::timer`) is due.
     fn on_timer(&mut self, _ctx: &mut RouteCtx, _timer: RouteTimer) {}
     /// Wired-only hosts this node is the gateway of (`net/wired.rs`): an

@@ -55,7 +55,7 @@ const T_PURGE: u8 = 6;
 const T_REPAIR_DEADLINE: u8 = 7;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
-/// Housekeeping period: expired routes and RREQ cache entries are purged.
+/// Housekeeping period: expired routes are purged.
 const PURGE_INTERVAL: Time = Time::from_secs(1);
 const ONE_SECOND: Time = Time::from_secs(1);
 /// Every `MsgKind`, in discriminant order (`Aodv::received`).
@@ -637,11 +637,22 @@ impl Routing for Aodv {
         self.link_break(ctx, pkt.next_hop, Cause::Mac, Some(pkt));
     }
 
-    fn prefetch_heard(&self, from: NodeId) {
+    fn prefetch_heard(&self, from: NodeId, pkt: Option<&Packet>) {
+        // The box's hot lines after the first (the received counters, the
+        // RREQ cache's header, the configuration's first fields:
+        // `tests::hot_fields_lead_the_box`), by address: no load waits.
+        let at = self as *const Aodv as *const u8;
+        for line in 1..5 {
+            slots::prefetch_line(at.wrapping_add(64 * line));
+        }
         // Every packet heard looks up its previous hop's entry (`heard`):
         // one cache miss per packet at 400 nodes (docs/performance.md,
-        // "Session 13 (branch s13big)").
+        // "Session 13 (branch s13big)"); a RREQ, most of what is heard
+        // there, also its (originator, id) in the RREQ cache (session 18).
         self.table.prefetch(from);
+        if let Some(Packet { body: Body::Aodv(AodvMsg::Rreq(q)), .. }) = pkt {
+            self.cache.prefetch(q.orig, q.id);
+        }
     }
 
     fn xmit_failure_callback(&self) -> bool {
@@ -741,8 +752,8 @@ impl Routing for Aodv {
                 }
             }
             T_PURGE => {
+                // (the RREQ cache forgets its keys by their own times)
                 self.table.purge(ctx.now);
-                self.cache.expire(ctx.now);
                 ctx.timer(ctx.now + PURGE_INTERVAL, RouteTimer::of(T_PURGE));
             }
             _ => {}

@@ -70,6 +70,22 @@ impl<V> Default for IdSlots<V> {
 /// Odd 64-bit multiplier (~2^64 / golden ratio).
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// Starts loading the cache line of `p` (a hint: no effect on any value;
+/// any address may be given, none is read).
+#[inline(always)]
+pub(super) fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: PREFETCHT0 is a hint with no architectural effect: it
+        // loads nothing into the program and cannot fault, whatever the
+        // address (SSE is part of the x86_64 baseline).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 impl<V: Clone + Default> IdSlots<V> {
     #[inline]
     fn home(&self, key: NodeId) -> usize {
@@ -102,17 +118,9 @@ impl<V: Clone + Default> IdSlots<V> {
     /// `key` starts; no effect on the table or on any result).
     #[inline]
     pub fn prefetch(&self, key: NodeId) {
-        #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let p = self.slots.as_ptr().wrapping_add(self.home(key)) as *const i8;
-            // SAFETY: PREFETCHT0 is a hint with no architectural effect: it
-            // loads nothing into the program and cannot fault (SSE is part
-            // of the x86_64 baseline); `home` is below `slots.len()`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+            prefetch_line(self.slots.as_ptr().wrapping_add(self.home(key)) as *const u8);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
     }
     #[cfg(test)]
     pub fn len(&self) -> usize {
