@@ -160,9 +160,9 @@ impl Simulation {
             let signals = &self.streams.slab[id as usize].signals[k..];
             let lock_end = &mut self.streams.lock_end[..n_nodes];
             let nodes = &mut self.nodes[..];
-            // (the frame's packet, for the routing hint: borrowed per
+            // (the channel, for the routing hint's packet: borrowed per
             // pass, as the general start below needs `self`)
-            let pkt = self.channel.get(tx).frame.packet.as_ref();
+            let chan = &self.channel;
             let mut took = 0;
             for g in signals {
                 // (`cur` itself is due and counted by the caller)
@@ -177,7 +177,7 @@ impl Simulation {
                 }
                 n.mac.on_sense_busy(now);
                 if hint && g.power >= thr && (dst == g.node || dst == crate::sim::BROADCAST) {
-                    n.routing.prefetch_heard(src, pkt);
+                    n.routing.prefetch_heard(src, chan.get(tx).frame.packet.as_ref());
                 }
                 lock_end[g.node as usize] = (id as u64) << 32 | g.end_at as u64;
                 #[cfg(feature = "event-counts")]
