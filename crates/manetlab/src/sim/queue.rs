@@ -430,6 +430,27 @@ impl<E: Copy> EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// Pops one event and checks it is the model's earliest (time, seq).
+    fn pop_earliest(
+        q: &mut EventQueue<u64>,
+        model: &mut Vec<(u64, u64)>,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        model.sort();
+        let want = model.remove(0);
+        let got = q.pop().unwrap();
+        proptest::prop_assert_eq!((got.0 .0, got.1), want);
+        Ok(())
+    }
+    /// Pops every event left: exactly the model's, in its order.
+    fn drain(mut q: EventQueue<u64>, mut model: Vec<(u64, u64)>) -> Result<(), proptest::test_runner::TestCaseError> {
+        model.sort();
+        for want in model {
+            let got = q.pop().unwrap();
+            proptest::prop_assert_eq!((got.0 .0, got.1), want);
+        }
+        proptest::prop_assert!(q.pop().is_none());
+        Ok(())
+    }
     /// (bucket shift, buckets, refill, near max): tiny ones make the
     /// refills, the shedding back to the wheel and the window's moves
     /// happen all the time.
@@ -468,10 +489,7 @@ mod tests {
             let mut seq = 0u64;
             for (pop, dt) in ops {
                 if pop && !model.is_empty() {
-                    model.sort();
-                    let want = model.remove(0);
-                    let got = q.pop().unwrap();
-                    proptest::prop_assert_eq!((got.0 .0, got.1), want);
+                    pop_earliest(&mut q, &mut model)?;
                 } else {
                     let t = q.now().0 + dt;
                     q.schedule(Time(t), seq);
@@ -486,12 +504,7 @@ mod tests {
                 proptest::prop_assert_eq!(pending, want);
                 proptest::prop_assert_eq!(q.len(), model.len());
             }
-            model.sort();
-            for want in model {
-                let got = q.pop().unwrap();
-                proptest::prop_assert_eq!((got.0 .0, got.1), want);
-            }
-            proptest::prop_assert!(q.pop().is_none());
+            drain(q, model)?;
         }
     }
 
@@ -509,10 +522,7 @@ mod tests {
             for (op, dt) in ops {
                 match op {
                     0 if !model.is_empty() => {
-                        model.sort();
-                        let want = model.remove(0);
-                        let got = q.pop().unwrap();
-                        proptest::prop_assert_eq!((got.0 .0, got.1), want);
+                        pop_earliest(&mut q, &mut model)?;
                     }
                     1 => reserved.push(q.reserve(1)),
                     _ => {
@@ -525,12 +535,7 @@ mod tests {
                     }
                 }
             }
-            model.sort();
-            for want in model {
-                let got = q.pop().unwrap();
-                proptest::prop_assert_eq!((got.0 .0, got.1), want);
-            }
-            proptest::prop_assert!(q.pop().is_none());
+            drain(q, model)?;
         }
     }
 
@@ -547,22 +552,14 @@ mod tests {
             let mut model: Vec<(u64, u64)> = Vec::new();
             for (seq, (pop, dt)) in ops.into_iter().enumerate() {
                 if pop && !model.is_empty() {
-                    model.sort();
-                    let want = model.remove(0);
-                    let got = q.pop().unwrap();
-                    proptest::prop_assert_eq!((got.0 .0, got.1), want);
+                    pop_earliest(&mut q, &mut model)?;
                 } else {
                     let t = if dt % 7 == 0 { u64::MAX } else { q.now().0.saturating_add(dt) };
                     q.schedule(Time(t), seq as u64);
                     model.push((t, seq as u64));
                 }
             }
-            model.sort();
-            for want in model {
-                let got = q.pop().unwrap();
-                proptest::prop_assert_eq!((got.0 .0, got.1), want);
-            }
-            proptest::prop_assert!(q.pop().is_none());
+            drain(q, model)?;
         }
     }
 
