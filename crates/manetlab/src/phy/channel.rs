@@ -525,6 +525,20 @@ impl Channel {
         }
     }
 
+    /// `k` receivers are done with the transmission (the kernel's run of
+    /// signal ends, `simulation/frames_runs.rs`, releases them together):
+    /// [`Channel::signal_ended`] `k` times, in one step.
+    pub fn signals_ended(&mut self, id: TxId, k: u32) {
+        let slot = &mut self.txs[id as usize];
+        let t = slot.as_mut().expect("transmission released early");
+        debug_assert!(k <= t.pending);
+        t.pending -= k;
+        if t.pending == 0 {
+            *slot = None;
+            self.free.push(id);
+        }
+    }
+
     /// Transmissions currently held (in flight or awaiting receivers).
     pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
         self.txs.iter().flatten()
