@@ -6,6 +6,7 @@
 
 use super::{key128, prefetch_node, END, END_UNSEEN, PREFETCH_MIN_NODES};
 use crate::phy::channel::TxId;
+use crate::phy::radio::RxOutcome;
 use crate::sim::Time;
 use crate::simulation::{Event, Simulation};
 
@@ -36,7 +37,12 @@ impl Simulation {
                     handled = true;
                 }
             } else if g.end_at == END {
-                match self.end_run(id, tx, cur) {
+                let next = if self.nodes.len() >= PREFETCH_MIN_NODES || !self.obs.is_empty() {
+                    self.end_run(id, tx, cur)
+                } else {
+                    self.end_run_small(id, tx, cur)
+                };
+                match next {
                     Some(j) => {
                         cur = j;
                         g = self.streams.slab[id as usize].signals[j];
@@ -108,6 +114,166 @@ impl Simulation {
             }
             cur = j;
             node = n.node;
+        }
+    }
+
+    /// [`Simulation::end_run`] in networks under [`PREFETCH_MIN_NODES`]
+    /// nodes with no observer (session 19; rwp30: ~23 hearers a frame, 82 %
+    /// of its ends leave no work). The ends on the fast path
+    /// (`Radio::end_lone_lock`) that leave no MAC action run in an inner
+    /// loop over the stream's signals borrowed once, with the count, the
+    /// clock, the stream's `next` and the transmission's release
+    /// (`Channel::signals_ended`) carried in locals and written out before
+    /// anything else runs: an end with work (drained with the clock at its
+    /// time and the release done, so a frame it sends finds the channel's
+    /// slots as the loop of `frame_events` leaves them), a general end, the
+    /// run's exit. Each end still runs at its time: the MAC is given it, and
+    /// nothing between two ends of the inner loop reads the clock, the
+    /// count, `next` or the release. (Session 18's attempt at every size,
+    /// 752ad0b, reverted for the layout of the static scenarios: see
+    /// docs/performance.md, "Session 18 (branch s18fl)".)
+    #[inline(never)]
+    fn end_run_small(&mut self, id: u32, tx: TxId, cur: usize) -> Option<usize> {
+        debug_assert!(self.obs.is_empty());
+        let until = self.until.0;
+        let limit = self.cfg.duration.0;
+        // The queue's earliest key (0: to be read again).
+        let mut bound = 0u128;
+        // The end to handle: due, counted, the clock at its time.
+        let mut c = cur;
+        loop {
+            // Why the inner loop stopped (`j`: the signal after the ends
+            // passed over after `c`).
+            enum Stop {
+                /// The end at `c` needs the general path.
+                General,
+                /// The end at `c` (fast) left MAC work.
+                Work,
+                /// No signal left after `c`.
+                Done,
+                /// The signal at `j` is not due in place.
+                Queue,
+                /// The signal at `j` is due and counted, not an end that runs.
+                Other,
+            }
+            let (mut ran, mut released) = (0u64, 0u32);
+            let mut last = self.queue.now().0;
+            let s = &mut self.streams.slab[id as usize];
+            let sig = &s.signals[..];
+            let nodes = &mut self.nodes[..];
+            let mac_out = &mut self.mac_out;
+            let frame = &self.channel.get(tx).frame;
+            let queue = &mut self.queue;
+            let mut j;
+            let stop = loop {
+                // (as `pass_unseen`) the ends passed over after `c`.
+                let g = sig[c];
+                j = c + 1;
+                while let Some(n) = sig.get(j).filter(|n| n.end_at == END_UNSEEN) {
+                    if n.time <= limit {
+                        ran += 1;
+                        #[cfg(feature = "event-counts")]
+                        self.counts.add(crate::simulation::counts::Kind::EndUnseen);
+                    }
+                    j += 1;
+                }
+                if let Some(x) = sig.get(j) {
+                    prefetch_node(&nodes[x.node as usize]);
+                }
+                // (as `signal_end`'s fast path; the clock is at `g.time`)
+                let n = &mut nodes[g.node as usize];
+                let Some(outcome) = n.radio.end_lone_lock(tx) else {
+                    break Stop::General;
+                };
+                #[cfg(feature = "event-counts")]
+                self.counts.add(match outcome {
+                    RxOutcome::Decoded(_) => crate::simulation::counts::Kind::EndDecoded,
+                    _ => crate::simulation::counts::Kind::EndFailed,
+                });
+                let now = Time(g.time);
+                match outcome {
+                    RxOutcome::Decoded(_) => {
+                        n.mac.on_rx_power(frame.src, n.radio.last_decoded_power());
+                        n.mac.on_rx_end(now, Some(frame), true, mac_out)
+                    }
+                    _ => n.mac.on_rx_end(now, None, true, mac_out),
+                }
+                released += 1;
+                if !mac_out.is_empty() {
+                    break Stop::Work;
+                }
+                // (as `next_in_place`, the queue's head kept)
+                let Some(&x) = sig.get(j) else {
+                    break Stop::Done;
+                };
+                if bound == 0 {
+                    bound = queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+                }
+                if !(x.key128() < bound && x.time <= until) {
+                    break Stop::Queue;
+                }
+                #[cfg(feature = "event-counts")]
+                self.counts.popped(queue.len());
+                ran += 1;
+                last = x.time;
+                if x.end_at != END {
+                    break Stop::Other;
+                }
+                c = j;
+            };
+            // Written out before anything else runs: `next` (the stream
+            // freed when no signal is left, before any work: a frame sent by
+            // it may take the stream), the count, the clock, the release.
+            let more = j < sig.len();
+            s.next = j;
+            if !more {
+                self.streams.free.push(id);
+            }
+            self.executed += ran;
+            self.queue.advance_to(Time(last));
+            if released > 0 {
+                self.channel.signals_ended(tx, released);
+            }
+            match stop {
+                Stop::Done => return None,
+                Stop::Queue => {
+                    let x = self.streams.slab[id as usize].signals[j];
+                    self.queue.schedule_seq(Time(x.time), x.seq, Event::Frame { stream: id, tx });
+                    return None;
+                }
+                Stop::Other => return Some(j),
+                Stop::General => {
+                    let g = self.streams.slab[id as usize].signals[c];
+                    self.signal_end_general(g.node, tx, Time(g.time));
+                }
+                Stop::Work => {}
+            }
+            if !(self.mac_out.is_empty() && self.work.is_empty()) {
+                let node = self.streams.slab[id as usize].signals[c].node;
+                self.collect_mac(node);
+                self.drain_work();
+                bound = 0;
+            }
+            if !more {
+                return None;
+            }
+            // (as `next_in_place`)
+            let x = self.streams.slab[id as usize].signals[j];
+            if bound == 0 {
+                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+            }
+            if !(x.key128() < bound && x.time <= until) {
+                self.queue.schedule_seq(Time(x.time), x.seq, Event::Frame { stream: id, tx });
+                return None;
+            }
+            #[cfg(feature = "event-counts")]
+            let _ = self.count_pop();
+            self.executed += 1;
+            self.queue.advance_to(Time(x.time));
+            if x.end_at != END {
+                return Some(j);
+            }
+            c = j;
         }
     }
 
