@@ -33,6 +33,7 @@ mod model;
 mod ns3;
 mod reports;
 mod response;
+mod rx;
 mod stats;
 
 pub use cts::CtsRule;
@@ -502,17 +503,7 @@ impl Dcf {
                 }
                 return;
             }
-            // Virtual carrier sense from frames addressed to others.
-            let until = now + f.duration;
-            if until > self.nav_until {
-                self.nav_until = until;
-            }
-            if self.report_overheard {
-                if let (FrameKind::Data, Some(p)) = (f.kind, f.packet) {
-                    out.push(MacAction::Overheard(p, f.src));
-                }
-            }
-            return;
+            return self.overheard(now, f, out);
         }
         match f.kind {
             FrameKind::Rts => self.on_rts(now, f, out),

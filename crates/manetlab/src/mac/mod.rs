@@ -268,6 +268,16 @@ impl Mac {
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         each!(self, m => MacProtocol::on_rx_end(m, now, decoded, idle, out))
     }
+    /// `on_rx_end(now, decoded, true, out)`: the medium idle after it
+    /// (the kernel's run of signal ends, `simulation/frames_runs.rs`); the
+    /// DCF takes the common cases inline (`Dcf::on_rx_end_idle`).
+    #[inline(always)]
+    pub fn on_rx_end_idle(&mut self, now: Time, decoded: Option<&Frame>, out: &mut Vec<MacAction>) {
+        match self {
+            Mac::Dcf(d) => d.on_rx_end_idle(now, decoded, out),
+            m => m.on_rx_end(now, decoded, true, out),
+        }
+    }
     #[inline]
     pub fn on_sense_busy(&mut self, now: Time) {
         each!(self, m => MacProtocol::on_sense_busy(m, now))
