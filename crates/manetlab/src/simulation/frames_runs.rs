@@ -194,9 +194,9 @@ impl Simulation {
                 match outcome {
                     RxOutcome::Decoded(_) => {
                         n.mac.on_rx_power(frame.src, n.radio.last_decoded_power());
-                        n.mac.on_rx_end(now, Some(frame), true, mac_out)
+                        n.mac.on_rx_end_idle(now, Some(frame), mac_out)
                     }
-                    _ => n.mac.on_rx_end(now, None, true, mac_out),
+                    _ => n.mac.on_rx_end_idle(now, None, mac_out),
                 }
                 released += 1;
                 if !mac_out.is_empty() {
