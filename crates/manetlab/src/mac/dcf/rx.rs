@@ -32,10 +32,19 @@ impl Dcf {
         if until > self.nav_until {
             self.nav_until = until;
         }
-        if self.report_overheard {
-            if let (FrameKind::Data, Some(p)) = (f.kind, f.packet) {
-                out.push(MacAction::Overheard(p, f.src));
-            }
+        if self.report_overheard && f.kind == FrameKind::Data && f.packet.is_some() {
+            report_overheard(f, out);
         }
+    }
+}
+
+/// The report of an overheard data packet, out of line: inlined into the
+/// kernel's run of signal ends the packet was copied twice (to the stack,
+/// then into `out`: +11 M instructions of `memcpy` on rwp30), and only a
+/// quarter of the frames for other stations carry one (rwp30).
+#[inline(never)]
+fn report_overheard(f: &Frame, out: &mut Vec<MacAction>) {
+    if let Some(p) = f.packet {
+        out.push(MacAction::Overheard(p, f.src));
     }
 }
