@@ -48,12 +48,13 @@ impl FrameAt<'_> {
     /// for a NaN, 1e-3, as `f64::max`), so the same bits: the position
     /// (`from + v * dt`, `dt` converted per lane), the squared distance,
     /// its square root, two-ray ground's `two_ray / ((d'^2)^2 L)` with
-    /// `d' = max(d, 1e-3)`, the delay `d / c * 1e9` rounded as
-    /// `secs_to_time` (truncated through i32 below 2^31 ns: the same
-    /// integer part), the two tests. A pair with an entry below the
-    /// crossover distance (Friis), at another height, or whose delay is
-    /// out of that range takes the scalar path (`one`) from its squared
-    /// distances.
+    /// `d' = max(d, 1e-3)` or, below the crossover distance, Friis'
+    /// `num / (((k d') d') L)` (`RxPowerAt::friis_terms`; the lane's
+    /// numerator and denominator picked, then one division), the delay
+    /// `d / c * 1e9` rounded as `secs_to_time` (truncated through i32
+    /// below 2^31 ns: the same integer part), the two tests. A pair with
+    /// an entry at another height, or whose delay is out of that range
+    /// takes the scalar path (`one`) from its squared distances.
     #[cfg(target_arch = "x86_64")]
     #[inline(never)]
     pub(super) fn fill_two_ray(
@@ -68,6 +69,7 @@ impl FrameAt<'_> {
         use std::arch::x86_64::*;
         let FrameAt { p, now, reach_sq, cull, .. } = *self;
         let (crossover, two_ray, loss) = level.two_ray_terms();
+        let (friis_num, friis_k) = level.friis_terms();
         let scalar = |d: f64| level.two_ray_power(d);
         let mut e = Emit { k: 0, prev: 0, sorted: true };
         let n = nodes.len().min(keys.len());
@@ -82,6 +84,9 @@ impl FrameAt<'_> {
             let (e9, c, half) = (_mm_set1_pd(1e9), _mm_set1_pd(SPEED_OF_LIGHT), _mm_set1_pd(0.5));
             let (min_d, cross, two_ray, loss) =
                 (_mm_set1_pd(1e-3), _mm_set1_pd(crossover), _mm_set1_pd(two_ray), _mm_set1_pd(loss));
+            let (friis_num, friis_k) = (_mm_set1_pd(friis_num), _mm_set1_pd(friis_k));
+            // Per lane `if m { b } else { a }` (`m` all ones or all zeros).
+            let pick = |m: __m128d, a: __m128d, b: __m128d| _mm_or_pd(_mm_and_pd(m, b), _mm_andnot_pd(m, a));
             let (reach, cull_v, zero, top) =
                 (_mm_set1_pd(reach_sq), _mm_set1_pd(cull), _mm_setzero_pd(), _mm_set1_pd(2_147_483_648.0));
             let hi = |v: __m128d| _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
@@ -102,14 +107,19 @@ impl FrameAt<'_> {
                 let d2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)), _mm_mul_pd(dz, dz));
                 let d = _mm_sqrt_pd(d2);
                 let dm = _mm_max_pd(d, min_d);
+                // two-ray ground's `two_ray / ((d'^2)^2 L)`, or below the
+                // crossover Friis' `num / (((k d') d') L)`: one division
+                // of the lane's numerator by its denominator
                 let s = _mm_mul_pd(dm, dm);
-                let pw = _mm_div_pd(two_ray, _mm_mul_pd(_mm_mul_pd(s, s), loss));
+                let lt = _mm_cmplt_pd(dm, cross);
+                let den = pick(lt, _mm_mul_pd(s, s), _mm_mul_pd(_mm_mul_pd(friis_k, dm), dm));
+                let pw = _mm_div_pd(pick(lt, two_ray, friis_num), _mm_mul_pd(den, loss));
                 let x = _mm_mul_pd(_mm_div_pd(d, c), e9);
                 let i = _mm_cvttpd_epi32(x);
                 let up = _mm_movemask_pd(_mm_cmpge_pd(_mm_sub_pd(x, _mm_cvtepi32_pd(i)), half));
                 let hears = _mm_movemask_pd(_mm_and_pd(_mm_cmpnlt_pd(reach, d2), _mm_cmpge_pd(pw, cull_v)));
                 let out_of_range = _mm_or_pd(_mm_cmpngt_pd(x, zero), _mm_cmpnlt_pd(x, top));
-                let bad = _mm_movemask_pd(_mm_or_pd(_mm_cmplt_pd(dm, cross), out_of_range));
+                let bad = _mm_movemask_pd(out_of_range);
                 let other_height = (a.from.z.to_bits() != p.z.to_bits()) | (b.from.z.to_bits() != p.z.to_bits());
                 let [ka, kb] = ks else { unreachable!("chunks of two") };
                 if bad == 0 && !other_height {
@@ -145,12 +155,12 @@ impl FrameAt<'_> {
     /// rounds as `cvtsi2sd`), the position, the squared distance, its
     /// square root, two-ray ground's `two_ray / ((d'^2)^2 L)` with
     /// `d' = max(d, 1e-3)` (`vmaxpd` returns its second operand for a NaN,
-    /// as `f64::max`), the delay `d / c * 1e9` rounded as `secs_to_time`
-    /// (truncated to i64 below 2^52 ns by `vcvttpd2qq`: the same integer
-    /// part and fraction), the two tests. A lane below the crossover
-    /// distance (Friis), at another height, or whose delay is out of that
-    /// range is computed again by the scalar path (`one`) from its squared
-    /// distance. The keys (delay, node, hears, place in `out`) are built in
+    /// as `f64::max`) or, below the crossover distance, Friis'
+    /// `num / (((k d') d') L)` (as `fill_two_ray`), the delay `d / c * 1e9`
+    /// rounded as `secs_to_time` (truncated to i64 below 2^52 ns by
+    /// `vcvttpd2qq`: the same integer part and fraction), the two tests. A
+    /// lane at another height, or whose delay is out of that range, is
+    /// computed again by the scalar path (`one`) from its squared distance. The keys (delay, node, hears, place in `out`) are built in
     /// the lanes (a hearer's place is the hearers before it: a prefix count
     /// of the lanes' mask, `PREFIX`), checked ascending against their left
     /// neighbours in one unsigned compare, and stored; the records are
@@ -195,6 +205,8 @@ impl FrameAt<'_> {
         let (e9, c_light, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
         let (min_d, cross, two_ray, loss) =
             (_mm512_set1_pd(1e-3), _mm512_set1_pd(crossover), _mm512_set1_pd(two_ray), _mm512_set1_pd(loss));
+        let (friis_num, friis_k) = level.friis_terms();
+        let (friis_num, friis_k) = (_mm512_set1_pd(friis_num), _mm512_set1_pd(friis_k));
         let (reach, cull_v, zero, top) = (
             _mm512_set1_pd(reach_sq),
             _mm512_set1_pd(cull),
@@ -260,18 +272,20 @@ impl FrameAt<'_> {
             let d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
             let d = _mm512_sqrt_pd(d2);
             let dm = _mm512_max_pd(d, min_d);
+            // two-ray ground's `two_ray / ((d'^2)^2 L)`, or below the
+            // crossover Friis' `num / (((k d') d') L)`: one division of
+            // the lane's numerator by its denominator
             let s = _mm512_mul_pd(dm, dm);
-            let pw = _mm512_div_pd(two_ray, _mm512_mul_pd(_mm512_mul_pd(s, s), loss));
+            let lt = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(dm, cross);
+            let den = _mm512_mask_blend_pd(lt, _mm512_mul_pd(s, s), _mm512_mul_pd(_mm512_mul_pd(friis_k, dm), dm));
+            let pw = _mm512_div_pd(_mm512_mask_blend_pd(lt, two_ray, friis_num), _mm512_mul_pd(den, loss));
             let x = _mm512_mul_pd(_mm512_div_pd(d, c_light), e9);
             let it = _mm512_cvttpd_epi64(x);
             let up = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(_mm512_sub_pd(x, _mm512_cvtepi64_pd(it)), half);
             let delay = _mm512_mask_add_epi64(it, up, it, _mm512_set1_epi64(1));
             let hears = _mm512_cmp_pd_mask::<_CMP_NLT_UQ>(reach, d2) & _mm512_cmp_pd_mask::<_CMP_GE_OQ>(pw, cull_v);
             let in_range = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x, zero) & _mm512_cmp_pd_mask::<_CMP_LT_OQ>(x, top);
-            let bad = (_mm512_cmp_pd_mask::<_CMP_LT_OQ>(dm, cross)
-                | !in_range
-                | _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(fz), pz_bits))
-                & m;
+            let bad = (!in_range | _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(fz), pz_bits)) & m;
             _mm512_storeu_pd(pws.as_mut_ptr().add(i), pw);
             _mm512_storeu_si512(dls.as_mut_ptr().add(i).cast(), delay);
             hms[c] = hears & m;
