@@ -57,8 +57,9 @@ const HEARS_BIT: u64 = 1 << INDEX_BITS;
 const NODE_SHIFT: u32 = INDEX_BITS + 1;
 const DELAY_SHIFT: u32 = NODE_SHIFT + KEY_NODE_BITS;
 
-/// `FrameAt::fill_two_ray_wide`'s scratch: per list entry its power and
-/// delay, per chunk of eight the lanes that hear (room for every node).
+/// `FrameAt::fill_two_ray_wide`'s and `fill_two_ray_avx2`'s scratch: per
+/// list entry its power and delay, per chunk of eight (four) the lanes
+/// that hear (room for every node).
 #[derive(Default)]
 pub(super) struct Lanes {
     power: Vec<f64>,
@@ -90,10 +91,10 @@ pub(super) struct NearLists {
     /// Scratch: a frame's hearers in the list's order, when they must be
     /// reordered.
     recs: Vec<Hearer>,
-    /// The processor has AVX-512 F and DQ: two-ray frames take
-    /// `FrameAt::fill_two_ray_wide` (tested once, when the channel is
-    /// built; tests turn it off to run the SSE2 path on the same frames).
-    pub(super) wide: bool,
+    /// The pass two-ray frames take (`Pass::chosen`, once, when the
+    /// channel is built; tests set each one the processor runs, on the
+    /// same frames: `set_pass`).
+    pass: Pass,
     lanes: Lanes,
 }
 
@@ -122,22 +123,70 @@ impl NearLists {
             search: radius + vmax * every.as_secs_f64(),
             keys: vec![0; nodes],
             recs: Vec::with_capacity(nodes),
-            wide: has_avx512(),
-            lanes: Lanes { power: vec![0.0; nodes + 8], delay: vec![0; nodes + 8], hears: vec![0; nodes / 8 + 1] },
+            pass: Pass::chosen(),
+            lanes: Lanes { power: vec![0.0; nodes + 8], delay: vec![0; nodes + 8], hears: vec![0; nodes / 4 + 2] },
         })
+    }
+
+    /// Makes two-ray frames take `pass` when this processor runs it
+    /// (returns whether it does; otherwise the pass stays as it was).
+    pub(super) fn set_pass(&mut self, pass: Pass) -> bool {
+        let ok = pass.supported();
+        if ok {
+            self.pass = pass;
+        }
+        ok
     }
 }
 
-/// Whether this processor runs `FrameAt::fill_two_ray_wide` (AVX-512 F
-/// and DQ: the 64-bit integer conversions and compares).
-fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+/// The per-frame passes under two-ray ground (`near_wide.rs`): all give the
+/// same bits (the same operations per lane), at different widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// `FrameAt::fill_two_ray`: two lanes (SSE2, x86-64's baseline; the
+    /// scalar `fill` elsewhere).
+    Sse2,
+    /// `FrameAt::fill_two_ray_avx2`: four lanes.
+    Avx2,
+    /// `FrameAt::fill_two_ray_wide`: eight lanes (AVX-512 F and DQ: the
+    /// 64-bit integer conversions and compares).
+    Avx512,
+}
+
+impl Pass {
+    /// Whether this processor runs the pass (tested at run time: the
+    /// build targets x86-64's baseline).
+    fn supported(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Pass::Sse2 => true,
+                Pass::Avx2 => is_x86_feature_detected!("avx2"),
+                Pass::Avx512 => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Pass::Sse2
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+
+    /// The widest pass this processor runs, or the one the environment
+    /// variable `MANETLAB_NEAR_PASS` names (`sse2`, `avx2`, `avx512`) when
+    /// it runs that one: a switch to measure a narrower pass on a wider
+    /// processor (docs/performance.md, "Session 19 (branch s19nx)"); the
+    /// passes give the same bits, so it cannot change an output.
+    fn chosen() -> Pass {
+        let named = match std::env::var("MANETLAB_NEAR_PASS").as_deref() {
+            Ok("sse2") => Some(Pass::Sse2),
+            Ok("avx2") => Some(Pass::Avx2),
+            Ok("avx512") => Some(Pass::Avx512),
+            _ => None,
+        };
+        match named {
+            Some(p) if p.supported() => p,
+            _ => [Pass::Avx512, Pass::Avx2].into_iter().find(|p| p.supported()).unwrap_or(Pass::Sse2),
+        }
     }
 }
 
@@ -217,12 +266,19 @@ impl Channel {
         let spare = &mut out.spare_capacity_mut()[..len + 1];
         let (heard, sorted) = if level.is_two_ray() {
             #[cfg(target_arch = "x86_64")]
-            if near.wide {
-                // SAFETY: `wide` is set only where the processor has
-                // AVX-512 F and DQ (`has_avx512`), the function's features.
-                unsafe { f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level, &mut near.lanes) }
-            } else {
-                f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)
+            match near.pass {
+                // SAFETY: `pass` is `Avx512` only where the processor has
+                // AVX-512 F and DQ (`Pass::supported`), the function's
+                // features.
+                Pass::Avx512 => unsafe {
+                    f.fill_two_ray_wide(&list.nodes, keys, spare, movers, now_legs, &level, &mut near.lanes)
+                },
+                // SAFETY: `pass` is `Avx2` only where the processor has
+                // AVX2 (`Pass::supported`), the function's feature.
+                Pass::Avx2 => unsafe {
+                    f.fill_two_ray_avx2(&list.nodes, keys, spare, movers, now_legs, &level, &mut near.lanes)
+                },
+                Pass::Sse2 => f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level),
             }
             #[cfg(not(target_arch = "x86_64"))]
             f.fill_two_ray(&list.nodes, keys, spare, movers, now_legs, &level)

@@ -370,6 +370,194 @@ impl FrameAt<'_> {
         (k, sorted)
     }
 
+    /// [`FrameAt::fill_two_ray`] four entries at a time in AVX2's lanes,
+    /// for processors with AVX2 but not AVX-512 F/DQ (the caller checked
+    /// the feature: `NearLists::pass`). Every lane makes the scalar path's
+    /// operations in its order, each rounded as the scalar instruction
+    /// rounds it (IEEE 754; no fused multiply-add), as
+    /// `fill_two_ray_wide` does, with AVX2's instructions where AVX-512's
+    /// are missing:
+    /// - the legs' freshness (`start <= now < end`, unsigned) by signed
+    ///   64-bit compares of the values with their top bit flipped (the
+    ///   same order);
+    /// - `dt`'s `(now - start) as i64 as f64` (no `vcvtqq2pd`): for
+    ///   `0 <= v < 2^52` the double whose bits are `2^52`'s or'ed with `v`
+    ///   is `2^52 + v` exactly, and subtracting `2^52` leaves `v` exactly,
+    ///   the value `cvtsi2sd` gives (every integer below 2^53 is a double);
+    ///   a lane with `v >= 2^52` (a leg over 52 days old) takes the scalar
+    ///   path;
+    /// - the delay's truncation (no `vcvttpd2qq`) through i32 below 2^31 ns,
+    ///   as `fill_two_ray` (the same integer part; a lane beyond takes the
+    ///   scalar path);
+    /// - Friis or two-ray ground per lane by `vblendvpd`, `vmaxpd` for
+    ///   `f64::max(d, 1e-3)` (its second operand for a NaN).
+    ///
+    /// A lane at another height or out of those ranges is computed again
+    /// by the scalar path (`position_on_leg` then `one`, `fill`'s
+    /// operations). The keys and records are then written per entry by
+    /// `Emit::entry`, as `fill` writes them.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn fill_two_ray_avx2(
+        &self,
+        nodes: &[NodeId],
+        keys: &mut [u64],
+        out: &mut [MaybeUninit<Hearer>],
+        movers: &mut [RefCell<Mover>],
+        now_legs: &mut [NowLeg],
+        level: &RxPowerAt,
+        lanes: &mut Lanes,
+    ) -> (usize, bool) {
+        use std::arch::x86_64::*;
+        let FrameAt { p, now, reach_sq, cull, .. } = *self;
+        let (crossover, two_ray, loss) = level.two_ray_terms();
+        let (friis_num, friis_k) = level.friis_terms();
+        let scalar = |d: f64| level.two_ray_power(d);
+        let n = nodes.len().min(keys.len());
+        // (a leg's fields, in f64s from its start: the gathers' offsets)
+        const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
+        const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
+        use std::mem::offset_of;
+        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
+            offset_of!(NowLeg, start),
+            offset_of!(NowLeg, end),
+            offset_of!(NowLeg, from.x),
+            offset_of!(NowLeg, from.y),
+            offset_of!(NowLeg, from.z),
+            offset_of!(NowLeg, vx),
+            offset_of!(NowLeg, vy),
+        ]
+        .map(|o| o / 8);
+        let (px, py, pz) = (_mm256_set1_pd(p.x), _mm256_set1_pd(p.y), _mm256_set1_pd(p.z));
+        let pz_bits = _mm256_set1_epi64x(p.z.to_bits() as i64);
+        let (e9, c_light, half) = (_mm256_set1_pd(1e9), _mm256_set1_pd(SPEED_OF_LIGHT), _mm256_set1_pd(0.5));
+        let (min_d, cross, two_ray, loss) =
+            (_mm256_set1_pd(1e-3), _mm256_set1_pd(crossover), _mm256_set1_pd(two_ray), _mm256_set1_pd(loss));
+        let (friis_num, friis_k) = (_mm256_set1_pd(friis_num), _mm256_set1_pd(friis_k));
+        let (reach, cull_v, zero, top) =
+            (_mm256_set1_pd(reach_sq), _mm256_set1_pd(cull), _mm256_setzero_pd(), _mm256_set1_pd(2_147_483_648.0));
+        // (`x ^ flip`: the unsigned order as the signed one)
+        let flip = _mm256_set1_epi64x(i64::MIN);
+        let now_f = _mm256_xor_si256(_mm256_set1_epi64x(now.0 as i64), flip);
+        let now_v = _mm256_set1_epi64x(now.0 as i64);
+        let two52 = _mm256_set1_epi64x(0x4330_0000_0000_0000);
+        let two52_f = _mm256_castsi256_pd(two52);
+        let last_id = _mm_set1_epi32(now_legs.len().saturating_sub(1).min(u32::MAX as usize) as u32 as i32);
+        let Lanes { power: pws, delay: dls, hears: hms } = lanes;
+        let chunks = n.div_ceil(4);
+        assert!(!now_legs.is_empty() || n == 0, "list without legs");
+        assert!(pws.len() >= 4 * chunks && dls.len() >= 4 * chunks && hms.len() >= chunks && out.len() > n);
+        // Pass 1: every chunk's powers, delays and hearers (no dependence
+        // from one chunk to the next: their long operations overlap).
+        for c in 0..chunks {
+            let i = 4 * c;
+            // The chunk's ids (past the end: its first entry's again) and
+            // the lanes that are entries.
+            let (m, ids) = if i + 4 <= n {
+                (0xFu8, _mm_loadu_si128(nodes.as_ptr().add(i).cast()))
+            } else {
+                let mut pad = [nodes[i]; 4];
+                pad[..n - i].copy_from_slice(&nodes[i..n]);
+                ((0xFu32 >> (4 - (n - i))) as u8, _mm_loadu_si128(pad.as_ptr().cast()))
+            };
+            // (every id indexes `now_legs`: the gathers below read in bounds)
+            let in_bounds = _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_max_epu32(ids, last_id), last_id));
+            assert!(in_bounds == 0xFFFF, "list node out of range");
+            let at = _mm_mullo_epi32(ids, _mm_set1_epi32(W));
+            let legs = now_legs.as_ptr().cast::<f64>();
+            // Each lane's leg field `$f`.
+            macro_rules! gather {
+                ($f:expr) => {
+                    _mm256_i32gather_pd::<8>(legs.add($f), at)
+                };
+            }
+            macro_rules! gather_int {
+                ($f:expr) => {
+                    _mm256_castpd_si256(gather!($f))
+                };
+            }
+            // Stale lanes: `!(start <= now && now < end)`.
+            macro_rules! stale {
+                ($start:expr) => {{
+                    let late = _mm256_cmpgt_epi64(_mm256_xor_si256($start, flip), now_f);
+                    let ended = _mm256_cmpgt_epi64(_mm256_xor_si256(gather_int!(o_end), flip), now_f);
+                    (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_andnot_si256(ended, _mm256_set1_epi64x(-1))))
+                        | _mm256_movemask_pd(_mm256_castsi256_pd(late))) as u8
+                        & m
+                }};
+            }
+            let mut start = gather_int!(o_start);
+            let mut stale = stale!(start);
+            if stale != 0 {
+                while stale != 0 {
+                    fresh_now(movers, now_legs, nodes[i + stale.trailing_zeros() as usize], now);
+                    stale &= stale - 1;
+                }
+                start = gather_int!(o_start);
+            }
+            let (fx, fy, fz, vx, vy) = (gather!(o_x), gather!(o_y), gather!(o_z), gather!(o_vx), gather!(o_vy));
+            // `(now - start) as i64 as f64 / 1e9` per lane (exact below 2^52)
+            let v = _mm256_sub_epi64(now_v, start);
+            let v_ok = _mm256_cmpeq_epi64(_mm256_srli_epi64::<52>(v), _mm256_setzero_si256());
+            let vf = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, two52)), two52_f);
+            let dt = _mm256_div_pd(vf, e9);
+            let qx = _mm256_add_pd(fx, _mm256_mul_pd(vx, dt));
+            let qy = _mm256_add_pd(fy, _mm256_mul_pd(vy, dt));
+            let dx = _mm256_sub_pd(px, qx);
+            let dy = _mm256_sub_pd(py, qy);
+            let dz = _mm256_sub_pd(pz, fz);
+            let d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+            let d = _mm256_sqrt_pd(d2);
+            let dm = _mm256_max_pd(d, min_d);
+            // two-ray ground's `two_ray / ((d'^2)^2 L)`, or below the
+            // crossover Friis' `num / (((k d') d') L)`: one division of
+            // the lane's numerator by its denominator
+            let s = _mm256_mul_pd(dm, dm);
+            let lt = _mm256_cmp_pd::<_CMP_LT_OQ>(dm, cross);
+            let den = _mm256_blendv_pd(_mm256_mul_pd(s, s), _mm256_mul_pd(_mm256_mul_pd(friis_k, dm), dm), lt);
+            let pw = _mm256_div_pd(_mm256_blendv_pd(two_ray, friis_num, lt), _mm256_mul_pd(den, loss));
+            let x = _mm256_mul_pd(_mm256_div_pd(d, c_light), e9);
+            let it = _mm256_cvttpd_epi32(x);
+            let up = _mm256_cmp_pd::<_CMP_GE_OQ>(_mm256_sub_pd(x, _mm256_cvtepi32_pd(it)), half);
+            // (the integer part, plus one where `up`: its lanes are -1)
+            let delay = _mm256_sub_epi64(_mm256_cvtepi32_epi64(it), _mm256_castpd_si256(up));
+            let hears = _mm256_movemask_pd(_mm256_and_pd(
+                _mm256_cmp_pd::<_CMP_NLT_UQ>(reach, d2),
+                _mm256_cmp_pd::<_CMP_GE_OQ>(pw, cull_v),
+            )) as u8;
+            let in_range = _mm256_and_pd(_mm256_cmp_pd::<_CMP_GT_OQ>(x, zero), _mm256_cmp_pd::<_CMP_LT_OQ>(x, top));
+            let same_z = _mm256_cmpeq_epi64(_mm256_castpd_si256(fz), pz_bits);
+            let good = _mm256_and_pd(in_range, _mm256_castsi256_pd(_mm256_and_si256(same_z, v_ok)));
+            let bad = !(_mm256_movemask_pd(good) as u8) & m;
+            _mm256_storeu_pd(pws.as_mut_ptr().add(i), pw);
+            _mm256_storeu_si256(dls.as_mut_ptr().add(i).cast(), delay);
+            hms[c] = hears & m;
+            if bad != 0 {
+                // The scalar path for those lanes (`fill`'s), written over
+                // theirs.
+                let mut b = bad;
+                while b != 0 {
+                    let l = b.trailing_zeros() as usize;
+                    let q = position_on_leg(movers, now_legs, nodes[i + l], now);
+                    let (dx, dy, dz) = (p.x - q.x, p.y - q.y, p.z - q.z);
+                    let (pl, dl, hl) = self.one(dx * dx + dy * dy + dz * dz, q.z, &scalar);
+                    (pws[i + l], dls[i + l]) = (pl, dl.0);
+                    hms[c] = (hms[c] & !(1 << l)) | ((hl as u8) << l);
+                    b &= b - 1;
+                }
+            }
+        }
+        // Pass 2: the keys and the records, per entry as `fill`.
+        let mut e = Emit { k: 0, prev: 0, sorted: true };
+        for (j, (&node, key)) in nodes[..n].iter().zip(keys[..n].iter_mut()).enumerate() {
+            let hears = (hms[j / 4] >> (j % 4)) & 1 != 0;
+            e.entry(node, pws[j], Time(dls[j]), hears, key, out);
+        }
+        (e.k, e.sorted)
+    }
+
     /// [`FrameAt::fill`] with two-ray ground's power, elsewhere.
     #[cfg(not(target_arch = "x86_64"))]
     pub(super) fn fill_two_ray(
