@@ -130,6 +130,7 @@ impl NearLists {
 
     /// Makes two-ray frames take `pass` when this processor runs it
     /// (returns whether it does; otherwise the pass stays as it was).
+    #[cfg(test)]
     pub(super) fn set_pass(&mut self, pass: Pass) -> bool {
         let ok = pass.supported();
         if ok {

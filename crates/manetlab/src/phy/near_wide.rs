@@ -399,7 +399,8 @@ impl FrameAt<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
+    // (`c` indexes the chunk's entries in two slices, its mask in one)
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     pub(super) unsafe fn fill_two_ray_avx2(
         &self,
         nodes: &[NodeId],
