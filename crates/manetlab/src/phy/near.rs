@@ -24,8 +24,10 @@
 //! computes them, and checks that their keys come ascending: then (rwp30:
 //! nearly every frame; the 400-node file: 30 % of them) that order is the
 //! arrival order, and there is nothing to sort or write again.
-//! Under two-ray ground the arithmetic runs two entries at a time in SSE2's
-//! lanes (`FrameAt::fill_two_ray`, same operations per lane: same bits).
+//! Under two-ray ground the arithmetic runs in SIMD lanes (`near_wide.rs`:
+//! two entries at a time in SSE2's, four in AVX2's, eight in AVX-512's,
+//! the widest the processor has, `Pass::chosen`; same operations per lane:
+//! same bits).
 //! Every entry's power and delay are computed as `scan_mobile` computes a
 //! kept candidate's (the same operations in the same order: the same
 //! bits), and an entry hears under the same two tests (within the reach on

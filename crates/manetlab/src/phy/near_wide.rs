@@ -1,7 +1,10 @@
 //! The neighbour lists' per-frame pass under two-ray ground in SIMD lanes
-//! (`FrameAt::fill_two_ray`: SSE2, two lanes; `FrameAt::fill_two_ray_wide`:
-//! AVX-512, eight lanes), each lane making the scalar `FrameAt::fill`'s
-//! operations in its order (same bits; see `near.rs`).
+//! (`FrameAt::fill_two_ray`: SSE2, two lanes; `FrameAt::fill_two_ray_avx2`:
+//! AVX2, four; `FrameAt::fill_two_ray_wide`: AVX-512, eight; `near.rs`'s
+//! `Pass` picks one), each lane making the scalar `FrameAt::fill`'s
+//! operations in its order (same bits; see `near.rs`). Proptest:
+//! `phy::channel::tests::fused::fused_search_is_the_search_then_the_sort`
+//! runs every pass the processor has on the same frames.
 
 use super::super::{Hearer, NowLeg};
 use super::{fresh_now, position_on_leg, Emit, FrameAt, Lanes, DELAY_SHIFT, HEARS_BIT, NODE_SHIFT};
