@@ -53,12 +53,7 @@ impl Propagation {
     /// computes them itself, in SIMD lanes, gets the same bits).
     #[inline(always)]
     fn friis_terms(c: &RadioConfig) -> (f64, f64) {
-        Self::friis_terms_at(c, c.wavelength())
-    }
-
-    /// `friis_terms` for the wavelength `l` (`c.wavelength()`).
-    #[inline(always)]
-    fn friis_terms_at(c: &RadioConfig, l: f64) -> (f64, f64) {
+        let l = c.wavelength();
         (c.tx_power_w * c.tx_gain * c.rx_gain * l * l, (4.0 * PI).powi(2))
     }
 
@@ -91,9 +86,6 @@ impl Propagation {
     /// every frame, and under two-ray ground the crossover distance and
     /// the numerator cost two divisions and six multiplications each time.
     pub fn at_heights(self, c: &RadioConfig, ht: f64, hr: f64) -> RxPowerAt<'_> {
-        // (one division for the wavelength, shared by the crossover and
-        // Friis' terms)
-        let l = c.wavelength();
         RxPowerAt {
             c,
             model: self,
@@ -101,9 +93,8 @@ impl Propagation {
             hr,
             // The very expressions of `rx_power` (same operations, same
             // order: the same bits).
-            crossover: 4.0 * PI * ht * hr / l,
+            crossover: 4.0 * PI * ht * hr / c.wavelength(),
             two_ray: c.tx_power_w * c.tx_gain * c.rx_gain * ht * ht * hr * hr,
-            friis: Self::friis_terms_at(c, l),
         }
     }
 
@@ -145,8 +136,6 @@ pub struct RxPowerAt<'a> {
     crossover: f64,
     /// Two-ray ground: Pt Gt Gr ht² hr².
     two_ray: f64,
-    /// Friis' terms (`Propagation::friis_terms`).
-    friis: (f64, f64),
 }
 
 impl RxPowerAt<'_> {
@@ -182,7 +171,7 @@ impl RxPowerAt<'_> {
     /// computes it in lanes).
     #[inline]
     pub fn friis_terms(&self) -> (f64, f64) {
-        self.friis
+        Propagation::friis_terms(self.c)
     }
 
     /// [`RxPowerAt::power`] under two-ray ground (the arm `power` itself
@@ -221,9 +210,6 @@ mod tests {
                 _ => Propagation::Shadowing { exponent: 2.7, ref_distance_m: 1.0, sigma_db: 0.0 },
             };
             let at = p.at_heights(&c, ht, hr);
-            // (the lanes' Friis terms are the scalar `friis`'s)
-            let (num, k) = Propagation::friis_terms(&c);
-            proptest::prop_assert_eq!((at.friis_terms().0.to_bits(), at.friis_terms().1.to_bits()), (num.to_bits(), k.to_bits()));
             for d in [d, d * 1e-4, 4.0 * PI * ht * hr / c.wavelength()] {
                 proptest::prop_assert_eq!(at.power(d).to_bits(), p.rx_power(&c, d, ht, hr).to_bits());
             }
