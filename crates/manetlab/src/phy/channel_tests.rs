@@ -368,14 +368,16 @@ mod fused {
             let trajs = paths(seed, n, w, h, clusters, heights);
             let pos: Vec<Position> = trajs.iter().map(|t| t.position(Time::ZERO)).collect();
             let mut ch = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
-            // The same lists without AVX-512 (`fill_two_ray`'s SSE2 lanes),
-            // where `ch` takes `fill_two_ray_wide` (on a processor with it).
+            // The same lists through each pass this processor runs (`ch`
+            // the widest; `narrow` SSE2's two lanes; `mid` AVX2's four).
             let mut narrow = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
-            narrow.near.as_mut().unwrap().wide = false;
+            proptest::prop_assert!(narrow.near.as_mut().unwrap().set_pass(near::Pass::Sse2));
+            let mut mid = Channel::with_mobility(&radio, pos.clone(), trajs.clone());
+            let has_avx2 = mid.near.as_mut().unwrap().set_pass(near::Pass::Avx2);
             let mut reference = Channel::with_mobility(&radio, pos, trajs);
             proptest::prop_assert!(ch.fused);
             reference.fused = false;
-            let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let mut s = seed;
             let mut now = Time::ZERO;
             for _ in 0..200 {
@@ -385,12 +387,17 @@ mod fused {
                 ch.refresh(now);
                 reference.refresh(now);
                 narrow.refresh(now);
+                mid.refresh(now);
                 ch.hearers_by_arrival(sender, now, &mut a);
                 reference.hearers_by_arrival(sender, now, &mut b);
                 narrow.hearers_by_arrival(sender, now, &mut c);
+                mid.hearers_by_arrival(sender, now, &mut d);
                 let bits = |v: &[Hearer]| -> Vec<(NodeId, u64, Time)> { v.iter().map(|h| (h.node, h.power.to_bits(), h.delay)).collect() };
                 proptest::prop_assert_eq!(bits(&a), bits(&b), "t={} sender {}", now, sender);
                 proptest::prop_assert_eq!(bits(&c), bits(&b), "SSE2: t={} sender {}", now, sender);
+                if has_avx2 {
+                    proptest::prop_assert_eq!(bits(&d), bits(&b), "AVX2: t={} sender {}", now, sender);
+                }
             }
         }
     }

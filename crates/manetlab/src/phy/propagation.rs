@@ -44,8 +44,17 @@ impl Propagation {
     }
 
     fn friis(c: &RadioConfig, d: f64) -> f64 {
+        let (num, k) = Self::friis_terms(c);
+        num / (k * d * d * c.system_loss)
+    }
+
+    /// Friis' numerator Pt Gt Gr λ² and (4π)²: `friis` is
+    /// `num / (k d d L)`, those operations in that order (a caller that
+    /// computes them itself, in SIMD lanes, gets the same bits).
+    #[inline(always)]
+    fn friis_terms(c: &RadioConfig) -> (f64, f64) {
         let l = c.wavelength();
-        c.tx_power_w * c.tx_gain * c.rx_gain * l * l / ((4.0 * PI).powi(2) * d * d * c.system_loss)
+        (c.tx_power_w * c.tx_gain * c.rx_gain * l * l, (4.0 * PI).powi(2))
     }
 
     /// Received power in watts at distance `d` metres; antenna heights in metres.
@@ -154,6 +163,15 @@ impl RxPowerAt<'_> {
     #[inline]
     pub fn two_ray_terms(&self) -> (f64, f64, f64) {
         (self.crossover, self.two_ray, self.c.system_loss)
+    }
+
+    /// Friis' terms below two-ray ground's crossover: the numerator
+    /// Pt Gt Gr λ² and (4π)² (`two_ray_power` below the crossover is
+    /// `num / (((k d') d') L)` with `d' = max(d, 1e-3)`: `near_wide.rs`
+    /// computes it in lanes).
+    #[inline]
+    pub fn friis_terms(&self) -> (f64, f64) {
+        Propagation::friis_terms(self.c)
     }
 
     /// [`RxPowerAt::power`] under two-ray ground (the arm `power` itself
