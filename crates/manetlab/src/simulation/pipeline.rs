@@ -231,10 +231,12 @@ impl Simulation {
     }
 
     /// Whether `net_transmit` would put routing's `pkt` on `node`'s
-    /// interface queue (no wire towards its next hop, no ARP on the way).
+    /// interface queue with `enqueue`: no wire towards its next hop, and no
+    /// ARP on the way or a next hop ARP has resolved (`arp_output` then
+    /// calls `enqueue` and nothing else).
     #[inline(always)]
     pub(super) fn queues_by_radio(&self, node: NodeId, pkt: &Packet) -> bool {
-        (pkt.next_hop == BROADCAST || self.nodes[node as usize].arp.is_none())
+        (pkt.next_hop == BROADCAST || self.nodes[node as usize].arp.as_ref().is_none_or(|a| a.is_resolved(pkt.next_hop)))
             && self.wired.iface(node, pkt.next_hop).is_none()
     }
 
