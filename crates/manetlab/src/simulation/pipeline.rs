@@ -471,6 +471,26 @@ impl Simulation {
         self.mac_out = out;
     }
 
+    /// Whether the MAC's `Deliver` of `pkt` at `node` is carried out from
+    /// its action (with no backpressure): data for `node` or a packet it
+    /// forwards over the radio.
+    #[inline(always)]
+    pub(super) fn in_place(&self, node: NodeId, pkt: &Packet) -> bool {
+        Self::local_data(node, pkt) || self.forwards_by_radio(node, pkt)
+    }
+
+    /// The MAC's `Deliver` action `i` of a packet `in_place` (`local_data`
+    /// is addressed to `node`, `forwards_by_radio` is not).
+    #[inline(always)]
+    pub(super) fn from_action(&mut self, node: NodeId, i: usize) {
+        let MacAction::Deliver(p, _) = &self.mac_out[i] else { unreachable!("a Deliver action") };
+        if p.dst == node {
+            self.deliver_local(node, i)
+        } else {
+            self.forward_in_place(node, i)
+        }
+    }
+
     /// The MAC's `Deliver` action `i` of a packet `forwards_by_radio`, with
     /// no backpressure (`bp_heard` does nothing): what `do_mac` and
     /// `net_input` then `route_out` do with it, the packet routed from the
