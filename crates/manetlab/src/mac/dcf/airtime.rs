@@ -27,6 +27,13 @@ impl Dcf {
         if (b, r) == (bytes, rate) {
             return d;
         }
+        self.air_time_new(bytes, rate)
+    }
+
+    /// A size and rate not remembered: computed and remembered (out of
+    /// line: `transmit`, which inlines `air_time`, stays small).
+    #[inline(never)]
+    fn air_time_new(&mut self, bytes: u32, rate: u64) -> Time {
         let d = self.phy.frame_time(bytes, rate);
         self.last_air = (bytes, rate, d);
         d
