@@ -350,7 +350,7 @@ impl Simulation {
             // backpressure, and the protocol may not listen.
             MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
             // A packet to forward over the radio or data for this node: carried out from the action.
-            MacAction::Deliver(ref p, _) if self.bp.is_none() && self.in_place(node, p) => self.from_action(node, i),
+            MacAction::Deliver(ref p, _) if self.bp.is_none() && self.in_place(node, p) => self.carry_out(node, i),
             _ => {
                 let mut a = std::mem::replace(&mut self.mac_out[i], MacAction::Ready);
                 self.do_mac(node, &mut a)

@@ -482,7 +482,7 @@ impl Simulation {
     /// The MAC's `Deliver` action `i` of a packet `in_place` (`local_data`
     /// is addressed to `node`, `forwards_by_radio` is not).
     #[inline(always)]
-    pub(super) fn from_action(&mut self, node: NodeId, i: usize) {
+    pub(super) fn carry_out(&mut self, node: NodeId, i: usize) {
         let MacAction::Deliver(p, _) = &self.mac_out[i] else { unreachable!("a Deliver action") };
         if p.dst == node {
             self.deliver_local(node, i)
