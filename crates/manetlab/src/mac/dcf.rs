@@ -25,6 +25,7 @@ use crate::phy::PhyMode;
 use crate::sim::{RngStream, Time};
 use crate::wire::{Packet, BROADCAST};
 
+mod airtime;
 mod backoff;
 mod cts;
 mod dup;
@@ -205,6 +206,10 @@ pub struct Dcf {
     /// A CTS, and an ACK, at the basic rate (every ACK unless rate control is adaptive).
     cts_time: Time,
     ack_basic: Time,
+    /// An RTS at the basic rate; the last other frame's (size, rate) and
+    /// air time (`dcf/airtime.rs`).
+    rts_basic: Time,
+    last_air: (u32, u64, Time),
     /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
     immediate_if_idle: bool,
     /// Push `TxSuccess` / `Overheard` (`dcf/reports.rs`).
@@ -262,6 +267,9 @@ impl Dcf {
             eifs_nav: Time::ZERO,
             cts_time: phy.frame_time(frame::CTS_BYTES, phy.basic_rate),
             ack_basic: phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
+            rts_basic: phy.frame_time(frame::RTS_BYTES, phy.basic_rate),
+            // A true entry to start from: a 14-B frame at the basic rate.
+            last_air: (frame::ACK_BYTES, phy.basic_rate, phy.frame_time(frame::ACK_BYTES, phy.basic_rate)),
             immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             report_success: true,
             report_overheard: true,
@@ -691,7 +699,7 @@ impl Dcf {
     /// Puts `tx_frame` on the air (written in place: no frame moves).
     fn transmit(&mut self, now: Time, out: &mut Vec<MacAction>) {
         let (bytes, rate) = (self.tx_frame.bytes, self.tx_frame.rate);
-        let d = self.phy.frame_time(bytes, rate);
+        let d = self.air_time(bytes, rate);
         self.freeze(now);
         self.transmitting = true;
         self.stats.bytes_on_air += bytes as u64;

@@ -349,10 +349,8 @@ impl Simulation {
             // `do_mac`'s `Overheard` arm: `bp_heard` does nothing without
             // backpressure, and the protocol may not listen.
             MacAction::Overheard(..) if self.bp.is_none() && !self.nodes[node as usize].routing.wants_overheard() => {}
-            // A packet to forward over the radio: routed from the action.
-            MacAction::Deliver(ref p, _) if self.bp.is_none() && self.forwards_by_radio(node, p) => {
-                self.forward_in_place(node, i)
-            }
+            // A packet to forward over the radio or data for this node: carried out from the action.
+            MacAction::Deliver(ref p, _) if self.bp.is_none() && self.in_place(node, p) => self.carry_out(node, i),
             _ => {
                 let mut a = std::mem::replace(&mut self.mac_out[i], MacAction::Ready);
                 self.do_mac(node, &mut a)

@@ -231,10 +231,13 @@ impl Simulation {
     }
 
     /// Whether `net_transmit` would put routing's `pkt` on `node`'s
-    /// interface queue (no wire towards its next hop, no ARP on the way).
+    /// interface queue with `enqueue`: no wire towards its next hop, and no
+    /// ARP on the way or a next hop ARP has resolved (`arp_output` then
+    /// calls `enqueue` and nothing else).
     #[inline(always)]
     pub(super) fn queues_by_radio(&self, node: NodeId, pkt: &Packet) -> bool {
-        (pkt.next_hop == BROADCAST || self.nodes[node as usize].arp.is_none())
+        (pkt.next_hop == BROADCAST
+            || self.nodes[node as usize].arp.as_ref().is_none_or(|a| a.is_resolved(pkt.next_hop)))
             && self.wired.iface(node, pkt.next_hop).is_none()
     }
 
@@ -255,35 +258,47 @@ impl Simulation {
     /// Routing's `Transmit` action `i`, of a packet `queues_by_radio`:
     /// what `net_transmit` then `enqueue` do with it, the packet read in
     /// the action (`QueueDisc::enqueue_ref`) instead of copied out first.
-    /// A packet the queue refuses is copied out and dropped by `enqueue`.
+    /// A packet the queue refuses is dropped as `enqueue` drops it, read
+    /// in the action too.
     pub(super) fn transmit_in_place(&mut self, node: NodeId, i: usize) {
         let NetAction::Transmit(pkt) = &self.net_out[i] else { unreachable!("a Transmit action") };
         let now = self.queue.now();
         let action = if pkt.src == node { Action::Send } else { Action::Forward };
         self.obs.packet(now, node, Layer::Router, action, pkt, None);
         let n = &self.nodes[node as usize];
-        if !n.ifq.refuses(pkt) {
-            if self.straight_to_mac(n, pkt) {
-                self.nodes[node as usize].mac.enqueue_ref(now, pkt, &mut self.mac_out);
-                return self.collect_mac(node);
+        if n.ifq.refuses(pkt) {
+            // `enqueue`'s first branch. `drop_packet` adds no action (the
+            // observers, the node's counters, the source endpoint's
+            // `on_dropped`, which has no output): the vector is lent out
+            // for the call (three words moved) instead of the packet
+            // copied out of it.
+            let out = std::mem::take(&mut self.net_out);
+            let NetAction::Transmit(pkt) = &out[i] else { unreachable!("a Transmit action") };
+            self.drop_packet(node, pkt, DropReason::Ifq);
+            debug_assert!(self.net_out.is_empty());
+            self.net_out = out;
+            return;
+        }
+        if self.straight_to_mac(n, pkt) {
+            self.nodes[node as usize].mac.enqueue_ref(now, pkt, &mut self.mac_out);
+            return self.collect_mac(node);
+        }
+        if self.bp.is_none() && n.ifq_life.is_none() && !self.cfg.queue.expire_in_flight {
+            // `enqueue`'s general path with no books kept on the queue.
+            let n = &mut self.nodes[node as usize];
+            let r = n.ifq.enqueue_ref(pkt);
+            let mine = matches!(&r, Err(p) if p.uid == pkt.uid);
+            if !mine {
+                self.obs.queue(now, node, &*n.ifq);
             }
-            if self.bp.is_none() && n.ifq_life.is_none() && !self.cfg.queue.expire_in_flight {
-                // `enqueue`'s general path with no books kept on the queue.
-                let n = &mut self.nodes[node as usize];
-                let r = n.ifq.enqueue_ref(pkt);
-                let mine = matches!(&r, Err(p) if p.uid == pkt.uid);
-                if !mine {
-                    self.obs.queue(now, node, &*n.ifq);
-                }
-                if let Err(p) = r {
-                    // Refused (`mine`), or another pushed out (fair queueing).
-                    self.drop_packet(node, &p, DropReason::Ifq);
-                }
-                if !mine {
-                    self.feed_mac(node);
-                }
-                return;
+            if let Err(p) = r {
+                // Refused (`mine`), or another pushed out (fair queueing).
+                self.drop_packet(node, &p, DropReason::Ifq);
             }
+            if !mine {
+                self.feed_mac(node);
+            }
+            return;
         }
         let pkt = *pkt;
         self.enqueue(node, &pkt)
@@ -430,6 +445,50 @@ impl Simulation {
             && pkt.dst != BROADCAST
             && pkt.ttl > 1
             && self.wired.next_hop(node, pkt.dst).is_none()
+    }
+
+    /// Whether the MAC's `Deliver` of `pkt` at `node` is a data packet for
+    /// `node` (not ARP, not routing control): `net_input`'s local delivery,
+    /// which reaches the protocol, the flow statistics and the endpoint
+    /// but never the MAC.
+    #[inline(always)]
+    pub(super) fn local_data(node: NodeId, pkt: &Packet) -> bool {
+        pkt.dst == node && !pkt.is_control() && !matches!(pkt.body, Body::Arp { .. })
+    }
+
+    /// The MAC's `Deliver` action `i` of a packet `local_data`, with no
+    /// backpressure (`bp_heard` does nothing): what `do_mac` then
+    /// `net_input` do with it, the packet read in the action. No MAC is
+    /// called on that path (`local_data`), so the MAC's action vector is
+    /// lent out for the call (three words moved) instead of the 160-B
+    /// action copied out of it.
+    pub(super) fn deliver_local(&mut self, node: NodeId, i: usize) {
+        let mut out = std::mem::take(&mut self.mac_out);
+        let MacAction::Deliver(pkt, from) = &mut out[i] else { unreachable!("a Deliver action") };
+        let from = *from;
+        self.net_input(node, pkt, from, false);
+        debug_assert!(self.mac_out.is_empty() && self.queued[0] == out.len());
+        self.mac_out = out;
+    }
+
+    /// Whether the MAC's `Deliver` of `pkt` at `node` is carried out from
+    /// its action (with no backpressure): data for `node` or a packet it
+    /// forwards over the radio.
+    #[inline(always)]
+    pub(super) fn in_place(&self, node: NodeId, pkt: &Packet) -> bool {
+        Self::local_data(node, pkt) || self.forwards_by_radio(node, pkt)
+    }
+
+    /// The MAC's `Deliver` action `i` of a packet `in_place` (`local_data`
+    /// is addressed to `node`, `forwards_by_radio` is not).
+    #[inline(always)]
+    pub(super) fn carry_out(&mut self, node: NodeId, i: usize) {
+        let MacAction::Deliver(p, _) = &self.mac_out[i] else { unreachable!("a Deliver action") };
+        if p.dst == node {
+            self.deliver_local(node, i)
+        } else {
+            self.forward_in_place(node, i)
+        }
     }
 
     /// The MAC's `Deliver` action `i` of a packet `forwards_by_radio`, with

@@ -279,6 +279,10 @@ impl Simulation {
             where_held.insert(p.uid, place);
         });
         let mut a = Audit::default();
+        // Drops counted by reason first, then named once per reason (a
+        // `String` key and a map look-up per dropped packet were ~1 % of
+        // the 2-hop's instructions: 17 K drops at its source's queue).
+        let mut dropped = [0u64; DropReason::ALL.len()];
         for (uid, fate) in self.obs.metrics.fate.iter() {
             if fate == Fate::Untracked {
                 continue;
@@ -287,7 +291,7 @@ impl Simulation {
             match fate {
                 Fate::Delivered => a.delivered += 1,
                 Fate::Untracked => {}
-                Fate::Dropped(r) => *a.dropped.entry(r.code().to_string()).or_default() += 1,
+                Fate::Dropped(r) => dropped[r.index()] += 1,
                 Fate::InFlight => match where_held.get(&uid) {
                     Some(place) => *a.held_at_end.entry(place.to_string()).or_default() += 1,
                     None => {
@@ -297,6 +301,11 @@ impl Simulation {
                         }
                     }
                 },
+            }
+        }
+        for (r, n) in DropReason::ALL.iter().zip(dropped) {
+            if n > 0 {
+                *a.dropped.entry(r.code().to_string()).or_default() += n;
             }
         }
         a

@@ -69,18 +69,27 @@ impl Dcf {
             let Some(b) = self.acs[0].backoff else { return };
             self.arm_entity(0, b, now)
         } else {
-            let mut first: Option<Time> = None;
-            for i in 0..self.n_acs {
-                let Some(b) = self.acs[i].backoff else { continue };
-                let at = self.arm_entity(i, b, now);
-                first = Some(first.map_or(at, |f| f.min(at)));
-            }
-            let Some(at) = first else { return };
+            // EDCA's loop out of line: few registers live here, so the
+            // common arming saves and restores none.
+            let Some(at) = self.arm_entities(now) else { return };
             at
         };
         self.access_pending = true;
         self.access_gen = self.access_gen.wrapping_add(1);
         out.push(MacAction::Timer { at, kind: MacTimer::Access, gen: self.access_gen });
+    }
+
+    /// EDCA: every entity with a backoff starts its countdown; the first
+    /// to reach zero, if any.
+    #[inline(never)]
+    fn arm_entities(&mut self, now: Time) -> Option<Time> {
+        let mut first: Option<Time> = None;
+        for i in 0..self.n_acs {
+            let Some(b) = self.acs[i].backoff else { continue };
+            let at = self.arm_entity(i, b, now);
+            first = Some(first.map_or(at, |f| f.min(at)));
+        }
+        first
     }
 
     /// Starts entity `i`'s countdown of `b` slots in this idle period and

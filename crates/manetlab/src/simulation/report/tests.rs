@@ -190,3 +190,33 @@ fn the_audit_balances_at_every_instant_with_aodv_arp_and_mobility() {
         assert!(places.contains(p), "never held in {p}: {places:?}");
     }
 }
+
+/// The audit's drops (counted by reason, named once at the end) are the
+/// fate table's dropped packets keyed by their reason's ns-2 code, one
+/// entry per reason that dropped any: what a map filled per packet gives.
+/// The 2-hop CBR chain drops at its source's full queue (IFQ); the mobile
+/// ELFN scenario adds other reasons.
+#[test]
+fn the_audits_drops_are_the_fate_tables_by_reason_code() {
+    let cases: [(&str, &[&str]); 3] = [
+        ("../../scenarios/bench/ns2/twohop-aodv.toml", &["run.duration=12s"]),
+        ("../../scenarios/elfn-mobile.toml", &["routing.protocol=aodv", "run.duration=60s"]),
+        ("../../scenarios/elfn-mobile.toml", &["run.duration=60s", "queue.limit=2"]),
+    ];
+    let mut reasons = BTreeSet::new();
+    for (rel, ov) in cases {
+        let mut s = sim(&file(rel), ov);
+        s.run_until(Time(u64::MAX));
+        let mut want = std::collections::BTreeMap::<String, u64>::new();
+        for (_, fate) in s.obs.metrics.fate.iter() {
+            if let Fate::Dropped(r) = fate {
+                *want.entry(r.code().to_string()).or_default() += 1;
+            }
+        }
+        let a = s.audit();
+        assert_eq!(a.dropped, want, "{rel}");
+        assert!(a.balances(), "{rel}");
+        reasons.extend(want.keys().cloned());
+    }
+    assert!(reasons.contains("IFQ") && reasons.len() >= 3, "{reasons:?}");
+}

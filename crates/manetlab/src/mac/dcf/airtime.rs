@@ -1,0 +1,76 @@
+//! A frame's air time without a division for the frames that repeat.
+//!
+//! `PhyMode::frame_time` divides once per frame (bits * 10^9 / rate); most
+//! frames of a run repeat a few (size, rate) pairs: the 14-B CTS and ACK
+//! and the 20-B RTS at the basic rate, and a flow's DATA frames. Those
+//! three control frames' times are computed in `Dcf::new`; the last other
+//! frame's is remembered.
+
+use super::*;
+
+impl Dcf {
+    /// `self.phy.frame_time(bytes, rate)`, read from `ack_basic` (a CTS is
+    /// as long as an ACK), `rts_basic` or the last other frame's entry
+    /// when one of them is for this size and rate.
+    #[inline]
+    pub(super) fn air_time(&mut self, bytes: u32, rate: u64) -> Time {
+        const { assert!(frame::ACK_BYTES == frame::CTS_BYTES) };
+        if rate == self.phy.basic_rate {
+            if bytes == frame::ACK_BYTES {
+                return self.ack_basic;
+            }
+            if bytes == frame::RTS_BYTES {
+                return self.rts_basic;
+            }
+        }
+        let (b, r, d) = self.last_air;
+        if (b, r) == (bytes, rate) {
+            return d;
+        }
+        self.air_time_new(bytes, rate)
+    }
+
+    /// A size and rate not remembered: computed and remembered (out of
+    /// line: `transmit`, which inlines `air_time`, stays small).
+    #[inline(never)]
+    fn air_time_new(&mut self, bytes: u32, rate: u64) -> Time {
+        let d = self.phy.frame_time(bytes, rate);
+        self.last_air = (bytes, rate, d);
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mac::MacConfig;
+    use crate::phy::{PhyStandard, Preamble};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any sequence of (size, rate) pairs, the control frames' among
+        /// them, gets `frame_time`'s answer each time: DSSS (long and short
+        /// preamble) and OFDM, any valid basic and data rates.
+        #[test]
+        fn air_time_is_frame_time(
+            ofdm in any::<bool>(),
+            short in any::<bool>(),
+            basic in 0..4usize,
+            data in 0..8usize,
+            frames in proptest::collection::vec(
+                (prop_oneof![Just(14u32), Just(20), Just(1534), Just(86), 0..3000u32], 0..8usize), 1..40),
+        ) {
+            let standard = if ofdm { PhyStandard::Ofdm } else { PhyStandard::Dsss };
+            let rates = PhyMode::valid_rates(standard);
+            let pick = |i: usize| rates[i % rates.len()];
+            let preamble = if short { Preamble::Short } else { Preamble::Long };
+            let phy = PhyMode { standard, preamble, data_rate: pick(data), basic_rate: pick(basic) };
+            let cfg = MacConfig { phy, ..MacConfig::default() };
+            let mut d = Dcf::new(1, &cfg, false, RngStream::new(1, 1, crate::sim::Purpose::MacBackoff, 0));
+            for (bytes, r) in frames {
+                let rate = if r == 0 { phy.basic_rate } else { pick(r) };
+                prop_assert_eq!(d.air_time(bytes, rate), phy.frame_time(bytes, rate), "{} B at {}", bytes, rate);
+            }
+        }
+    }
+}
