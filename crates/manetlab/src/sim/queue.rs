@@ -1,13 +1,16 @@
 //! The event queue, ordered by (time, insertion sequence): a short sorted
 //! list of the imminent events, a wheel of time buckets for the next tens
-//! of milliseconds and an unsorted list of the later ones (see
-//! [`EventQueue`]).
+//! of milliseconds and coarse buckets of a window each for the later ones
+//! (see [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
 //! their owners keep a generation number and ignore stale firings.
 
 use super::time::Time;
+#[path = "queue_late.rs"]
+mod late;
+use late::{Late, COARSE};
 
 /// Queue entry, ordered by (time, insertion sequence).
 #[derive(Clone, Copy)]
@@ -56,8 +59,9 @@ const NIL: u32 = u32::MAX;
 /// pushes land a place or two from its end. The events from `bound` up to
 /// the window's end (`wend`, a time) are in a wheel of [`BUCKETS`] buckets
 /// of `1 << shift` ns from `wstart`, each an unsorted list of slots (a push
-/// is a slot and two links); the later ones are in `late`, unsorted (a
-/// push is a `Vec::push`). When the near list runs empty it takes the
+/// is a slot and two links); the later ones are in `late`, in coarse
+/// buckets of one window's span, unsorted (a push is a `Vec::push` into
+/// its coarse bucket; `queue_late.rs`). When the near list runs empty it takes the
 /// earliest non-empty buckets (found through a bitmap of buckets and a
 /// summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
 /// sorts them, and the bound moves to the end of the last bucket taken; if
@@ -66,8 +70,9 @@ const NIL: u32 = u32::MAX;
 /// this replaced (session 12). When the wheel and the near list are both
 /// empty, the window moves to start now (or at the earliest late event, if
 /// that is further than a window away) and the late events inside it go
-/// to their buckets: one scan of `late` per window of simulated time at
-/// most. When the near list grows past [`NEAR_MAX`] (a dense network), its
+/// to their buckets: it reads the one or two coarse buckets that hold
+/// them, at most one window move per window of simulated time (the whole
+/// late list was read before session 19). When the near list grows past [`NEAR_MAX`] (a dense network), its
 /// latest events go back to their buckets and the bound falls to the
 /// earliest of them.
 ///
@@ -102,8 +107,8 @@ pub struct EventQueue<E> {
     next: Vec<u32>,
     free: u32,
     in_wheel: usize,
-    /// In no order.
-    late: Vec<Entry<E>>,
+    /// In coarse buckets of one window's span (`queue_late.rs`).
+    late: Late<E>,
     /// [`BUCKET_SHIFT`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests,
     /// with fewer buckets).
     shift: u32,
@@ -121,10 +126,10 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX)
+        Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX, COARSE)
     }
-    fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize) -> Self {
-        assert!(buckets.is_multiple_of(64) && buckets <= 64 * 64 && shift < 40);
+    fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize, coarse: usize) -> Self {
+        assert!(buckets.is_power_of_two() && buckets >= 64 && buckets <= 64 * 64 && shift < 40);
         debug_assert!(refill_max >= 1 && near_max >= refill_max);
         EventQueue {
             near: Vec::with_capacity(near_max + 1),
@@ -139,7 +144,8 @@ impl<E: Copy> EventQueue<E> {
             next: Vec::with_capacity(256),
             free: NIL,
             in_wheel: 0,
-            late: Vec::with_capacity(1024),
+            // A coarse bucket spans the window.
+            late: Late::new(shift + buckets.trailing_zeros(), coarse),
             shift,
             refill_max,
             near_max,
@@ -329,19 +335,24 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The near list and the wheel are empty: a new window starts now (or
     /// at the earliest late event, when that is a window or more away) and
-    /// the late events inside it go to their buckets.
+    /// the late events inside it go to their buckets. They are all in the
+    /// coarse buckets of the earliest late event and of the window's last
+    /// instant (at most two: a coarse bucket spans a window, and the
+    /// window ends before the earliest late event plus a window); those
+    /// buckets' later events go back to the late tier.
     #[inline(never)]
     fn advance(&mut self) {
         debug_assert!(self.near.is_empty() && self.in_wheel == 0);
-        let m = self.late.iter().map(|e| e.time).min().expect("late events");
-        let span = (self.heads.len() as u64) << self.shift;
+        let m = self.late.min_time();
+        let cshift = self.shift + self.heads.len().trailing_zeros();
+        let span = 1u64 << cshift;
         let start = if m.saturating_sub(self.now.0) < span { self.now.0 } else { m };
         let Some(end) = start.checked_add(span) else {
             // Past the end of time ("never" after saturating arithmetic):
             // the near list takes everything from now on.
             self.wend = u64::MAX;
             self.bound = u128::MAX;
-            self.near.append(&mut self.late);
+            self.late.drain_into(&mut self.near);
             self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
             return;
         };
@@ -349,16 +360,21 @@ impl<E: Copy> EventQueue<E> {
         self.wend = end;
         self.cursor = 0;
         self.bound = (start as u128) << 64;
-        let mut i = 0;
-        while i < self.late.len() {
-            let e = self.late[i];
-            if e.time < end {
-                self.push_wheel(e);
-                self.late.swap_remove(i);
-            } else {
-                i += 1;
+        let (c0, c1) = (m >> cshift, (end - 1) >> cshift);
+        debug_assert!(c1 <= c0 + 1);
+        self.late.reach(c0, c1);
+        for c in c0..=c1 {
+            let v = self.late.take(c);
+            for &e in &v {
+                if e.time < end {
+                    self.push_wheel(e);
+                } else {
+                    self.late.push(e);
+                }
             }
+            self.late.recycle(v);
         }
+        self.late.set_base(end >> cshift);
     }
     #[inline]
     fn fill(&mut self) {

@@ -1,6 +1,7 @@
 //! Tests of `queue.rs` (the three tiers against a sorted model).
 
 use super::*;
+use proptest::strategy::Strategy;
 
 /// Pops one event and checks it is the model's earliest (time, seq).
 fn pop_earliest(
@@ -23,19 +24,24 @@ fn drain(mut q: EventQueue<u64>, mut model: Vec<(u64, u64)>) -> Result<(), propt
     proptest::prop_assert!(q.pop().is_none());
     Ok(())
 }
-/// (bucket shift, buckets, refill, near max): tiny ones make the
-/// refills, the shedding back to the wheel and the window's moves
-/// happen all the time.
-fn limits() -> proptest::sample::Select<(u32, usize, usize, usize)> {
+/// (bucket shift, buckets, refill, near max, coarse buckets): tiny ones
+/// make the refills, the shedding back to the wheel, the window's moves
+/// and the late tier's far list and its refiling happen all the time.
+fn limits() -> proptest::sample::Select<(u32, usize, usize, usize, usize)> {
     proptest::sample::select(vec![
-        (0, 64, 1, 1),
-        (1, 64, 1, 3),
-        (2, 128, 2, 4),
-        (3, 64, 4, 8),
-        (4, 256, 3, 200),
-        (0, 64, 2, 6),
-        (BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX),
+        (0, 64, 1, 1, 2),
+        (1, 64, 1, 3, 4),
+        (2, 128, 2, 4, 8),
+        (3, 64, 4, 8, 64),
+        (4, 256, 3, 200, 2),
+        (0, 64, 2, 6, 128),
+        (BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX, COARSE),
     ])
+}
+/// A delay: mostly under 1,000 ns, one in eight up to 1,000 times more
+/// (past tiny windows and rings of coarse buckets).
+fn delay() -> impl proptest::strategy::Strategy<Value = u64> {
+    (0u64..1_000, 0u8..8).prop_map(|(dt, far)| if far == 0 { dt * 1_000 } else { dt })
 }
 
 #[test]
@@ -53,10 +59,10 @@ proptest::proptest! {
     /// order, as a sorted reference model says.
     #[test]
     fn matches_a_sorted_model(
-        ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400),
+        ops in proptest::collection::vec((proptest::bool::ANY, delay()), 1..400),
         limits in limits(),
     ) {
-        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
+        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3, limits.4);
         let mut model: Vec<(u64, u64)> = Vec::new();
         let mut seq = 0u64;
         for (pop, dt) in ops {
@@ -88,7 +94,7 @@ proptest::proptest! {
         ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300),
         limits in limits(),
     ) {
-        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
+        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3, limits.4);
         let mut model: Vec<(u64, u64)> = Vec::new();
         let mut reserved: Vec<u64> = Vec::new();
         for (op, dt) in ops {
@@ -120,7 +126,7 @@ proptest::proptest! {
         ops in proptest::collection::vec((proptest::bool::ANY, 0u64..200), 1..300),
         limits in limits(),
     ) {
-        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
+        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3, limits.4);
         let mut model: Vec<(u64, u64)> = Vec::new();
         for (seq, (pop, dt)) in ops.into_iter().enumerate() {
             if pop && !model.is_empty() {
@@ -191,4 +197,36 @@ fn refuses_the_past() {
     q.schedule(Time(5), 1);
     q.pop();
     q.schedule(Time(4), 2);
+}
+
+/// Timers past the ring of coarse buckets (137 s) wait in the far list and
+/// join their coarse bucket once the window is within half a ring (69 s)
+/// of the ring's end; a window move takes only the coarse buckets it needs.
+#[test]
+fn timers_past_the_ring_wait_in_the_far_list() {
+    let mut q = EventQueue::new();
+    let s = 1_000_000_000u64;
+    for i in 0..=150u64 {
+        q.schedule(Time(i * s + 7), i); // 0 s, 1 s, ... 150 s
+    }
+    q.schedule(Time(200 * s), 1_000);
+    q.schedule(Time::MAX, 1_001);
+    // The ring covers coarse buckets 0..1024 of 134 ms: up to 137.4 s.
+    assert_eq!(q.late.far_len(), 13 + 2); // 138..=150 s, 200 s, never
+    assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((7, 0)));
+    // The first window took its own event only.
+    assert_eq!((q.near.len() + q.in_wheel, q.late.len()), (0, 152));
+    for i in 1..=68u64 {
+        assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((i * s + 7, i)));
+    }
+    assert_eq!(q.late.far_len(), 15);
+    // The window at 69 s reaches half the ring: the ring's end moves to
+    // 69 s + 137 s, and every far event before it joins its bucket.
+    assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((69 * s + 7, 69)));
+    assert_eq!(q.late.far_len(), 1);
+    let order: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
+    let mut want: Vec<(u64, u64)> = (70..=150u64).map(|i| (i * s + 7, i)).collect();
+    want.extend([(200 * s, 1_000), (u64::MAX, 1_001)]);
+    assert_eq!(order, want);
+    assert!(q.is_empty());
 }
