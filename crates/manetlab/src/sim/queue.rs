@@ -129,7 +129,7 @@ impl<E: Copy> EventQueue<E> {
         Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX, COARSE)
     }
     fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize, coarse: usize) -> Self {
-        assert!(buckets.is_power_of_two() && buckets >= 64 && buckets <= 64 * 64 && shift < 40);
+        assert!(buckets.is_power_of_two() && (64..=64 * 64).contains(&buckets) && shift < 40);
         debug_assert!(refill_max >= 1 && near_max >= refill_max);
         EventQueue {
             near: Vec::with_capacity(near_max + 1),

@@ -63,7 +63,7 @@ pub(super) fn first_set(mask: &[u64], summary: u64, from: usize) -> Option<usize
 impl<E: Copy> Late<E> {
     /// `coarse` buckets (a power of two, at most 4,096) of `1 << shift` ns.
     pub(super) fn new(shift: u32, coarse: usize) -> Self {
-        assert!(coarse.is_power_of_two() && coarse >= 2 && coarse <= 64 * 64 && shift < 64);
+        assert!(coarse.is_power_of_two() && (2..=64 * 64).contains(&coarse) && shift < 64);
         Late {
             ring: (0..coarse).map(|_| Vec::new()).collect(),
             mask: vec![0; coarse.div_ceil(64)],
