@@ -61,9 +61,9 @@ const NIL: u32 = u32::MAX;
 /// of `1 << shift` ns from `wstart`, each an unsorted list of slots (a push
 /// is a slot and two links); the later ones are in `late`, in coarse
 /// buckets of one window's span, unsorted (a push is a `Vec::push` into
-/// its coarse bucket; `queue_late.rs`). When the near list runs empty it takes the
-/// earliest non-empty buckets (found through a bitmap of buckets and a
-/// summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
+/// its coarse bucket; `queue_late.rs`). When the near list runs empty it
+/// takes the earliest non-empty buckets (found through a bitmap of buckets
+/// and a summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
 /// sorts them, and the bound moves to the end of the last bucket taken; if
 /// the wheel is then empty, the bound moves to the window's end, so a sparse
 /// run's pushes all land in the near list as with the short list and heap
@@ -72,9 +72,9 @@ const NIL: u32 = u32::MAX;
 /// that is further than a window away) and the late events inside it go
 /// to their buckets: it reads the one or two coarse buckets that hold
 /// them, at most one window move per window of simulated time (the whole
-/// late list was read before session 19). When the near list grows past [`NEAR_MAX`] (a dense network), its
-/// latest events go back to their buckets and the bound falls to the
-/// earliest of them.
+/// late list was read before session 19). When the near list grows past
+/// [`NEAR_MAX`] (a dense network), its latest events go back to their
+/// buckets and the bound falls to the earliest of them.
 ///
 /// Every near key is below `bound`, every wheel key at or above it and its
 /// time before `wend`, every late time at or after `wend`; a bucket's events
