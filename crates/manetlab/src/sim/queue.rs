@@ -1,13 +1,16 @@
 //! The event queue, ordered by (time, insertion sequence): a short sorted
 //! list of the imminent events, a wheel of time buckets for the next tens
-//! of milliseconds and an unsorted list of the later ones (see
-//! [`EventQueue`]).
+//! of milliseconds and coarse buckets of a window each for the later ones
+//! (see [`EventQueue`]).
 //!
 //! Two events at the same instant run in the order they were scheduled, so a
 //! run is a pure function of its inputs. Cancelled timers are not removed:
 //! their owners keep a generation number and ignore stale firings.
 
 use super::time::Time;
+#[path = "queue_late.rs"]
+mod late;
+use late::{Late, COARSE};
 
 /// Queue entry, ordered by (time, insertion sequence).
 #[derive(Clone, Copy)]
@@ -56,20 +59,22 @@ const NIL: u32 = u32::MAX;
 /// pushes land a place or two from its end. The events from `bound` up to
 /// the window's end (`wend`, a time) are in a wheel of [`BUCKETS`] buckets
 /// of `1 << shift` ns from `wstart`, each an unsorted list of slots (a push
-/// is a slot and two links); the later ones are in `late`, unsorted (a
-/// push is a `Vec::push`). When the near list runs empty it takes the
-/// earliest non-empty buckets (found through a bitmap of buckets and a
-/// summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
+/// is a slot and two links); the later ones are in `late`, in coarse
+/// buckets of one window's span, unsorted (a push is a `Vec::push` into
+/// its coarse bucket; `queue_late.rs`). When the near list runs empty it
+/// takes the earliest non-empty buckets (found through a bitmap of buckets
+/// and a summary word of the bitmap) until it holds [`NEAR_REFILL`] events,
 /// sorts them, and the bound moves to the end of the last bucket taken; if
 /// the wheel is then empty, the bound moves to the window's end, so a sparse
 /// run's pushes all land in the near list as with the short list and heap
 /// this replaced (session 12). When the wheel and the near list are both
 /// empty, the window moves to start now (or at the earliest late event, if
 /// that is further than a window away) and the late events inside it go
-/// to their buckets: one scan of `late` per window of simulated time at
-/// most. When the near list grows past [`NEAR_MAX`] (a dense network), its
-/// latest events go back to their buckets and the bound falls to the
-/// earliest of them.
+/// to their buckets: it reads the one or two coarse buckets that hold
+/// them, at most one window move per window of simulated time (the whole
+/// late list was read before session 19). When the near list grows past
+/// [`NEAR_MAX`] (a dense network), its latest events go back to their
+/// buckets and the bound falls to the earliest of them.
 ///
 /// Every near key is below `bound`, every wheel key at or above it and its
 /// time before `wend`, every late time at or after `wend`; a bucket's events
@@ -102,8 +107,8 @@ pub struct EventQueue<E> {
     next: Vec<u32>,
     free: u32,
     in_wheel: usize,
-    /// In no order.
-    late: Vec<Entry<E>>,
+    /// In coarse buckets of one window's span (`queue_late.rs`).
+    late: Late<E>,
     /// [`BUCKET_SHIFT`], [`NEAR_REFILL`], [`NEAR_MAX`] (smaller in tests,
     /// with fewer buckets).
     shift: u32,
@@ -121,10 +126,10 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX)
+        Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX, COARSE)
     }
-    fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize) -> Self {
-        assert!(buckets.is_multiple_of(64) && buckets <= 64 * 64 && shift < 40);
+    fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize, coarse: usize) -> Self {
+        assert!(buckets.is_power_of_two() && (64..=64 * 64).contains(&buckets) && shift < 40);
         debug_assert!(refill_max >= 1 && near_max >= refill_max);
         EventQueue {
             near: Vec::with_capacity(near_max + 1),
@@ -139,7 +144,8 @@ impl<E: Copy> EventQueue<E> {
             next: Vec::with_capacity(256),
             free: NIL,
             in_wheel: 0,
-            late: Vec::with_capacity(1024),
+            // A coarse bucket spans the window.
+            late: Late::new(shift + buckets.trailing_zeros(), coarse),
             shift,
             refill_max,
             near_max,
@@ -329,19 +335,24 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The near list and the wheel are empty: a new window starts now (or
     /// at the earliest late event, when that is a window or more away) and
-    /// the late events inside it go to their buckets.
+    /// the late events inside it go to their buckets. They are all in the
+    /// coarse buckets of the earliest late event and of the window's last
+    /// instant (at most two: a coarse bucket spans a window, and the
+    /// window ends before the earliest late event plus a window); those
+    /// buckets' later events go back to the late tier.
     #[inline(never)]
     fn advance(&mut self) {
         debug_assert!(self.near.is_empty() && self.in_wheel == 0);
-        let m = self.late.iter().map(|e| e.time).min().expect("late events");
-        let span = (self.heads.len() as u64) << self.shift;
+        let m = self.late.min_time();
+        let cshift = self.shift + self.heads.len().trailing_zeros();
+        let span = 1u64 << cshift;
         let start = if m.saturating_sub(self.now.0) < span { self.now.0 } else { m };
         let Some(end) = start.checked_add(span) else {
             // Past the end of time ("never" after saturating arithmetic):
             // the near list takes everything from now on.
             self.wend = u64::MAX;
             self.bound = u128::MAX;
-            self.near.append(&mut self.late);
+            self.late.drain_into(&mut self.near);
             self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
             return;
         };
@@ -349,16 +360,21 @@ impl<E: Copy> EventQueue<E> {
         self.wend = end;
         self.cursor = 0;
         self.bound = (start as u128) << 64;
-        let mut i = 0;
-        while i < self.late.len() {
-            let e = self.late[i];
-            if e.time < end {
-                self.push_wheel(e);
-                self.late.swap_remove(i);
-            } else {
-                i += 1;
+        let (c0, c1) = (m >> cshift, (end - 1) >> cshift);
+        debug_assert!(c1 <= c0 + 1);
+        self.late.reach(c0, c1);
+        for c in c0..=c1 {
+            let v = self.late.take(c);
+            for &e in &v {
+                if e.time < end {
+                    self.push_wheel(e);
+                } else {
+                    self.late.push(e);
+                }
             }
+            self.late.recycle(v);
         }
+        self.late.set_base(end >> cshift);
     }
     #[inline]
     fn fill(&mut self) {
@@ -427,197 +443,5 @@ impl<E: Copy> EventQueue<E> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Pops one event and checks it is the model's earliest (time, seq).
-    fn pop_earliest(
-        q: &mut EventQueue<u64>,
-        model: &mut Vec<(u64, u64)>,
-    ) -> Result<(), proptest::test_runner::TestCaseError> {
-        model.sort();
-        let want = model.remove(0);
-        let got = q.pop().unwrap();
-        proptest::prop_assert_eq!((got.0 .0, got.1), want);
-        Ok(())
-    }
-    /// Pops every event left: exactly the model's, in its order.
-    fn drain(mut q: EventQueue<u64>, mut model: Vec<(u64, u64)>) -> Result<(), proptest::test_runner::TestCaseError> {
-        model.sort();
-        for want in model {
-            let got = q.pop().unwrap();
-            proptest::prop_assert_eq!((got.0 .0, got.1), want);
-        }
-        proptest::prop_assert!(q.pop().is_none());
-        Ok(())
-    }
-    /// (bucket shift, buckets, refill, near max): tiny ones make the
-    /// refills, the shedding back to the wheel and the window's moves
-    /// happen all the time.
-    fn limits() -> proptest::sample::Select<(u32, usize, usize, usize)> {
-        proptest::sample::select(vec![
-            (0, 64, 1, 1),
-            (1, 64, 1, 3),
-            (2, 128, 2, 4),
-            (3, 64, 4, 8),
-            (4, 256, 3, 200),
-            (0, 64, 2, 6),
-            (BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX),
-        ])
-    }
-
-    #[test]
-    fn order_is_time_then_insertion() {
-        let mut q = EventQueue::new();
-        q.schedule(Time(5), 'a');
-        q.schedule(Time(3), 'b');
-        q.schedule(Time(5), 'c');
-        q.schedule(Time(3), 'd');
-        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!['b', 'd', 'a', 'c']);
-    }
-    proptest::proptest! {
-        /// Interleaved pushes and pops come out exactly in (time, seq)
-        /// order, as a sorted reference model says.
-        #[test]
-        fn matches_a_sorted_model(
-            ops in proptest::collection::vec((proptest::bool::ANY, 0u64..1_000), 1..400),
-            limits in limits(),
-        ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
-            let mut model: Vec<(u64, u64)> = Vec::new();
-            let mut seq = 0u64;
-            for (pop, dt) in ops {
-                if pop && !model.is_empty() {
-                    pop_earliest(&mut q, &mut model)?;
-                } else {
-                    let t = q.now().0 + dt;
-                    q.schedule(Time(t), seq);
-                    model.push((t, seq));
-                    seq += 1;
-                }
-                // `pending` lists exactly the events not yet popped.
-                let mut pending: Vec<u64> = q.pending().copied().collect();
-                pending.sort_unstable();
-                let mut want: Vec<u64> = model.iter().map(|&(_, s)| s).collect();
-                want.sort_unstable();
-                proptest::prop_assert_eq!(pending, want);
-                proptest::prop_assert_eq!(q.len(), model.len());
-            }
-            drain(q, model)?;
-        }
-    }
-
-    proptest::proptest! {
-        /// Sequence numbers reserved early and used later (as frames.rs
-        /// does) order ties by the reserved number, not by the push.
-        #[test]
-        fn reserved_sequence_numbers_keep_their_place(
-            ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300),
-            limits in limits(),
-        ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
-            let mut model: Vec<(u64, u64)> = Vec::new();
-            let mut reserved: Vec<u64> = Vec::new();
-            for (op, dt) in ops {
-                match op {
-                    0 if !model.is_empty() => {
-                        pop_earliest(&mut q, &mut model)?;
-                    }
-                    1 => reserved.push(q.reserve(1)),
-                    _ => {
-                        let t = q.now().0 + dt;
-                        let s = match reserved.pop() {
-                            Some(s) => { q.schedule_seq(Time(t), s, s); s }
-                            None => { let s = q.scheduled(); q.schedule(Time(t), s); s }
-                        };
-                        model.push((t, s));
-                    }
-                }
-            }
-            drain(q, model)?;
-        }
-    }
-
-    proptest::proptest! {
-        /// Events at `Time::MAX` ("never") mixed with ordinary ones: the
-        /// window cannot reach past the end of time, the near list then
-        /// takes every event, and the order is still the model's.
-        #[test]
-        fn never_events_keep_their_place(
-            ops in proptest::collection::vec((proptest::bool::ANY, 0u64..200), 1..300),
-            limits in limits(),
-        ) {
-            let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3);
-            let mut model: Vec<(u64, u64)> = Vec::new();
-            for (seq, (pop, dt)) in ops.into_iter().enumerate() {
-                if pop && !model.is_empty() {
-                    pop_earliest(&mut q, &mut model)?;
-                } else {
-                    let t = if dt % 7 == 0 { u64::MAX } else { q.now().0.saturating_add(dt) };
-                    q.schedule(Time(t), seq as u64);
-                    model.push((t, seq as u64));
-                }
-            }
-            drain(q, model)?;
-        }
-    }
-
-    /// Timers seconds ahead wait in the late list; the wheel holds what
-    /// falls in the window, the near list whole buckets, and it sheds its
-    /// latest events back when it grows too long.
-    #[test]
-    fn far_timers_wait_outside_the_window() {
-        let mut q = EventQueue::new();
-        for i in 0..50u64 {
-            q.schedule(Time(1_000_000_000 + i * 10_000_000), i); // 1 s, 1.01 s, ...
-        }
-        q.schedule(Time(1_000), 100);
-        q.schedule(Time(2_000), 101);
-        assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some((1_000, 100)));
-        // The window starts now (0) and spans 134 ms: the two events went to
-        // the near list, the wheel was then empty and the bound moved to
-        // the window's end.
-        assert_eq!((q.near.len(), q.in_wheel, q.late.len()), (1, 0, 50));
-        assert_eq!(q.bound, (q.wend as u128) << 64);
-        q.schedule(Time(5_000), 102);
-        q.schedule(Time(40_000_000), 103);
-        q.schedule(Time(300_000_000), 104); // past the window: late
-        assert_eq!((q.near.len(), q.in_wheel, q.late.len()), (3, 0, 51));
-        // A burst: the near list sheds its latest to the wheel.
-        for i in 0..NEAR_MAX as u64 {
-            q.schedule(Time(10_000 + i), 200 + i);
-        }
-        assert!(q.near.len() <= NEAR_MAX && q.in_wheel > 0);
-        assert_eq!(q.len(), 3 + 51 + NEAR_MAX);
-        let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        let mut want = vec![101, 102];
-        want.extend(200..200 + NEAR_MAX as u64);
-        want.extend([103, 104]);
-        want.extend(0..50);
-        assert_eq!(order, want);
-    }
-
-    /// Events at `Time::MAX` (saturated "never" times) are still popped
-    /// in order: a refill always moves the earliest far event.
-    #[test]
-    fn events_at_the_end_of_time_still_pop() {
-        let mut q = EventQueue::new();
-        q.schedule(Time::MAX, 1u64);
-        q.schedule(Time::MAX, 2);
-        q.schedule(Time(7), 0);
-        assert_eq!(q.peek_time(), Some(Time(7)));
-        let order: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect();
-        assert_eq!(order, vec![(7, 0), (u64::MAX, 1), (u64::MAX, 2)]);
-        assert!(q.is_empty());
-    }
-
-    #[test]
-    #[should_panic(expected = "in the past")]
-    fn refuses_the_past() {
-        let mut q = EventQueue::new();
-        q.schedule(Time(5), 1);
-        q.pop();
-        q.schedule(Time(4), 2);
-    }
-}
+#[path = "queue_tests.rs"]
+mod tests;
