@@ -32,6 +32,24 @@ const PREFIX: [u64; 256] = {
     t
 };
 
+// A leg's size and fields in f64s from its start: the gathers' stride and
+// offsets in the AVX-512 and AVX2 passes (`NowLeg` is `repr(C)`).
+const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
+const LEG_WORDS: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
+/// `start`, `end`, `from.x`, `from.y`, `from.z`, `vx`, `vy`, in f64s.
+const LEG_AT: [usize; 7] = {
+    use std::mem::offset_of;
+    [
+        offset_of!(NowLeg, start) / 8,
+        offset_of!(NowLeg, end) / 8,
+        offset_of!(NowLeg, from.x) / 8,
+        offset_of!(NowLeg, from.y) / 8,
+        offset_of!(NowLeg, from.z) / 8,
+        offset_of!(NowLeg, vx) / 8,
+        offset_of!(NowLeg, vy) / 8,
+    ]
+};
+
 /// A `Hearer`'s size and where its fields lie (`fill_two_ray_wide` writes
 /// the power and the delay from the two halves of one register).
 const HEARER: usize = std::mem::size_of::<Hearer>();
@@ -189,20 +207,8 @@ impl FrameAt<'_> {
         let (crossover, two_ray, loss) = level.two_ray_terms();
         let scalar = |d: f64| level.two_ray_power(d);
         let n = nodes.len().min(keys.len());
-        // (a leg's fields, in f64s from its start: the gathers' offsets)
-        const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
-        const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
-        use std::mem::offset_of;
-        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
-            offset_of!(NowLeg, start),
-            offset_of!(NowLeg, end),
-            offset_of!(NowLeg, from.x),
-            offset_of!(NowLeg, from.y),
-            offset_of!(NowLeg, from.z),
-            offset_of!(NowLeg, vx),
-            offset_of!(NowLeg, vy),
-        ]
-        .map(|o| o / 8);
+        const W: i32 = LEG_WORDS;
+        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = LEG_AT;
         let (px, py, pz) = (_mm512_set1_pd(p.x), _mm512_set1_pd(p.y), _mm512_set1_pd(p.z));
         let pz_bits = _mm512_set1_epi64(p.z.to_bits() as i64);
         let (e9, c_light, half) = (_mm512_set1_pd(1e9), _mm512_set1_pd(SPEED_OF_LIGHT), _mm512_set1_pd(0.5));
@@ -420,20 +426,8 @@ impl FrameAt<'_> {
         let (friis_num, friis_k) = level.friis_terms();
         let scalar = |d: f64| level.two_ray_power(d);
         let n = nodes.len().min(keys.len());
-        // (a leg's fields, in f64s from its start: the gathers' offsets)
-        const _: () = assert!(std::mem::size_of::<NowLeg>().is_multiple_of(8));
-        const W: i32 = (std::mem::size_of::<NowLeg>() / 8) as i32;
-        use std::mem::offset_of;
-        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = [
-            offset_of!(NowLeg, start),
-            offset_of!(NowLeg, end),
-            offset_of!(NowLeg, from.x),
-            offset_of!(NowLeg, from.y),
-            offset_of!(NowLeg, from.z),
-            offset_of!(NowLeg, vx),
-            offset_of!(NowLeg, vy),
-        ]
-        .map(|o| o / 8);
+        const W: i32 = LEG_WORDS;
+        let [o_start, o_end, o_x, o_y, o_z, o_vx, o_vy] = LEG_AT;
         let (px, py, pz) = (_mm256_set1_pd(p.x), _mm256_set1_pd(p.y), _mm256_set1_pd(p.z));
         let pz_bits = _mm256_set1_epi64x(p.z.to_bits() as i64);
         let (e9, c_light, half) = (_mm256_set1_pd(1e9), _mm256_set1_pd(SPEED_OF_LIGHT), _mm256_set1_pd(0.5));
