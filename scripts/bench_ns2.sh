@@ -16,6 +16,13 @@
 #                                          # scripts/build_pgo.sh (NO_BUILD=1:
 #                                          # the one it built last)
 #
+# COPIES=N runs N fresh copies of each manetlab binary (BIN and BASE),
+# the repetitions spread over them in turn: on this project's VM
+# byte-identical copies of one binary differ by up to 18 % in CPU time
+# (where the file's pages sit in the page cache; docs/performance.md,
+# "Session 19 (lead)"), so one file against one file is one draw of that
+# placement; with COPIES the mean and median are over several draws.
+#
 # With BASE, the outputs of the two binaries are compared (every file but
 # manifest.json; column "out": = identical, DIFF otherwise).
 #
@@ -32,8 +39,18 @@ else
     BIN=${BIN:-$ROOT/target/dist/manetlab}
 fi
 REPS=${REPS:-7}
+COPIES=${COPIES:-1}
 WORK=${WORK:-/tmp/manetlab-bench-ns2}
 mkdir -p "$WORK"
+copies() { # copies NAME FILE -> COPIES fresh copies of FILE (FILE itself if 1)
+    if [ "$COPIES" -le 1 ]; then echo "$2"; return; fi
+    mkdir -p "$WORK/bin"
+    for k in $(seq "$COPIES"); do
+        cp "$2" "$WORK/bin/$1-$k" && echo "$WORK/bin/$1-$k"
+    done
+}
+mapfile -t BINS < <(copies ml "$BIN")
+[ -z "${BASE:-}" ] || mapfile -t BASES < <(copies base "$BASE")
 have_ns=0
 command -v ns >/dev/null 2>&1 && [ -z "${NO_NS2:-}" ] && have_ns=1
 
@@ -58,7 +75,7 @@ stats() { # stats VALUES... -> "mean median"
     printf "%s\n" "$@" | sort -n | awk '{v[NR]=$1; s+=$1} END{m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2; printf "%.3f %.3f\n", s/NR, m}'
 }
 
-echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD) reps=$REPS load=$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD) reps=$REPS copies=$COPIES load=$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-18s %9s %9s" scenario "ml mean" "ml med"
 [ -n "${BASE:-}" ] && printf " %9s %9s %8s %4s" "base mean" "base med" "new/base" out
 [ $have_ns = 1 ] && printf " %9s %9s %8s" "ns2 mean" "ns2 med" "ns2/ml"
@@ -67,9 +84,9 @@ printf "\n"
 for s in $SCEN; do
     toml=$ROOT/scenarios/bench/ns2/$s.toml
     ml=(); base=(); ns=(); nsd=()
-    for _ in $(seq "$REPS"); do
-        ml+=("$(cpu "$BIN" run "$toml" --out "$WORK/$s")")
-        [ -n "${BASE:-}" ] && base+=("$(cpu "$BASE" run "$toml" --out "$WORK/$s-base")")
+    for r in $(seq 0 $((REPS - 1))); do
+        ml+=("$(cpu "${BINS[r % ${#BINS[@]}]}" run "$toml" --out "$WORK/$s")")
+        [ -n "${BASE:-}" ] && base+=("$(cpu "${BASES[r % ${#BASES[@]}]}" run "$toml" --out "$WORK/$s-base")")
         if [ $have_ns = 1 ]; then
             # shellcheck disable=SC2086
             ns+=("$(cd "$ROOT/scripts/ns2" && cpu ns manet.tcl ${NS2[$s]} seed=1 trace=off sched=Splay)")
