@@ -270,12 +270,23 @@ impl Mac {
     }
     /// `on_rx_end(now, decoded, true, out)`: the medium idle after it
     /// (the kernel's run of signal ends, `simulation/frames_runs.rs`); the
-    /// DCF takes the common cases inline (`Dcf::on_rx_end_idle`).
+    /// DCF takes the common cases inline (`Dcf::on_rx_end_idle`). Returns
+    /// the packet of an overheard data frame that the MAC reports but did
+    /// not push (`MacAction::Overheard(p, src)`, to be carried out before
+    /// the actions pushed into `out`; the DCF only, session 20).
     #[inline(always)]
-    pub fn on_rx_end_idle(&mut self, now: Time, decoded: Option<&Frame>, out: &mut Vec<MacAction>) {
+    pub fn on_rx_end_idle<'f>(
+        &mut self,
+        now: Time,
+        decoded: Option<&'f Frame>,
+        out: &mut Vec<MacAction>,
+    ) -> Option<&'f Packet> {
         match self {
             Mac::Dcf(d) => d.on_rx_end_idle(now, decoded, out),
-            m => m.on_rx_end(now, decoded, true, out),
+            m => {
+                m.on_rx_end(now, decoded, true, out);
+                None
+            }
         }
     }
     #[inline]

@@ -10,30 +10,58 @@ impl Dcf {
     /// the kernel's run of signal ends (`simulation/frames_runs.rs`,
     /// session 19): a frame decoded for another station (not broadcast:
     /// 91 % of rwp30's decoded ends) and a lost frame are taken inline, the
-    /// rest through `on_rx_end`. The same steps as `on_rx_end`.
+    /// rest through `on_rx_end`. The same steps as `on_rx_end`, but for one:
+    /// the report of an overheard data packet (`MacAction::Overheard(p,
+    /// f.src)`, which `on_rx_end` pushes first, before any action of
+    /// `on_signal_end`) is not pushed but returned, `p`, for the caller to
+    /// carry out in its place (session 20: the kernel hands it to the
+    /// routing protocol from the frame, without the two copies of the
+    /// packet through `out`).
     #[inline(always)]
-    pub fn on_rx_end_idle(&mut self, now: Time, decoded: Option<&Frame>, out: &mut Vec<MacAction>) {
-        match decoded {
+    pub fn on_rx_end_idle<'f>(
+        &mut self,
+        now: Time,
+        decoded: Option<&'f Frame>,
+        out: &mut Vec<MacAction>,
+    ) -> Option<&'f Packet> {
+        let heard = match decoded {
             Some(f) if f.dst != self.addr && f.dst != BROADCAST => {
                 self.eifs_until = Time::ZERO;
-                self.overheard(now, f, out);
+                self.overheard_nav(now, f)
             }
-            Some(_) => return self.on_rx_end(now, decoded, true, out),
-            None => self.failed_rx(now),
-        }
+            Some(_) => {
+                self.on_rx_end(now, decoded, true, out);
+                return None;
+            }
+            None => {
+                self.failed_rx(now);
+                None
+            }
+        };
         self.on_signal_end(now, true, out);
+        heard
     }
 
     /// A frame decoded for another station (not broadcast).
     #[inline(always)]
     pub(super) fn overheard(&mut self, now: Time, f: &Frame, out: &mut Vec<MacAction>) {
+        if self.overheard_nav(now, f).is_some() {
+            report_overheard(f, out);
+        }
+    }
+
+    /// [`Dcf::overheard`]'s NAV, and the data packet it reports (if any).
+    #[inline(always)]
+    fn overheard_nav<'f>(&mut self, now: Time, f: &'f Frame) -> Option<&'f Packet> {
         // Virtual carrier sense from frames addressed to others.
         let until = now + f.duration;
         if until > self.nav_until {
             self.nav_until = until;
         }
-        if self.report_overheard && f.kind == FrameKind::Data && f.packet.is_some() {
-            report_overheard(f, out);
+        if self.report_overheard && f.kind == FrameKind::Data {
+            f.packet.as_ref()
+        } else {
+            None
         }
     }
 }
