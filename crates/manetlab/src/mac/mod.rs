@@ -268,22 +268,33 @@ impl Mac {
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         each!(self, m => MacProtocol::on_rx_end(m, now, decoded, idle, out))
     }
+    /// `on_rx_power(f.src, power)` when a frame `f` decoded, then
     /// `on_rx_end(now, decoded, true, out)`: the medium idle after it
-    /// (the kernel's run of signal ends, `simulation/frames_runs.rs`); the
-    /// DCF takes the common cases inline (`Dcf::on_rx_end_idle`). Returns
-    /// the packet of an overheard data frame that the MAC reports but did
-    /// not push (`MacAction::Overheard(p, src)`, to be carried out before
-    /// the actions pushed into `out`; the DCF only, session 20).
+    /// (the kernel's run of signal ends, `simulation/frames_runs.rs`; the
+    /// MAC's kind tested once for both, session 20); the DCF takes the
+    /// common cases inline (`Dcf::on_rx_end_idle`). Returns the packet of
+    /// an overheard data frame that the MAC reports but did not push
+    /// (`MacAction::Overheard(p, src)`, to be carried out before the
+    /// actions pushed into `out`; the DCF only, session 20).
     #[inline(always)]
     pub fn on_rx_end_idle<'f>(
         &mut self,
         now: Time,
         decoded: Option<&'f Frame>,
+        power: f64,
         out: &mut Vec<MacAction>,
     ) -> Option<&'f Packet> {
         match self {
-            Mac::Dcf(d) => d.on_rx_end_idle(now, decoded, out),
+            Mac::Dcf(d) => {
+                if let Some(f) = decoded {
+                    d.on_rx_power(f.src, power);
+                }
+                d.on_rx_end_idle(now, decoded, out)
+            }
             m => {
+                if let Some(f) = decoded {
+                    m.on_rx_power(f.src, power);
+                }
                 m.on_rx_end(now, decoded, true, out);
                 None
             }

@@ -197,10 +197,9 @@ impl Simulation {
                 let now = Time(g.time);
                 let heard = match outcome {
                     RxOutcome::Decoded(_) => {
-                        n.mac.on_rx_power(frame.src, n.radio.last_decoded_power());
-                        n.mac.on_rx_end_idle(now, Some(frame), mac_out)
+                        n.mac.on_rx_end_idle(now, Some(frame), n.radio.last_decoded_power(), mac_out)
                     }
-                    _ => n.mac.on_rx_end_idle(now, None, mac_out),
+                    _ => n.mac.on_rx_end_idle(now, None, 0.0, mac_out),
                 };
                 released += 1;
                 if let Some(p) = heard {

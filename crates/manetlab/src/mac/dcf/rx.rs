@@ -38,8 +38,36 @@ impl Dcf {
                 None
             }
         };
-        self.on_signal_end(now, true, out);
+        self.idle_end(now, out);
         heard
+    }
+
+    /// `on_signal_end(now, true, out)`, its tests in the order the common
+    /// end takes them (session 20): after the first block `sensing` is
+    /// false, so `medium_maybe_idle` tests `transmitting` alone, and
+    /// `schedule_access` (which `freeze` leaves both to) need not test
+    /// either again; a station with nothing to send (plain DCF, no backoff)
+    /// is told apart before the state and the response are read. The same
+    /// steps: the tests after `freeze` only read, so their order is free.
+    #[inline(always)]
+    fn idle_end(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if self.sensing {
+            self.sensing = false;
+            if !self.transmitting {
+                self.idle_since = now;
+            }
+        }
+        if self.transmitting {
+            return;
+        }
+        self.freeze(now);
+        if self.n_acs == 1 && self.acs[0].backoff.is_none() {
+            return;
+        }
+        if !matches!(self.state, State::Idle | State::Contend) || self.responding {
+            return;
+        }
+        self.arm_access(now, out);
     }
 
     /// A frame decoded for another station (not broadcast).
