@@ -104,3 +104,69 @@ fn report_overheard(f: &Frame, out: &mut Vec<MacAction>) {
         out.push(MacAction::Overheard(p, f.src));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::rng::Purpose;
+
+    proptest::proptest! {
+        /// `idle_end` (session 20) against `on_signal_end(now, true, _)`,
+        /// the steps it stands for, from any carrier-sense, access and
+        /// exchange state, plain DCF and EDCA: the same actions and the
+        /// same fields it may touch.
+        #[test]
+        fn idle_end_is_on_signal_end_idle(
+            flags in proptest::collection::vec(proptest::bool::ANY, 5),
+            state in 0usize..8,
+            backoff in proptest::collection::vec(proptest::option::of(0u32..8), 2),
+            times in proptest::collection::vec(0u64..3_000_000, 6),
+            edca in proptest::bool::ANY,
+        ) {
+            let states = [
+                State::Idle,
+                State::Contend,
+                State::SendingRts,
+                State::WaitCts,
+                State::DataPending,
+                State::SendingData,
+                State::WaitAck,
+                State::SendingBroadcast,
+            ];
+            let cfg = MacConfig { edca, ..MacConfig::default() };
+            let make = || {
+                let mut d = Dcf::new(0, &cfg, false, RngStream::new(1, 0, Purpose::MacBackoff, 0));
+                (d.sensing, d.transmitting, d.access_pending, d.responding) = (flags[0], flags[1], flags[2], flags[3]);
+                d.state = states[state];
+                for (a, b) in d.acs.iter_mut().zip(&backoff) {
+                    a.backoff = *b;
+                    a.countdown_start = Time(times[4]);
+                    a.counted_to = Time(times[5]);
+                }
+                (d.idle_since, d.nav_until, d.eifs_until) = (Time(times[0]), Time(times[1]), Time(times[2]));
+                if flags[4] {
+                    d.access_gen = 7;
+                }
+                d
+            };
+            let now = Time(times[3]);
+            let (mut a, mut b) = (make(), make());
+            let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+            a.on_signal_end(now, true, &mut out_a);
+            b.idle_end(now, &mut out_b);
+            let fields = |d: &Dcf| {
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?} {:?}",
+                    (d.sensing, d.transmitting, d.access_pending, d.responding),
+                    d.state,
+                    d.idle_since,
+                    d.access_gen,
+                    d.acs,
+                    (d.nav_until, d.eifs_until)
+                )
+            };
+            proptest::prop_assert_eq!(format!("{out_a:?}"), format!("{out_b:?}"));
+            proptest::prop_assert_eq!(fields(&a), fields(&b));
+        }
+    }
+}
