@@ -49,7 +49,8 @@ pub struct Node {
 }
 
 // An odd number of cache lines a node (see `stride_pad`).
-const _: () = assert!(std::mem::size_of::<Node>() % 64 == 0 && (std::mem::size_of::<Node>() / 64) % 2 == 1);
+const _: () =
+    assert!(std::mem::size_of::<Node>().is_multiple_of(64) && !(std::mem::size_of::<Node>() / 64).is_multiple_of(2));
 
 impl Node {
     pub fn endpoint_for_port(&self, port: u16) -> Option<usize> {
