@@ -39,7 +39,18 @@ pub struct Node {
     pub routing_rng: RngStream,
     pub app_rng: RngStream,
     pub net: NetStats,
+    /// One cache line of nothing, so that a node spans an odd number of
+    /// lines (33, not 32; asserted below): with a 2-KB stride line k of
+    /// every node falls in one of two of the L1's 64 sets (8 ways), and
+    /// the four hot lines of rwp30's 30 nodes competed 15 to a set; with
+    /// 33 lines they spread over all sets (session 20, docs/performance.md:
+    /// rwp30 ~0.96 of the 2-KB stride in paired CPU, the rest neutral).
+    pub(crate) stride_pad: [u8; 64],
 }
+
+// An odd number of cache lines a node (see `stride_pad`).
+const _: () =
+    assert!(std::mem::size_of::<Node>().is_multiple_of(64) && !(std::mem::size_of::<Node>() / 64).is_multiple_of(2));
 
 impl Node {
     pub fn endpoint_for_port(&self, port: u16) -> Option<usize> {

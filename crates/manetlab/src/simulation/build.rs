@@ -126,6 +126,7 @@ impl Simulation {
                 routing_rng: RngStream::new(cfg.seed, id as u64, Purpose::Routing, 0),
                 app_rng: RngStream::new(cfg.seed, id as u64, Purpose::AppJitter, 0),
                 net: NetStats::default(),
+                stride_pad: [0; 64],
             });
         }
         for node in nodes.iter_mut() {

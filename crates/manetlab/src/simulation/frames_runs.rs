@@ -5,10 +5,11 @@
 //! together, the queue's head and the frame's constants read once a run.
 
 use super::{key128, prefetch_node, END, END_UNSEEN, PREFETCH_MIN_NODES};
+use crate::net::routing::RouteCtx;
 use crate::phy::channel::TxId;
 use crate::phy::radio::RxOutcome;
 use crate::sim::Time;
-use crate::simulation::{Event, Simulation};
+use crate::simulation::{Event, Simulation, Work};
 
 impl Simulation {
     /// [`Simulation::frame_events`] for a frame with many hearers (at least
@@ -37,7 +38,7 @@ impl Simulation {
                     handled = true;
                 }
             } else if g.end_at == END {
-                let next = if self.nodes.len() >= PREFETCH_MIN_NODES || !self.obs.is_empty() {
+                let next = if self.nodes.len() >= PREFETCH_MIN_NODES || !self.obs.is_empty() || self.bp.is_some() {
                     self.end_run(id, tx, cur)
                 } else {
                     self.end_run_small(id, tx, cur)
@@ -118,9 +119,11 @@ impl Simulation {
     }
 
     /// [`Simulation::end_run`] in networks under [`PREFETCH_MIN_NODES`]
-    /// nodes with no observer (session 19; rwp30: ~23 hearers a frame, 82 %
-    /// of its ends leave no work). The ends on the fast path
-    /// (`Radio::end_lone_lock`) that leave no MAC action run in an inner
+    /// nodes with no observer and no backpressure (session 19; rwp30: ~23
+    /// hearers a frame, 82 % of its ends leave no work). The ends on the
+    /// fast path (`Radio::end_lone_lock`) that leave no MAC action (an
+    /// overheard data packet's report is handed to the protocol in place,
+    /// session 20: 381 K of rwp30's 605 K ends with work) run in an inner
     /// loop over the stream's signals borrowed once, with the count, the
     /// clock, the stream's `next` and the transmission's release
     /// (`Channel::signals_ended`) carried in locals and written out before
@@ -134,7 +137,7 @@ impl Simulation {
     /// docs/performance.md, "Session 18 (branch s18fl)".)
     #[inline(never)]
     fn end_run_small(&mut self, id: u32, tx: TxId, cur: usize) -> Option<usize> {
-        debug_assert!(self.obs.is_empty());
+        debug_assert!(self.obs.is_empty() && self.bp.is_none());
         let until = self.until.0;
         let limit = self.cfg.duration.0;
         // The queue's earliest key (0: to be read again).
@@ -162,6 +165,8 @@ impl Simulation {
             let sig = &s.signals[..];
             let nodes = &mut self.nodes[..];
             let mac_out = &mut self.mac_out;
+            let net_out = &mut self.net_out;
+            let fate = &mut self.obs.metrics.fate;
             let frame = &self.channel.get(tx).frame;
             let queue = &mut self.queue;
             let mut j;
@@ -190,15 +195,31 @@ impl Simulation {
                     _ => crate::simulation::counts::Kind::EndFailed,
                 });
                 let now = Time(g.time);
-                match outcome {
+                let heard = match outcome {
                     RxOutcome::Decoded(_) => {
-                        n.mac.on_rx_power(frame.src, n.radio.last_decoded_power());
-                        n.mac.on_rx_end_idle(now, Some(frame), mac_out)
+                        n.mac.on_rx_end_idle(now, Some(frame), n.radio.last_decoded_power(), mac_out)
                     }
-                    _ => n.mac.on_rx_end_idle(now, None, mac_out),
-                }
+                    _ => n.mac.on_rx_end_idle(now, None, 0.0, mac_out),
+                };
                 released += 1;
-                if !mac_out.is_empty() {
+                if let Some(p) = heard {
+                    // The MAC's report of an overheard data packet, carried
+                    // out here from the frame as `do_mac`'s `Overheard` arm
+                    // (no backpressure here: `frame_events_wide`) would have
+                    // as the first of the end's actions: the protocol's
+                    // `on_overheard` (when it listens). Its actions (rare)
+                    // are queued as work after the MAC's (`Stop::Work`), as
+                    // `routing_done` would have queued them while the MAC's
+                    // were waiting; the protocol and the MAC share no state,
+                    // so calling it after the MAC's own steps of this end is
+                    // the same.
+                    if n.routing.wants_overheard() {
+                        let out = &mut *net_out;
+                        let mut ctx = RouteCtx { now, node: g.node, out, rng: &mut n.routing_rng, uids: fate };
+                        n.routing.on_overheard(&mut ctx, p);
+                    }
+                }
+                if !(mac_out.is_empty() && net_out.is_empty()) {
                     break Stop::Work;
                 }
                 // (as `next_in_place`, the queue's head kept)
@@ -247,9 +268,15 @@ impl Simulation {
                 }
                 Stop::Work => {}
             }
-            if !(self.mac_out.is_empty() && self.work.is_empty()) {
+            if !(self.mac_out.is_empty() && self.net_out.is_empty() && self.work.is_empty()) {
                 let node = self.streams.slab[id as usize].signals[c].node;
                 self.collect_mac(node);
+                // (the protocol's actions for an overheard packet, after the
+                // MAC's; as `routing_done`)
+                for i in self.queued[1]..self.net_out.len() {
+                    self.work.push(Work::Net(node, i as u32));
+                }
+                self.queued[1] = self.net_out.len();
                 self.drain_work();
                 bound = 0;
             }

@@ -62,7 +62,7 @@ impl Dcf {
     }
 
     #[inline(never)]
-    fn arm_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
+    pub(super) fn arm_access(&mut self, now: Time, out: &mut Vec<MacAction>) {
         let at = if self.n_acs == 1 {
             // Plain DCF: one entity, no loop and no minimum to fold
             // (`schedule_access` found its backoff set).
