@@ -12,6 +12,14 @@ use super::time::Time;
 mod late;
 use late::{Late, COARSE};
 
+/// The panic of a push before now, out of line: `assert!`'s message kept
+/// the pushed time spilled to the stack on every push.
+#[cold]
+#[inline(never)]
+fn scheduled_in_the_past(at: Time, now: Time) -> ! {
+    panic!("event scheduled in the past: {at} < {now}")
+}
+
 /// Queue entry, ordered by (time, insertion sequence).
 #[derive(Clone, Copy)]
 struct Entry<E> {
@@ -159,7 +167,9 @@ impl<E: Copy> EventQueue<E> {
     }
     /// Schedules `event` at absolute time `at` (not before now).
     pub fn schedule(&mut self, at: Time, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        if at < self.now {
+            scheduled_in_the_past(at, self.now);
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         self.push(Entry { time: at.0, seq, event });
@@ -174,7 +184,9 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at` under a sequence number taken earlier with
     /// [`EventQueue::reserve`]: it runs where an event scheduled then would.
     pub fn schedule_seq(&mut self, at: Time, seq: u64, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        if at < self.now {
+            scheduled_in_the_past(at, self.now);
+        }
         debug_assert!(seq < self.next_seq);
         self.push(Entry { time: at.0, seq, event });
     }
@@ -182,13 +194,13 @@ impl<E: Copy> EventQueue<E> {
     fn push(&mut self, e: Entry<E>) {
         let k = e.key();
         if k >= self.bound {
-            if e.time >= self.wend {
-                return self.late.push(e);
-            }
-            return self.push_wheel(e);
+            return self.push_far(e);
         }
         // One insertion step from the end (the earliest events).
         let mut i = self.near.len();
+        if i == self.near.capacity() {
+            return self.push_grow(e); // never on the bench scenarios (capacity `near_max + 1`)
+        }
         self.near.push(e);
         while i > 0 && self.near[i - 1].key() < k {
             self.near[i] = self.near[i - 1];
@@ -198,6 +210,27 @@ impl<E: Copy> EventQueue<E> {
         if self.near.len() > self.near_max {
             self.shed();
         }
+    }
+    /// A push into a full near list (it can outgrow `near_max + 1` only when
+    /// `shed` keeps events from before the window's start): grows it and
+    /// pushes again. Out of line, as `push_far`.
+    #[cold]
+    #[inline(never)]
+    fn push_grow(&mut self, e: Entry<E>) {
+        self.near.reserve(self.near.len());
+        self.push(e)
+    }
+    /// An event at or past the bound: to the wheel or the late tier. Out of
+    /// line, so that a push into the near list (most pushes on the bench
+    /// scenarios) needs only the registers a call may clobber: no saved
+    /// registers, no event staged on the stack (docs/performance.md,
+    /// "Session 20 (branch s20mt)").
+    #[inline(never)]
+    fn push_far(&mut self, e: Entry<E>) {
+        if e.time >= self.wend {
+            return self.late.push(e);
+        }
+        self.push_wheel(e)
     }
     /// Files `e` (time in the window, key at or above the bound) in its
     /// bucket.
