@@ -172,7 +172,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.push(Entry { time: at.0, seq, event });
+        self.push(at.0, seq, event);
     }
     /// Reserves `k` consecutive sequence numbers (for events that will be
     /// queued later with [`EventQueue::schedule_seq`]) and returns the first.
@@ -188,18 +188,22 @@ impl<E: Copy> EventQueue<E> {
             scheduled_in_the_past(at, self.now);
         }
         debug_assert!(seq < self.next_seq);
-        self.push(Entry { time: at.0, seq, event });
+        self.push(at.0, seq, event);
     }
+    /// The entry's fields apart, so that a near push keeps them in
+    /// registers (an `Entry` argument was staged on the stack and copied
+    /// from there twice).
     #[inline(always)]
-    fn push(&mut self, e: Entry<E>) {
+    fn push(&mut self, time: u64, seq: u64, event: E) {
+        let e = Entry { time, seq, event };
         let k = e.key();
         if k >= self.bound {
-            return self.push_far(e);
+            return self.push_far(time, seq, event);
         }
         // One insertion step from the end (the earliest events).
         let mut i = self.near.len();
         if i == self.near.capacity() {
-            return self.push_grow(e); // never on the bench scenarios (capacity `near_max + 1`)
+            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 1`)
         }
         self.near.push(e);
         while i > 0 && self.near[i - 1].key() < k {
@@ -216,9 +220,9 @@ impl<E: Copy> EventQueue<E> {
     /// pushes again. Out of line, as `push_far`.
     #[cold]
     #[inline(never)]
-    fn push_grow(&mut self, e: Entry<E>) {
+    fn push_grow(&mut self, time: u64, seq: u64, event: E) {
         self.near.reserve(self.near.len());
-        self.push(e)
+        self.push(time, seq, event)
     }
     /// An event at or past the bound: to the wheel or the late tier. Out of
     /// line, so that a push into the near list (most pushes on the bench
@@ -226,7 +230,8 @@ impl<E: Copy> EventQueue<E> {
     /// registers, no event staged on the stack (docs/performance.md,
     /// "Session 20 (branch s20mt)").
     #[inline(never)]
-    fn push_far(&mut self, e: Entry<E>) {
+    fn push_far(&mut self, time: u64, seq: u64, event: E) {
+        let e = Entry { time, seq, event };
         if e.time >= self.wend {
             return self.late.push(e);
         }
