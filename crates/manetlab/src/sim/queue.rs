@@ -215,13 +215,14 @@ impl<E: Copy> EventQueue<E> {
             self.shed();
         }
     }
-    /// A push into a full near list (it can outgrow `near_max + 1` only when
-    /// `shed` keeps events from before the window's start): grows it and
-    /// pushes again. Out of line, as `push_far`.
+    /// A push into a full near list (it outgrows `near_max + 1` only when
+    /// `shed` cannot send events back: past the end of time, or events from
+    /// before the window's start; `never_events_keep_their_place` runs
+    /// it): grows it and pushes again. Out of line, as `push_far`.
     #[cold]
     #[inline(never)]
     fn push_grow(&mut self, time: u64, seq: u64, event: E) {
-        self.near.reserve(self.near.len());
+        self.near.reserve(self.near.len().max(1));
         self.push(time, seq, event)
     }
     /// An event at or past the bound: to the wheel or the late tier. Out of
