@@ -12,6 +12,14 @@ use super::time::Time;
 mod late;
 use late::{Late, COARSE};
 
+/// The panic of a push before now, out of line: `assert!`'s message kept
+/// the pushed time spilled to the stack on every push.
+#[cold]
+#[inline(never)]
+fn scheduled_in_the_past(at: Time, now: Time) -> ! {
+    panic!("event scheduled in the past: {at} < {now}")
+}
+
 /// Queue entry, ordered by (time, insertion sequence).
 #[derive(Clone, Copy)]
 struct Entry<E> {
@@ -159,10 +167,12 @@ impl<E: Copy> EventQueue<E> {
     }
     /// Schedules `event` at absolute time `at` (not before now).
     pub fn schedule(&mut self, at: Time, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        if at < self.now {
+            scheduled_in_the_past(at, self.now);
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.push(Entry { time: at.0, seq, event });
+        self.push(at.0, seq, event);
     }
     /// Reserves `k` consecutive sequence numbers (for events that will be
     /// queued later with [`EventQueue::schedule_seq`]) and returns the first.
@@ -174,21 +184,27 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at` under a sequence number taken earlier with
     /// [`EventQueue::reserve`]: it runs where an event scheduled then would.
     pub fn schedule_seq(&mut self, at: Time, seq: u64, event: E) {
-        assert!(at >= self.now, "event scheduled in the past: {} < {}", at, self.now);
+        if at < self.now {
+            scheduled_in_the_past(at, self.now);
+        }
         debug_assert!(seq < self.next_seq);
-        self.push(Entry { time: at.0, seq, event });
+        self.push(at.0, seq, event);
     }
+    /// The entry's fields apart, so that a near push keeps them in
+    /// registers (an `Entry` argument was staged on the stack and copied
+    /// from there twice).
     #[inline(always)]
-    fn push(&mut self, e: Entry<E>) {
+    fn push(&mut self, time: u64, seq: u64, event: E) {
+        let e = Entry { time, seq, event };
         let k = e.key();
         if k >= self.bound {
-            if e.time >= self.wend {
-                return self.late.push(e);
-            }
-            return self.push_wheel(e);
+            return self.push_far(time, seq, event);
         }
         // One insertion step from the end (the earliest events).
         let mut i = self.near.len();
+        if i == self.near.capacity() {
+            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 1`)
+        }
         self.near.push(e);
         while i > 0 && self.near[i - 1].key() < k {
             self.near[i] = self.near[i - 1];
@@ -198,6 +214,29 @@ impl<E: Copy> EventQueue<E> {
         if self.near.len() > self.near_max {
             self.shed();
         }
+    }
+    /// A push into a full near list (it outgrows `near_max + 1` only when
+    /// `shed` cannot send events back: past the end of time, or events from
+    /// before the window's start; `never_events_keep_their_place` runs
+    /// it): grows it and pushes again. Out of line, as `push_far`.
+    #[cold]
+    #[inline(never)]
+    fn push_grow(&mut self, time: u64, seq: u64, event: E) {
+        self.near.reserve(self.near.len().max(1));
+        self.push(time, seq, event)
+    }
+    /// An event at or past the bound: to the wheel or the late tier. Out of
+    /// line, so that a push into the near list (most pushes on the bench
+    /// scenarios) needs only the registers a call may clobber: no saved
+    /// registers, no event staged on the stack (docs/performance.md,
+    /// "Session 20 (branch s20mt)").
+    #[inline(never)]
+    fn push_far(&mut self, time: u64, seq: u64, event: E) {
+        let e = Entry { time, seq, event };
+        if e.time >= self.wend {
+            return self.late.push(e);
+        }
+        self.push_wheel(e)
     }
     /// Files `e` (time in the window, key at or above the bound) in its
     /// bucket.
