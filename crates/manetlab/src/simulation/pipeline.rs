@@ -546,7 +546,7 @@ impl Simulation {
         n.net.forwarded += 1;
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.route(&mut ctx, *pkt, Origin::Forward);
+        n.routing.route_ref(&mut ctx, pkt, Origin::Forward);
         self.routing_done(node, true);
     }
 
@@ -562,7 +562,7 @@ impl Simulation {
         n.net.originated += 1;
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.route(&mut ctx, *pkt, Origin::Local);
+        n.routing.route_ref(&mut ctx, pkt, Origin::Local);
         self.routing_done(node, true);
     }
 
@@ -599,6 +599,6 @@ impl Simulation {
             }
         }
         let pkt = &*pkt;
-        self.with_routing(node, |r, ctx| r.route(ctx, *pkt, origin));
+        self.with_routing(node, |r, ctx| r.route_ref(ctx, pkt, origin));
     }
 }
