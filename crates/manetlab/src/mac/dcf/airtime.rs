@@ -3,8 +3,9 @@
 //! `PhyMode::frame_time` divides once per frame (bits * 10^9 / rate); most
 //! frames of a run repeat a few (size, rate) pairs: the 14-B CTS and ACK
 //! and the 20-B RTS at the basic rate, and a flow's DATA frames. Those
-//! three control frames' times are computed in `Dcf::new`; the last other
-//! frame's is remembered.
+//! three control frames' times are computed in `Dcf::new`; the last two
+//! other (size, rate) pairs are remembered (a TCP flow's DATA frames carry
+//! segments one way and ACKs the other: two sizes; session 20).
 
 use super::*;
 
@@ -23,19 +24,21 @@ impl Dcf {
                 return self.rts_basic;
             }
         }
-        let (b, r, d) = self.last_air;
-        if (b, r) == (bytes, rate) {
-            return d;
+        for (b, r, d) in self.last_air {
+            if (b, r) == (bytes, rate) {
+                return d;
+            }
         }
         self.air_time_new(bytes, rate)
     }
 
-    /// A size and rate not remembered: computed and remembered (out of
-    /// line: `transmit`, which inlines `air_time`, stays small).
+    /// A size and rate not remembered: computed and remembered in place of
+    /// the older entry (out of line: `transmit`, which inlines `air_time`,
+    /// stays small).
     #[inline(never)]
     fn air_time_new(&mut self, bytes: u32, rate: u64) -> Time {
         let d = self.phy.frame_time(bytes, rate);
-        self.last_air = (bytes, rate, d);
+        self.last_air = [(bytes, rate, d), self.last_air[0]];
         d
     }
 }
