@@ -96,13 +96,15 @@ impl Simulation {
     pub(super) fn transmit_frame(&mut self, node: NodeId, d: crate::sim::Time) {
         let now = self.queue.now();
         // The frame stays in the MAC until the channel copies it
-        // (`Channel::begin`): no copy on the way.
-        let frame = self.nodes[node as usize].mac.tx_frame();
+        // (`Channel::begin`): no copy on the way. (Borrowed from the node
+        // once: the steps up to `begin` touch other fields.)
+        let n = &mut self.nodes[node as usize];
+        let frame = n.mac.tx_frame();
         self.obs.transmit(now, node, frame, d);
         if let Some(bp) = self.bp.as_mut() {
             bp_transmit(bp, node, frame);
         }
-        self.nodes[node as usize].radio.start_tx();
+        n.radio.start_tx();
         self.channel.refresh(now);
         // A sender's cached arrival order is borrowed, not copied, when
         // nothing below changes `hearers`: no radio is off (the filter
@@ -138,9 +140,7 @@ impl Simulation {
             }
         }
         if !self.hearers.is_empty() {
-            let end = now + d;
-            let frame = self.nodes[node as usize].mac.tx_frame();
-            let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
+            let tx = self.channel.begin(node, frame, now, now + d, self.hearers.len() as u32);
             // (the frame's stream also carries the sender's `TxEnd`)
             self.air_frame(tx, d, node);
         } else {
