@@ -178,48 +178,12 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// How many resolved addresses [`Resolved`] keeps inline.
-const RESOLVED_INLINE: usize = 4;
-
-/// The set of resolved addresses (`IdSet` semantics: addresses are only
-/// ever added): the first [`RESOLVED_INLINE`] in an array read without
-/// hashing (a node resolves its few neighbours, and every unicast packet
-/// it sends asks; session 20), the others in a hash set.
-#[derive(Default)]
-struct Resolved {
-    first: [NodeId; RESOLVED_INLINE],
-    n: usize,
-    rest: IdSet<NodeId>,
-}
-
-impl Resolved {
-    #[inline]
-    fn contains(&self, a: NodeId) -> bool {
-        // (`rest` is filled only once `first` is full)
-        self.first[..self.n].contains(&a) || (self.n == RESOLVED_INLINE && self.rest.contains(&a))
-    }
-
-    /// Adds `a`: whether it was new (`HashSet::insert`).
-    fn insert(&mut self, a: NodeId) -> bool {
-        if self.contains(a) {
-            return false;
-        }
-        if self.n < RESOLVED_INLINE {
-            self.first[self.n] = a;
-            self.n += 1;
-            return true;
-        }
-        self.rest.insert(a)
-    }
-}
-
 pub struct Arp {
     cfg: ArpConfig,
-    /// Looked up for every unicast packet sent (`output`, and the kernel's
-    /// `queues_by_radio`): the first few inline, the rest keyed by node id
-    /// with `sim::idhash` (SipHash cost ~20 ns a look-up); the walks of
-    /// `pending` (`on_tick`, `held`) sort what they walk.
-    resolved: Resolved,
+    /// Looked up for every unicast packet sent (`output`): keyed by node
+    /// id with `sim::idhash` (SipHash cost ~20 ns a look-up); the walks
+    /// of `pending` (`on_tick`, `held`) sort what they walk.
+    resolved: IdSet<NodeId>,
     pending: IdMap<NodeId, Pending>,
     /// Addresses whose resolution failed, until when they stay dead.
     dead: IdMap<NodeId, Time>,
@@ -235,7 +199,7 @@ impl Arp {
     pub fn new(cfg: ArpConfig) -> Self {
         Arp {
             cfg,
-            resolved: Resolved::default(),
+            resolved: IdSet::default(),
             pending: IdMap::default(),
             dead: IdMap::default(),
             tick_gen: 0,
@@ -247,13 +211,13 @@ impl Arp {
 
     #[inline]
     pub fn is_resolved(&self, addr: NodeId) -> bool {
-        self.resolved.contains(addr)
+        self.resolved.contains(&addr)
     }
 
     /// A packet for `pkt.next_hop` wants the interface queue.
     pub fn output(&mut self, now: Time, pkt: Packet, out: &mut Vec<ArpAction>) {
         let hop = pkt.next_hop;
-        if self.resolved.contains(hop) {
+        if self.resolved.contains(&hop) {
             return out.push(ArpAction::Queue(pkt));
         }
         let report_drops = matches!(self.cfg, ArpConfig::Queue { report_drops: true, .. });
@@ -435,30 +399,6 @@ impl Arp {
         keys.sort();
         for k in keys {
             self.pending[k].held.iter().for_each(&mut *f);
-        }
-    }
-}
-
-#[cfg(test)]
-mod resolved_tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// `Resolved` answers `insert` and `contains` as the hash set it
-        /// replaces, whatever the order and repeats (more addresses than
-        /// it keeps inline included).
-        #[test]
-        fn resolved_is_a_set(ops in proptest::collection::vec((any::<bool>(), 0u32..12), 0..60)) {
-            let (mut r, mut set) = (Resolved::default(), std::collections::HashSet::new());
-            for (add, a) in ops {
-                if add {
-                    prop_assert_eq!(r.insert(a), set.insert(a));
-                }
-                for b in 0..12 {
-                    prop_assert_eq!(r.contains(b), set.contains(&b));
-                }
-            }
         }
     }
 }
