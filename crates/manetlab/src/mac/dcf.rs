@@ -206,10 +206,10 @@ pub struct Dcf {
     /// A CTS, and an ACK, at the basic rate (every ACK unless rate control is adaptive).
     cts_time: Time,
     ack_basic: Time,
-    /// An RTS at the basic rate; the last other frame's (size, rate) and
-    /// air time (`dcf/airtime.rs`).
+    /// An RTS at the basic rate; the last two other frames' (size, rate),
+    /// as a key, and air time, the newer first (`dcf/airtime.rs`).
     rts_basic: Time,
-    last_air: (u32, u64, Time),
+    last_air: [(u64, Time); 2],
     /// `mac.immediate_access = "idle-now"` (ns-3.37; `dcf/ns3.rs`).
     immediate_if_idle: bool,
     /// Push `TxSuccess` / `Overheard` (`dcf/reports.rs`).
@@ -269,7 +269,10 @@ impl Dcf {
             ack_basic: phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
             rts_basic: phy.frame_time(frame::RTS_BYTES, phy.basic_rate),
             // A true entry to start from: a 14-B frame at the basic rate.
-            last_air: (frame::ACK_BYTES, phy.basic_rate, phy.frame_time(frame::ACK_BYTES, phy.basic_rate)),
+            last_air: [(
+                airtime::air_key(frame::ACK_BYTES, phy.basic_rate).unwrap_or(airtime::NO_AIR_KEY),
+                phy.frame_time(frame::ACK_BYTES, phy.basic_rate),
+            ); 2],
             immediate_if_idle: cfg.immediate_access == ImmediateAccess::IdleNow,
             report_success: true,
             report_overheard: true,
@@ -671,7 +674,7 @@ impl Dcf {
             self.state = State::SendingRts;
             self.stats.rts_sent += 1;
             let rate = self.pick_rate(now, to, bytes);
-            let data_time = self.phy.frame_time(bytes, rate);
+            let data_time = self.air_time(bytes, rate);
             let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
             self.tx_frame = Frame {
                 kind: FrameKind::Rts,

@@ -89,8 +89,9 @@ pub struct Channel {
     hearer_cache: Vec<Option<Box<[Hearer]>>>,
     /// Static nodes without fading draws: the same hearers in arrival
     /// order (`hearers_by_arrival`), so a frame copies them instead of
-    /// sorting them again (session 14).
-    arrival_cache: Vec<Option<Box<[Hearer]>>>,
+    /// sorting them again (session 14), or borrows them
+    /// (`lend_arrivals`, session 20).
+    arrival_cache: Vec<Option<Vec<Hearer>>>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     /// Shadowing and fading draws (`fading.rs`).
@@ -379,7 +380,34 @@ impl Channel {
         self.find_hearers(sender, now, out, false);
         sort_by_arrival(out, &mut self.sort_keys, &mut self.sort_out);
         if cached {
-            self.arrival_cache[sender as usize] = Some(out.as_slice().into());
+            self.arrival_cache[sender as usize] = Some(out.clone());
+        }
+    }
+
+    /// [`Channel::hearers_by_arrival`] without the copy, once the sender's
+    /// arrival order is cached (static nodes without fading draws; never
+    /// with `fused`, which only moving nodes take): the cached list and
+    /// `out` trade places (three words each) and `true` is returned. The
+    /// caller reads `out` without changing it and hands it back with
+    /// [`Channel::give_back_arrivals`] before this sender's hearers are
+    /// asked for again. `false`: nothing cached, `out` untouched.
+    #[inline]
+    pub fn lend_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) -> bool {
+        match self.arrival_cache.get_mut(sender as usize) {
+            Some(Some(h)) => {
+                std::mem::swap(h, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Puts back the list [`Channel::lend_arrivals`] lent (and `out`'s
+    /// own buffer back into `out`).
+    #[inline]
+    pub fn give_back_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) {
+        if let Some(Some(h)) = self.arrival_cache.get_mut(sender as usize) {
+            std::mem::swap(h, out);
         }
     }
 

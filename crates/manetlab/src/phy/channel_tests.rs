@@ -301,6 +301,38 @@ mod arrival_cache {
             }
         }
     }
+
+    /// `lend_arrivals` lends nothing before a sender's first frame, then
+    /// exactly what `hearers_by_arrival` copies (the borrowed list in
+    /// `out`); `give_back_arrivals` restores both the cache and `out`'s
+    /// own buffer, so later answers are unchanged.
+    #[test]
+    fn lent_arrivals_are_the_copied_ones() {
+        let radio = RadioConfig::default();
+        let pos: Vec<Position> =
+            (0..40).map(|i| Position::new((i * 97 % 1300) as f64, (i * 61 % 500) as f64)).collect();
+        let mut ch = Channel::new(&radio, pos.clone());
+        let mut reference = Channel::new(&radio, pos);
+        let (mut out, mut copy) = (Vec::with_capacity(3), Vec::new());
+        let key = |v: &[Hearer]| v.iter().map(|h| (h.node, h.power.to_bits(), h.delay.0)).collect::<Vec<_>>();
+        for round in 0..3u64 {
+            for sender in 0..40u32 {
+                let now = Time::from_ms(round * 100 + sender as u64);
+                reference.hearers_by_arrival(sender, now, &mut copy);
+                let own = out.as_ptr();
+                if ch.lend_arrivals(sender, &mut out) {
+                    assert!(round > 0, "nothing cached before the first frame");
+                    assert_eq!(key(&out), key(&copy), "round {round} sender {sender}");
+                    ch.give_back_arrivals(sender, &mut out);
+                    assert_eq!(out.as_ptr(), own, "out's own buffer back");
+                } else {
+                    assert_eq!(round, 0, "cached after the first frame");
+                    ch.hearers_by_arrival(sender, now, &mut out);
+                    assert_eq!(key(&out), key(&copy));
+                }
+            }
+        }
+    }
 }
 
 mod fused {

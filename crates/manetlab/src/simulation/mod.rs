@@ -223,6 +223,9 @@ impl Simulation {
                     _ => gen,
                 };
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
+                if self.sent_at_once(node) {
+                    return;
+                }
                 node
             }
             Event::Endpoint { node, idx, timer } => {
@@ -342,7 +345,7 @@ impl Simulation {
     fn mac_item(&mut self, node: NodeId, i: usize) {
         match self.mac_out[i] {
             MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
-            MacAction::Transmit(d) => self.do_mac(node, &mut MacAction::Transmit(d)),
+            MacAction::Transmit(d) => self.transmit_frame(node, d),
             MacAction::Ready => self.feed_mac(node),
             // `bp_tx_success` does nothing without backpressure.
             MacAction::TxSuccess(_) if self.bp.is_none() => {}

@@ -37,45 +37,7 @@ impl Simulation {
     pub(super) fn do_mac(&mut self, node: NodeId, a: &mut MacAction) {
         let now = self.queue.now();
         match a {
-            &mut MacAction::Transmit(d) => {
-                // The frame stays in the MAC until the channel copies it
-                // (`Channel::begin`): no copy on the way.
-                let frame = self.nodes[node as usize].mac.tx_frame();
-                self.obs.transmit(now, node, frame, d);
-                if let Some(bp) = self.bp.as_mut() {
-                    bp_transmit(bp, node, frame);
-                }
-                self.nodes[node as usize].radio.start_tx();
-                self.channel.refresh(now);
-                self.channel.hearers_by_arrival(node, now, &mut self.hearers);
-                if self.radios_off > 0 {
-                    // A switched-off radio neither sends nor hears.
-                    let off = &self.radio_off;
-                    if off[node as usize] {
-                        self.hearers.clear();
-                    } else {
-                        self.hearers.retain(|h| !off[h.node as usize]);
-                    }
-                }
-                if let Some(c) = &mut self.air_counts {
-                    if now >= self.cfg.warmup {
-                        let rx = self.cfg.radio.rx_threshold_w;
-                        let near = self.hearers.iter().filter(|h| h.power >= rx).count() as u64;
-                        c.frames += 1;
-                        c.in_range += near;
-                        c.sensed_only += self.hearers.len() as u64 - near;
-                    }
-                }
-                if !self.hearers.is_empty() {
-                    let end = now + d;
-                    let frame = self.nodes[node as usize].mac.tx_frame();
-                    let tx = self.channel.begin(node, frame, now, end, self.hearers.len() as u32);
-                    // (the frame's stream also carries the sender's `TxEnd`)
-                    self.air_frame(tx, d, node);
-                } else {
-                    self.queue.schedule(now + d, Event::TxEnd { node });
-                }
-            }
+            &mut MacAction::Transmit(d) => self.transmit_frame(node, d),
             &mut MacAction::Timer { at, kind, gen } => self.arm_mac_timer(node, at, kind, gen),
             MacAction::Deliver(pkt, from) => {
                 let from = *from;
@@ -106,6 +68,86 @@ impl Simulation {
                 self.with_routing(node, |r, ctx| r.on_link_failure(ctx, pkt));
             }
             MacAction::Ready => self.feed_mac(node),
+        }
+    }
+
+    /// After a MAC timer (`handle`): when its one action is a frame to send
+    /// (an access, a response), the frame goes on the air now, as the work
+    /// list's only item would (`transmit_frame` adds no work), without the
+    /// item and the drain. (Not with `event-counts`, which reads `mac_out`
+    /// after the event.)
+    #[inline(always)]
+    pub(super) fn sent_at_once(&mut self, node: NodeId) -> bool {
+        #[cfg(not(feature = "event-counts"))]
+        if let [MacAction::Transmit(d)] = self.mac_out[..] {
+            debug_assert!(self.work.is_empty() && self.queued[0] == 0);
+            self.mac_out.clear();
+            self.transmit_frame(node, d);
+            return true;
+        }
+        let _ = node;
+        false
+    }
+
+    /// The MAC's `Transmit(d)`: its frame ([`crate::mac::Mac::tx_frame`])
+    /// goes on the air for `d` at every radio that hears it. Adds no work
+    /// item (the frame's signals are queued as its stream, `frames.rs`).
+    #[inline(never)]
+    pub(super) fn transmit_frame(&mut self, node: NodeId, d: crate::sim::Time) {
+        let now = self.queue.now();
+        // The frame stays in the MAC until the channel copies it
+        // (`Channel::begin`): no copy on the way. (Borrowed from the node
+        // once: the steps up to `begin` touch other fields.)
+        let n = &mut self.nodes[node as usize];
+        let frame = n.mac.tx_frame();
+        self.obs.transmit(now, node, frame, d);
+        if let Some(bp) = self.bp.as_mut() {
+            bp_transmit(bp, node, frame);
+        }
+        n.radio.start_tx();
+        self.channel.refresh(now);
+        // A sender's cached arrival order is borrowed, not copied, when
+        // nothing below changes `hearers`: no radio is off (the filter
+        // below) and `air_frame` takes one of its two sorted cases (its
+        // general case sorts `hearers` by node; its test, repeated here).
+        let mut lent = self.radios_off == 0 && self.channel.lend_arrivals(node, &mut self.hearers);
+        if lent {
+            let h = &self.hearers;
+            if !h.is_empty() && h[h.len() - 1].delay >= h[0].delay + d {
+                self.channel.give_back_arrivals(node, &mut self.hearers);
+                lent = false;
+            }
+        }
+        if !lent {
+            self.channel.hearers_by_arrival(node, now, &mut self.hearers);
+        }
+        if self.radios_off > 0 {
+            // A switched-off radio neither sends nor hears.
+            let off = &self.radio_off;
+            if off[node as usize] {
+                self.hearers.clear();
+            } else {
+                self.hearers.retain(|h| !off[h.node as usize]);
+            }
+        }
+        if let Some(c) = &mut self.air_counts {
+            if now >= self.cfg.warmup {
+                let rx = self.cfg.radio.rx_threshold_w;
+                let near = self.hearers.iter().filter(|h| h.power >= rx).count() as u64;
+                c.frames += 1;
+                c.in_range += near;
+                c.sensed_only += self.hearers.len() as u64 - near;
+            }
+        }
+        if !self.hearers.is_empty() {
+            let tx = self.channel.begin(node, frame, now, now + d, self.hearers.len() as u32);
+            // (the frame's stream also carries the sender's `TxEnd`)
+            self.air_frame(tx, d, node);
+        } else {
+            self.queue.schedule(now + d, Event::TxEnd { node });
+        }
+        if lent {
+            self.channel.give_back_arrivals(node, &mut self.hearers);
         }
     }
 
@@ -504,7 +546,7 @@ impl Simulation {
         n.net.forwarded += 1;
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.route(&mut ctx, *pkt, Origin::Forward);
+        n.routing.route_ref(&mut ctx, pkt, Origin::Forward);
         self.routing_done(node, true);
     }
 
@@ -520,7 +562,7 @@ impl Simulation {
         n.net.originated += 1;
         let mut ctx =
             RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.route(&mut ctx, *pkt, Origin::Local);
+        n.routing.route_ref(&mut ctx, pkt, Origin::Local);
         self.routing_done(node, true);
     }
 
@@ -557,6 +599,6 @@ impl Simulation {
             }
         }
         let pkt = &*pkt;
-        self.with_routing(node, |r, ctx| r.route(ctx, *pkt, origin));
+        self.with_routing(node, |r, ctx| r.route_ref(ctx, pkt, origin));
     }
 }

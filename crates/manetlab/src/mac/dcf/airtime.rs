@@ -3,8 +3,9 @@
 //! `PhyMode::frame_time` divides once per frame (bits * 10^9 / rate); most
 //! frames of a run repeat a few (size, rate) pairs: the 14-B CTS and ACK
 //! and the 20-B RTS at the basic rate, and a flow's DATA frames. Those
-//! three control frames' times are computed in `Dcf::new`; the last other
-//! frame's is remembered.
+//! three control frames' times are computed in `Dcf::new`; the last two
+//! other (size, rate) pairs are remembered (a TCP flow's DATA frames carry
+//! segments one way and ACKs the other: two sizes; session 20).
 
 use super::*;
 
@@ -12,7 +13,7 @@ impl Dcf {
     /// `self.phy.frame_time(bytes, rate)`, read from `ack_basic` (a CTS is
     /// as long as an ACK), `rts_basic` or the last other frame's entry
     /// when one of them is for this size and rate.
-    #[inline]
+    #[inline(always)]
     pub(super) fn air_time(&mut self, bytes: u32, rate: u64) -> Time {
         const { assert!(frame::ACK_BYTES == frame::CTS_BYTES) };
         if rate == self.phy.basic_rate {
@@ -23,21 +24,36 @@ impl Dcf {
                 return self.rts_basic;
             }
         }
-        let (b, r, d) = self.last_air;
-        if (b, r) == (bytes, rate) {
-            return d;
+        let Some(key) = air_key(bytes, rate) else { return self.phy.frame_time(bytes, rate) };
+        for (k, d) in self.last_air {
+            if k == key {
+                return d;
+            }
         }
-        self.air_time_new(bytes, rate)
+        self.air_time_new(key, bytes, rate)
     }
 
-    /// A size and rate not remembered: computed and remembered (out of
-    /// line: `transmit`, which inlines `air_time`, stays small).
+    /// A size and rate not remembered: computed and remembered in place of
+    /// the older entry (out of line: `transmit`, which inlines `air_time`,
+    /// stays small).
     #[inline(never)]
-    fn air_time_new(&mut self, bytes: u32, rate: u64) -> Time {
+    fn air_time_new(&mut self, key: u64, bytes: u32, rate: u64) -> Time {
         let d = self.phy.frame_time(bytes, rate);
-        self.last_air = (bytes, rate, d);
+        self.last_air = [(key, d), self.last_air[0]];
         d
     }
+}
+
+/// A key no (size, rate) has (`air_key` leaves the top bit clear).
+pub(super) const NO_AIR_KEY: u64 = u64::MAX;
+
+/// The remembered entries' key of a (size, rate) pair: one word (an entry
+/// is 16 bytes, and the two fit in the DCF's size of before: the node
+/// stays 32 cache lines, `node::tests`); `None` for rates of 2^31 bit/s
+/// and more, which are computed each time.
+#[inline(always)]
+pub(super) fn air_key(bytes: u32, rate: u64) -> Option<u64> {
+    (rate < 1 << 31).then_some(rate << 32 | bytes as u64)
 }
 
 #[cfg(test)]

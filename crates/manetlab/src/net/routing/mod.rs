@@ -349,6 +349,14 @@ pub trait Routing: Send {
     /// Finds a next hop for `pkt` (set `pkt.next_hop` and transmit), buffers
     /// it while a route is sought, or drops it.
     fn route(&mut self, ctx: &mut RouteCtx, pkt: Packet, origin: Origin);
+    /// [`Routing::route`] of a copy of `*pkt` (the kernel routes packets
+    /// read in its action vectors). A protocol may override it to copy the
+    /// packet only where it keeps or sends it (AODV: one copy less per
+    /// packet on an active route).
+    #[inline]
+    fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
+        self.route(ctx, *pkt, origin)
+    }
     /// The MAC gave up on `pkt` towards `pkt.next_hop` (retries exhausted).
     /// The default drops it with reason RET.
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {

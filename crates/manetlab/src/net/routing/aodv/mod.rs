@@ -569,22 +569,26 @@ impl Routing for Aodv {
         ctx.timer(ctx.now + PURGE_INTERVAL, RouteTimer::of(T_PURGE));
     }
 
-    fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
+    fn route(&mut self, ctx: &mut RouteCtx, pkt: Packet, origin: Origin) {
+        self.route_ref(ctx, &pkt, origin)
+    }
+
+    /// `route` with the packet copied only when it is sent or kept.
+    fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
         let now = ctx.now;
         if origin == Origin::Forward {
             self.heard(ctx, pkt.prev_hop);
         }
         if pkt.dst == BROADCAST {
-            pkt.next_hop = BROADCAST;
-            return ctx.transmit(pkt);
+            return ctx.transmit(Packet { next_hop: BROADCAST, ..*pkt });
         }
         // `active` then `use_route`, with the destination's entry found once.
         let until = now + self.cfg.active_route_timeout;
         if let Some(nh) = self.table.use_active(pkt.dst, until, now) {
-            self.refresh_others(now, until, &pkt, nh);
-            pkt.next_hop = nh;
-            return ctx.transmit(pkt);
+            self.refresh_others(now, until, pkt, nh);
+            return ctx.transmit(Packet { next_hop: nh, ..*pkt });
         }
+        let pkt = *pkt;
         match origin {
             Origin::Local => {
                 let dst = pkt.dst;
