@@ -72,8 +72,9 @@ mod tests {
     }
 
     /// A node is 33 cache lines (32 of fields and `stride_pad`): a field
-    /// that pushes the fields over 32 lines makes it 35 (the check above
-    /// wants an odd count) and every node array 6 % larger.
+    /// that pushes the fields over 32 lines makes it 34 and the
+    /// compile-time check above (an odd count) fails: shrink the fields,
+    /// or widen the pad to 35 lines (every node array 6 % larger).
     #[test]
     fn node_is_33_lines() {
         assert!(std::mem::size_of::<Node>() == 33 * 64, "{}", std::mem::size_of::<Node>());

@@ -64,7 +64,9 @@ pub enum MacAction {
     Timer { at: Time, kind: MacTimer, gen: u32 },
     /// A data frame for this node (or broadcast) decoded.
     Deliver(Packet, MacAddr),
-    /// A data frame for another node decoded (promiscuous tap).
+    /// A data frame for another node decoded (promiscuous tap). (The
+    /// kernel's run of signal ends gets it returned by
+    /// `Mac::on_rx_end_idle` instead, not pushed.)
     Overheard(Packet, MacAddr),
     /// A unicast packet was acknowledged, or a broadcast was sent.
     TxSuccess(Packet),

@@ -281,6 +281,7 @@ impl Mac {
     /// (`MacAction::Overheard(p, src)`, to be carried out before the
     /// actions pushed into `out`; the DCF only, session 20).
     #[inline(always)]
+    #[must_use = "the overheard report is returned, not pushed"]
     pub fn on_rx_end_idle<'f>(
         &mut self,
         now: Time,

@@ -92,6 +92,10 @@ pub struct Channel {
     /// sorting them again (session 14), or borrows them
     /// (`lend_arrivals`, session 20).
     arrival_cache: Vec<Option<Vec<Hearer>>>,
+    /// The sender whose cached arrival list is lent out
+    /// (`lend_arrivals` .. `give_back_arrivals`), so that a lend without
+    /// its give-back, or a change to the lent list, fails loudly.
+    lent: Option<NodeId>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     /// Shadowing and fading draws (`fading.rs`).
@@ -294,6 +298,7 @@ impl Channel {
             radio: radio.clone(),
             hearer_cache: vec![None; positions.len()],
             arrival_cache: vec![None; positions.len()],
+            lent: None,
             positions,
             mobility,
             cull_power: mean_cull,
@@ -365,6 +370,7 @@ impl Channel {
     /// sender and copied afterwards (the sort is a function of its input:
     /// the same result).
     pub fn hearers_by_arrival(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
+        debug_assert!(self.lent.is_none(), "hearers asked for with an arrival list lent out");
         if self.fused {
             self.arrivals_near(sender, now, out);
             return;
@@ -393,9 +399,11 @@ impl Channel {
     /// asked for again. `false`: nothing cached, `out` untouched.
     #[inline]
     pub fn lend_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) -> bool {
+        debug_assert!(self.lent.is_none(), "an arrival list lent twice");
         match self.arrival_cache.get_mut(sender as usize) {
             Some(Some(h)) => {
                 std::mem::swap(h, out);
+                self.lent = Some(sender);
                 true
             }
             _ => false,
@@ -406,9 +414,17 @@ impl Channel {
     /// own buffer back into `out`).
     #[inline]
     pub fn give_back_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) {
+        assert_eq!(self.lent.take(), Some(sender), "an arrival list given back that was not lent");
         if let Some(Some(h)) = self.arrival_cache.get_mut(sender as usize) {
             std::mem::swap(h, out);
         }
+    }
+
+    /// Whether an arrival list is lent out (`lend_arrivals`): the lent
+    /// list must not be changed.
+    #[inline]
+    pub fn arrivals_lent(&self) -> bool {
+        self.lent.is_some()
     }
 
     /// The receiver search; `by_node`: sort the result by node (otherwise

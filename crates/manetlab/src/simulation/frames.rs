@@ -311,7 +311,10 @@ impl Simulation {
                 // per-receiver events used to be scheduled (start, end,
                 // start, end, ...). The starts sorted by (time, seq); the
                 // ends are the starts moved by d (seq + 1), so in the same
-                // order: merge the two runs.
+                // order: merge the two runs. (`transmit_frame` lends the
+                // sender's cached arrival list only when this case is not
+                // taken: sorting it would reorder the cache.)
+                assert!(!self.channel.arrivals_lent(), "the general case would sort a lent arrival list");
                 self.hearers.sort_unstable_by_key(|h| h.node);
                 for (i, h) in self.hearers.iter().enumerate() {
                     let seq = base + 2 * i as u64;

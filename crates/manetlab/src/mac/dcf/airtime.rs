@@ -48,8 +48,8 @@ impl Dcf {
 pub(super) const NO_AIR_KEY: u64 = u64::MAX;
 
 /// The remembered entries' key of a (size, rate) pair: one word (an entry
-/// is 16 bytes, and the two fit in the DCF's size of before: the node
-/// stays 32 cache lines, `node::tests`); `None` for rates of 2^31 bit/s
+/// is 16 bytes, and the two fit in the DCF's size of before: the node's
+/// fields stay within 32 cache lines, 33 with its pad, `node::tests`); `None` for rates of 2^31 bit/s
 /// and more, which are computed each time.
 #[inline(always)]
 pub(super) fn air_key(bytes: u32, rate: u64) -> Option<u64> {

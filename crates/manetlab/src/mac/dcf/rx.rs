@@ -18,6 +18,7 @@ impl Dcf {
     /// routing protocol from the frame, without the two copies of the
     /// packet through `out`).
     #[inline(always)]
+    #[must_use = "the overheard report is returned, not pushed"]
     pub fn on_rx_end_idle<'f>(
         &mut self,
         now: Time,
@@ -94,9 +95,10 @@ impl Dcf {
     }
 }
 
-/// The report of an overheard data packet, out of line: inlined into the
-/// kernel's run of signal ends the packet was copied twice (to the stack,
-/// then into `out`: +11 M instructions of `memcpy` on rwp30), and only a
+/// The report of an overheard data packet, out of line (only the general
+/// end, `Dcf::receive`, pushes it since session 20; the run of signal
+/// ends gets the packet returned by `on_rx_end_idle`): inlined, the
+/// packet was copied twice (to the stack, then into `out`), and only a
 /// quarter of the frames for other stations carry one (rwp30).
 #[inline(never)]
 fn report_overheard(f: &Frame, out: &mut Vec<MacAction>) {
