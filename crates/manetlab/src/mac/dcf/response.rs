@@ -31,7 +31,8 @@ impl Dcf {
     pub(super) fn respond(&mut self, now: Time, r: Response, out: &mut Vec<MacAction>) {
         self.response = Some(r);
         self.response_gen = self.response_gen.wrapping_add(1);
-        out.push(MacAction::Timer { at: now + self.sifs, kind: MacTimer::Response, gen: self.response_gen });
+        // No saved registers: the vector's growth is out of line (`backoff.rs`).
+        super::backoff::push_timer(out, now + self.sifs, MacTimer::Response, self.response_gen);
     }
 
     /// A control response (CTS or ACK) to `to`: addressed to its sender, at
