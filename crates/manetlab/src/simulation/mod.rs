@@ -87,8 +87,7 @@ enum Event {
         node: NodeId,
         action: NodeAction,
     },
-    /// A node blocked by backpressure looks at its queue again (its
-    /// estimates may have gone stale).
+    /// A node blocked by backpressure looks at its queue again (its estimates may have gone stale).
     Backpressure {
         node: NodeId,
     },
@@ -307,12 +306,14 @@ impl Simulation {
         self.queued[2] = self.ep_out.len();
     }
 
-    /// Carries out the work of the last event; most events have none (a
-    /// signal at an idle radio, a superseded timer) and skip the call.
+    /// Carries out the work of the last event; most events have none (a signal at an idle
+    /// radio, a superseded timer) and skip the call; one item goes to `drain_one` (`timers.rs`).
     #[inline(always)]
     fn drain_work(&mut self) {
-        if !self.work.is_empty() {
-            self.drain_items();
+        match self.work.len() {
+            0 => {}
+            1 => self.drain_one(),
+            _ => self.drain_items(),
         }
         debug_assert!(self.mac_out.is_empty() && self.net_out.is_empty() && self.ep_out.is_empty());
     }
@@ -383,8 +384,7 @@ impl Simulation {
         }
     }
 
-    /// Carries out the endpoint's action `i` (`EndpointAction` is `Copy`:
-    /// read, not replaced).
+    /// Carries out the endpoint's action `i` (`EndpointAction` is `Copy`: read, not replaced).
     #[inline(always)]
     fn endpoint_item(&mut self, node: NodeId, idx: u16, i: usize) {
         match self.ep_out[i] {
