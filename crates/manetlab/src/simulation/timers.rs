@@ -94,6 +94,38 @@ impl Simulation {
         self.arm_mac_timer(node, at, kind, gen)
     }
 
+    /// `collect_mac` then `drain_work` after a signal (`frames.rs`): one
+    /// action and no work yet (most signal ends that re-arm a backoff) go
+    /// to `drain_lone`, without a work item.
+    #[inline(always)]
+    pub(super) fn collect_drain(&mut self, node: NodeId) {
+        if self.work.is_empty() && self.mac_out.len() == 1 {
+            return self.drain_lone(node);
+        }
+        self.collect_mac(node);
+        self.drain_work();
+    }
+
+    /// The MAC left one action and there is no other work: a timer is
+    /// armed at once, as `drain_one` would arm it from its work item (the
+    /// lists cleared first: `net_out` and `ep_out` are empty, as the work
+    /// list is); anything else takes the work list.
+    #[inline(never)]
+    fn drain_lone(&mut self, node: NodeId) {
+        debug_assert!(self.queued == [0; 3] && self.net_out.is_empty() && self.ep_out.is_empty());
+        #[cfg(test)]
+        if tests::LOOP_ONLY.with(|l| l.get()) {
+            self.collect_mac(node);
+            return self.drain_items();
+        }
+        let MacAction::Timer { at, kind, gen } = self.mac_out[0] else {
+            self.collect_mac(node);
+            return self.drain_items();
+        };
+        self.mac_out.clear();
+        self.arm_mac_timer(node, at, kind, gen)
+    }
+
     /// An access-timer entry of `node` popped: the generation to hand to
     /// the MAC now, or `None` when nothing fires (an orphan, an arming the
     /// MAC cancelled, or a later arming now queued in its place).
