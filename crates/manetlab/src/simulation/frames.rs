@@ -368,8 +368,7 @@ impl Simulation {
             let cur = self.streams.slab[id as usize].next;
             let (j, more) = self.pass_unseen(id, cur);
             if let Some(node) = self.frame_signal(id, tx, g) {
-                self.collect_mac(node);
-                self.drain_work();
+                self.collect_drain(node); // (`timers.rs`)
             }
             if !more {
                 return;
