@@ -74,6 +74,10 @@ pub(super) struct FrameStream {
     spare: Vec<Signal>,
     /// Scratch of `merge_runs`: each end's index after the merge.
     pos: Vec<u32>,
+    /// The frame's duration as the channel holds it (`end - start` of its
+    /// transmission): a receiver's last bit comes this long after its
+    /// first (`signal_start_fast` reads it here, not in the channel).
+    dur: Time,
 }
 
 impl FrameStream {
@@ -229,9 +233,10 @@ pub(super) struct Streams {
 }
 
 impl Streams {
-    /// A stream for a new frame, from the free list or new; cleared.
+    /// A stream for a new frame of duration `dur` (`end - start` of its
+    /// transmission), from the free list or new; cleared.
     #[inline(always)]
-    fn take(&mut self) -> u32 {
+    fn take(&mut self, dur: Time) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -242,6 +247,7 @@ impl Streams {
         let s = &mut self.slab[id as usize];
         s.signals.clear();
         s.next = 0;
+        s.dur = dur;
         id
     }
 
@@ -262,7 +268,8 @@ impl Streams {
         sender: NodeId,
     ) -> (u32, Signal) {
         let k = hearers.len();
-        let id = self.take();
+        // (the transmission's `end - start`, begun from `now` to `now + d`)
+        let id = self.take((now + d) - now);
         let s = &mut self.slab[id as usize];
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
         // Each hearer's first and last bit written in one pass (session
@@ -354,7 +361,7 @@ impl Simulation {
             return queue_stream(&mut self.queue, &self.nodes, id, first, tx);
         }
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
-        let id = self.streams.take();
+        let id = self.streams.take((now + d) - now);
         let s = &mut self.streams.slab[id as usize];
         if hk < h0 + d {
             s.signals.reserve(2 * k + 1);
@@ -502,7 +509,10 @@ impl Simulation {
     fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> Option<NodeId> {
         if g.is_start() {
             let end_ref = (id as u64) << 32 | g.end_at as u64;
-            if self.signal_start_fast(g.node, tx, g.power, end_ref) {
+            // Every receiver hears the whole frame: it ends one frame
+            // duration after its first bit arrives.
+            let end = self.queue.now() + self.streams.slab[id as usize].dur;
+            if self.signal_start_fast(g.node, tx, g.power, end_ref, end) {
                 return None;
             }
             if !self.signal_start_general(g.node, tx, g.power, end_ref) {
@@ -533,14 +543,14 @@ impl Simulation {
     /// (`Radio::start_idle_ns2`); of [`Simulation::signal_start_general`]
     /// that leaves: the MAC told busy, the routing hint, the lock's end.
     /// Returns false, having changed nothing, when the path does not apply.
-    /// `end_ref`: where its last bit is (stream << 32 | index).
+    /// `end_ref`: where its last bit is (stream << 32 | index); `end`:
+    /// when it is (`now` plus the stream's `dur`, the channel's `end -
+    /// start` of the transmission, as `signal_start_general` computes it;
+    /// session 21: no look-up of the transmission here).
     #[inline(always)]
-    fn signal_start_fast(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+    fn signal_start_fast(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64, end: Time) -> bool {
         let now = self.queue.now();
-        // Every receiver hears the whole frame: it ends one frame duration
-        // after its first bit arrives.
-        let t = self.channel.get(tx);
-        let end = now + (t.end - t.start);
+        debug_assert_eq!(end, now + (self.channel.get(tx).end - self.channel.get(tx).start));
         let n = &mut self.nodes[node as usize];
         if !(self.obs.is_empty() && n.radio.start_idle_ns2(tx, power, end)) {
             return false;
