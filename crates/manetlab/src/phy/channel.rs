@@ -89,13 +89,9 @@ pub struct Channel {
     hearer_cache: Vec<Option<Box<[Hearer]>>>,
     /// Static nodes without fading draws: the same hearers in arrival
     /// order (`hearers_by_arrival`), so a frame copies them instead of
-    /// sorting them again (session 14), or borrows them
-    /// (`lend_arrivals`, session 20).
+    /// sorting them again (session 14), or reads them in place
+    /// (`begin_cached`, session 21).
     arrival_cache: Vec<Option<Vec<Hearer>>>,
-    /// The sender whose cached arrival list is lent out
-    /// (`lend_arrivals` .. `give_back_arrivals`), so that a lend without
-    /// its give-back, or a change to the lent list, fails loudly.
-    lent: Option<NodeId>,
     /// Signals weaker than this are not delivered (the carrier-sense threshold).
     cull_power: f64,
     /// Shadowing and fading draws (`fading.rs`).
@@ -298,7 +294,6 @@ impl Channel {
             radio: radio.clone(),
             hearer_cache: vec![None; positions.len()],
             arrival_cache: vec![None; positions.len()],
-            lent: None,
             positions,
             mobility,
             cull_power: mean_cull,
@@ -370,7 +365,6 @@ impl Channel {
     /// sender and copied afterwards (the sort is a function of its input:
     /// the same result).
     pub fn hearers_by_arrival(&mut self, sender: NodeId, now: Time, out: &mut Vec<Hearer>) {
-        debug_assert!(self.lent.is_none(), "hearers asked for with an arrival list lent out");
         if self.fused {
             self.arrivals_near(sender, now, out);
             return;
@@ -390,41 +384,30 @@ impl Channel {
         }
     }
 
-    /// [`Channel::hearers_by_arrival`] without the copy, once the sender's
-    /// arrival order is cached (static nodes without fading draws; never
-    /// with `fused`, which only moving nodes take): the cached list and
-    /// `out` trade places (three words each) and `true` is returned. The
-    /// caller reads `out` without changing it and hands it back with
-    /// [`Channel::give_back_arrivals`] before this sender's hearers are
-    /// asked for again. `false`: nothing cached, `out` untouched.
-    #[inline]
-    pub fn lend_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) -> bool {
-        debug_assert!(self.lent.is_none(), "an arrival list lent twice");
-        match self.arrival_cache.get_mut(sender as usize) {
-            Some(Some(h)) => {
-                std::mem::swap(h, out);
-                self.lent = Some(sender);
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Puts back the list [`Channel::lend_arrivals`] lent (and `out`'s
-    /// own buffer back into `out`).
-    #[inline]
-    pub fn give_back_arrivals(&mut self, sender: NodeId, out: &mut Vec<Hearer>) {
-        assert_eq!(self.lent.take(), Some(sender), "an arrival list given back that was not lent");
-        if let Some(Some(h)) = self.arrival_cache.get_mut(sender as usize) {
-            std::mem::swap(h, out);
-        }
-    }
-
-    /// Whether an arrival list is lent out (`lend_arrivals`): the lent
-    /// list must not be changed.
-    #[inline]
-    pub fn arrivals_lent(&self) -> bool {
-        self.lent.is_some()
+    /// [`Channel::hearers_by_arrival`] read in place, with the
+    /// transmission begun (session 21): once a sender's arrival order is
+    /// cached (static nodes without fading draws; never with `fused`, which
+    /// only moving nodes take) and not empty, and `accept` takes it, the
+    /// frame is begun as [`Channel::begin`] would (`pending` = the
+    /// hearers) and the cached list is returned with its id, to be read
+    /// (not changed) while the frame's signals are written. `None`:
+    /// nothing begun, nothing changed. (Session 20 lent the list to the
+    /// kernel's `hearers` and took it back per frame.)
+    #[inline(always)]
+    pub fn begin_cached(
+        &mut self,
+        sender: NodeId,
+        frame: &Frame,
+        start: Time,
+        end: Time,
+        accept: impl FnOnce(&[Hearer]) -> bool,
+    ) -> Option<(TxId, &[Hearer])> {
+        let h = match self.arrival_cache.get(sender as usize) {
+            Some(Some(h)) if !h.is_empty() && accept(h) => h,
+            _ => return None,
+        };
+        let id = Self::begin_in(&mut self.txs, &mut self.free, sender, frame, start, end, h.len() as u32);
+        Some((id, h))
     }
 
     /// The receiver search; `by_node`: sort the result by node (otherwise
@@ -542,14 +525,29 @@ impl Channel {
     /// reported through `signal_ended`.
     /// The frame is copied once, from the MAC straight into its slot.
     pub fn begin(&mut self, sender: NodeId, frame: &Frame, start: Time, end: Time, receivers: u32) -> TxId {
-        match self.free.pop() {
+        Self::begin_in(&mut self.txs, &mut self.free, sender, frame, start, end, receivers)
+    }
+
+    /// [`Channel::begin`] on the two fields it changes (so that
+    /// `begin_cached` can hold the arrival cache meanwhile).
+    #[inline(always)]
+    fn begin_in(
+        txs: &mut Vec<Option<Transmission>>,
+        free: &mut Vec<TxId>,
+        sender: NodeId,
+        frame: &Frame,
+        start: Time,
+        end: Time,
+        receivers: u32,
+    ) -> TxId {
+        match free.pop() {
             Some(id) => {
-                self.txs[id as usize] = Some(Transmission { sender, frame: *frame, start, end, pending: receivers });
+                txs[id as usize] = Some(Transmission { sender, frame: *frame, start, end, pending: receivers });
                 id
             }
             None => {
-                self.txs.push(Some(Transmission { sender, frame: *frame, start, end, pending: receivers }));
-                (self.txs.len() - 1) as TxId
+                txs.push(Some(Transmission { sender, frame: *frame, start, end, pending: receivers }));
+                (txs.len() - 1) as TxId
             }
         }
     }

@@ -302,34 +302,55 @@ mod arrival_cache {
         }
     }
 
-    /// `lend_arrivals` lends nothing before a sender's first frame, then
-    /// exactly what `hearers_by_arrival` copies (the borrowed list in
-    /// `out`); `give_back_arrivals` restores both the cache and `out`'s
-    /// own buffer, so later answers are unchanged.
+    /// `begin_cached` begins nothing before a sender's first frame, nor
+    /// when `accept` refuses; then exactly what `hearers_by_arrival` copies
+    /// (the cached list read in place), with the transmission begun for
+    /// that many receivers; later answers are unchanged.
     #[test]
-    fn lent_arrivals_are_the_copied_ones() {
+    fn cached_arrivals_are_the_copied_ones() {
         let radio = RadioConfig::default();
         let pos: Vec<Position> =
             (0..40).map(|i| Position::new((i * 97 % 1300) as f64, (i * 61 % 500) as f64)).collect();
         let mut ch = Channel::new(&radio, pos.clone());
         let mut reference = Channel::new(&radio, pos);
-        let (mut out, mut copy) = (Vec::with_capacity(3), Vec::new());
+        let (mut out, mut copy) = (Vec::new(), Vec::new());
         let key = |v: &[Hearer]| v.iter().map(|h| (h.node, h.power.to_bits(), h.delay.0)).collect::<Vec<_>>();
+        let frame = crate::wire::frame::Frame {
+            kind: crate::wire::frame::FrameKind::Ack,
+            src: 0,
+            dst: 1,
+            duration: Time::ZERO,
+            seq: 0,
+            tid: None,
+            retry: false,
+            bytes: 14,
+            rate: 2_000_000,
+            packet: None,
+        };
         for round in 0..3u64 {
             for sender in 0..40u32 {
                 let now = Time::from_ms(round * 100 + sender as u64);
                 reference.hearers_by_arrival(sender, now, &mut copy);
-                let own = out.as_ptr();
-                if ch.lend_arrivals(sender, &mut out) {
-                    assert!(round > 0, "nothing cached before the first frame");
-                    assert_eq!(key(&out), key(&copy), "round {round} sender {sender}");
-                    ch.give_back_arrivals(sender, &mut out);
-                    assert_eq!(out.as_ptr(), own, "out's own buffer back");
-                } else {
-                    assert_eq!(round, 0, "cached after the first frame");
-                    ch.hearers_by_arrival(sender, now, &mut out);
-                    assert_eq!(key(&out), key(&copy));
+                let held = ch.in_flight().count();
+                let refused = ch.begin_cached(sender, &frame, now, now, |_| false);
+                assert!(refused.is_none());
+                assert_eq!(ch.in_flight().count(), held, "nothing begun when refused");
+                match ch.begin_cached(sender, &frame, now, now, |_| true) {
+                    Some((id, h)) => {
+                        assert!(round > 0, "nothing cached before the first frame");
+                        let got = key(h);
+                        assert_eq!(got, key(&copy), "round {round} sender {sender}");
+                        for _ in 0..got.len() {
+                            ch.signal_ended(id);
+                        }
+                    }
+                    None => {
+                        assert!(round == 0 || copy.is_empty(), "cached after the first frame");
+                        ch.hearers_by_arrival(sender, now, &mut out);
+                        assert_eq!(key(&out), key(&copy));
+                    }
                 }
+                assert_eq!(ch.in_flight().count(), held, "every receiver's end released it");
             }
         }
     }

@@ -35,7 +35,7 @@
 use super::{Event, Simulation};
 use crate::metrics::observe::Reception;
 use crate::net::NodeId;
-use crate::phy::channel::TxId;
+use crate::phy::channel::{Hearer, TxId};
 use crate::phy::radio::RxOutcome;
 use crate::sim::Time;
 
@@ -74,6 +74,10 @@ pub(super) struct FrameStream {
     spare: Vec<Signal>,
     /// Scratch of `merge_runs`: each end's index after the merge.
     pos: Vec<u32>,
+    /// The frame's duration as the channel holds it (`end - start` of its
+    /// transmission): a receiver's last bit comes this long after its
+    /// first (`signal_start_fast` reads it here, not in the channel).
+    dur: Time,
 }
 
 impl FrameStream {
@@ -146,6 +150,37 @@ fn key128(time: u64, seq: u64) -> u128 {
     (time as u128) << 64 | seq as u128
 }
 
+/// Whether a frame of duration `d` sent at `now`, heard first after
+/// `h0` and last after `hk` (its hearers in arrival order), takes the
+/// one-pass layout (`Streams::one_pass_stream`): the first receiver's last
+/// bit comes after the last receiver's first bit (always, unless the
+/// delays spread over more than a frame duration), every first bit comes
+/// by `now + d`, no delay is zero (always but for receivers at the
+/// sender's place), and `now + hk + d` is in range (then no time of the
+/// stream saturates, the delays being at most `hk`).
+#[inline(always)]
+pub(super) fn one_pass(now: Time, d: Time, h0: Time, hk: Time) -> bool {
+    let in_range = hk.0.checked_add(d.0).and_then(|x| now.0.checked_add(x)).is_some();
+    hk < h0 + d && hk <= d && h0 > Time::ZERO && in_range
+}
+
+/// Queues a new frame's stream `id` under its first signal's key, that
+/// signal's node prefetched in networks of at least [`PREFETCH_MIN_NODES`]
+/// (as `pass_unseen`).
+#[inline(always)]
+pub(super) fn queue_stream(
+    queue: &mut crate::sim::queue::EventQueue<Event>,
+    nodes: &[crate::node::Node],
+    id: u32,
+    first: Signal,
+    tx: TxId,
+) {
+    if nodes.len() >= PREFETCH_MIN_NODES {
+        prefetch_node(&nodes[first.node as usize]);
+    }
+    queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
+}
+
 /// Starts loading the node state that the next signal of a frame will
 /// touch: the radio and the DCF's carrier-sense fields, the node's first
 /// four cache lines (`node.rs`). A frame's signals reach their receivers a
@@ -198,6 +233,71 @@ pub(super) struct Streams {
 }
 
 impl Streams {
+    /// A stream for a new frame of duration `dur` (`end - start` of its
+    /// transmission), from the free list or new; cleared.
+    #[inline(always)]
+    fn take(&mut self, dur: Time) -> u32 {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slab.push(FrameStream::default());
+                (self.slab.len() - 1) as u32
+            }
+        };
+        let s = &mut self.slab[id as usize];
+        s.signals.clear();
+        s.next = 0;
+        s.dur = dur;
+        id
+    }
+
+    /// A new frame's stream in the one-pass layout ([`one_pass`] holds):
+    /// `hearers` (in arrival order, not empty) each start at `now +
+    /// delay`, the sender's `TxEnd` at `now + d`, each end `d` after its
+    /// start, the sequence numbers from `base` as [`Simulation::air_frame`]
+    /// numbers them. Returns the stream and its first signal. (Also called
+    /// by `transmit_frame` with a static sender's cached arrival list, read
+    /// in place: session 21.)
+    #[inline(always)]
+    pub(super) fn one_pass_stream(
+        &mut self,
+        hearers: &[Hearer],
+        now: Time,
+        d: Time,
+        base: u64,
+        sender: NodeId,
+    ) -> (u32, Signal) {
+        let k = hearers.len();
+        // (the transmission's `end - start`, begun from `now` to `now + d`)
+        let id = self.take((now + d) - now);
+        let s = &mut self.slab[id as usize];
+        let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
+        // Each hearer's first and last bit written in one pass (session
+        // 20: two passes over `hearers` cost ~38 instructions a hearer,
+        // one ~20), the starts at `i`, the `TxEnd` at `k`, the ends at
+        // `k + 1 + i`: the same signals as two `extend`s and a `push`.
+        s.signals.reserve(2 * k + 1);
+        let spare = &mut s.signals.spare_capacity_mut()[..2 * k + 1];
+        let (starts, rest) = spare.split_at_mut(k);
+        let (mid, ends) = rest.split_at_mut(1);
+        mid[0].write(tx_end);
+        let (t0, mut seq, mut end_at) = (now.0, base, k as u32 + 1);
+        for ((h, a), b) in hearers.iter().zip(starts.iter_mut()).zip(ends.iter_mut()) {
+            // (`now + h.delay` does not saturate: `one_pass`)
+            let time = t0 + h.delay.0;
+            a.write(Signal { time, seq, node: h.node, end_at, power: h.power });
+            b.write(Signal { time: time + d.0, seq: seq + 1, node: h.node, end_at: END, power: h.power });
+            seq += 2;
+            end_at += 1;
+        }
+        // SAFETY: the loop wrote `spare[..k]` and `spare[k + 1..]` (the
+        // three slices have `k` hearers' places each side of `mid`),
+        // `mid[0]` was written above: the first `2k + 1` places of the
+        // (cleared) vector's capacity are initialized.
+        unsafe { s.signals.set_len(2 * k + 1) };
+        (id, s.signals[0])
+    }
+
     /// Whether the frame stream queued as `stream` still holds its
     /// transmission: some signal from the queued one on runs as an event.
     /// When every one left is a last bit passed over (`END_UNSEEN`), its
@@ -243,17 +343,6 @@ impl Simulation {
         let now = self.queue.now();
         let k = self.hearers.len();
         let base = self.queue.reserve(2 * k as u64 + 1);
-        let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
-        let id = match self.streams.free.pop() {
-            Some(id) => id,
-            None => {
-                self.streams.slab.push(FrameStream::default());
-                (self.streams.slab.len() - 1) as u32
-            }
-        };
-        let s = &mut self.streams.slab[id as usize];
-        s.signals.clear();
-        s.next = 0;
         // `hearers` come in arrival order (delay, node). When the first
         // receiver's last bit comes after the last receiver's first bit
         // (always, unless the delays spread over more than a frame
@@ -267,72 +356,48 @@ impl Simulation {
         // but for receivers at the sender's place), the `TxEnd` goes between
         // the starts and the ends.
         let (h0, hk) = (self.hearers[0].delay, self.hearers[k - 1].delay);
-        // (`now + hk + d` in range: no time below saturates, the delays
-        // being at most `hk`, the last's)
-        let in_range = hk.0.checked_add(d.0).and_then(|x| now.0.checked_add(x)).is_some();
-        if hk < h0 + d && hk <= d && h0 > Time::ZERO && in_range {
-            // Each hearer's first and last bit written in one pass (session
-            // 20: two passes over `hearers` cost ~38 instructions a hearer,
-            // one ~20), the starts at `i`, the `TxEnd` at `k`, the ends at
-            // `k + 1 + i`: the same signals as two `extend`s and a `push`.
-            s.signals.reserve(2 * k + 1);
-            let spare = &mut s.signals.spare_capacity_mut()[..2 * k + 1];
-            let (starts, rest) = spare.split_at_mut(k);
-            let (mid, ends) = rest.split_at_mut(1);
-            mid[0].write(tx_end);
-            let (t0, mut seq, mut end_at) = (now.0, base, k as u32 + 1);
-            for ((h, a), b) in self.hearers.iter().zip(starts.iter_mut()).zip(ends.iter_mut()) {
-                // (`now + h.delay` does not saturate: `in_range`)
-                let time = t0 + h.delay.0;
-                a.write(Signal { time, seq, node: h.node, end_at, power: h.power });
-                b.write(Signal { time: time + d.0, seq: seq + 1, node: h.node, end_at: END, power: h.power });
-                seq += 2;
-                end_at += 1;
-            }
-            // SAFETY: the loop wrote `spare[..k]` and `spare[k + 1..]` (the
-            // three slices have `k` hearers' places each side of `mid`),
-            // `mid[0]` was written above: the first `2k + 1` places of the
-            // (cleared) vector's capacity are initialized.
-            unsafe { s.signals.set_len(2 * k + 1) };
-        } else {
-            if hk < h0 + d {
-                s.signals.reserve(2 * k + 1);
-                s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
-                    let time = (now + h.delay).0;
-                    let (seq, end_at) = (base + 2 * i as u64, (k + i) as u32);
-                    Signal { time, seq, node: h.node, end_at, power: h.power }
-                }));
-                s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
-                    let time = (now + h.delay).0 + d.0;
-                    Signal { time, seq: base + 2 * i as u64 + 1, node: h.node, end_at: END, power: h.power }
-                }));
-            } else {
-                // The general case: sequence numbers by node, as the
-                // per-receiver events used to be scheduled (start, end,
-                // start, end, ...). The starts sorted by (time, seq); the
-                // ends are the starts moved by d (seq + 1), so in the same
-                // order: merge the two runs. (`transmit_frame` lends the
-                // sender's cached arrival list only when this case is not
-                // taken: sorting it would reorder the cache.)
-                assert!(!self.channel.arrivals_lent(), "the general case would sort a lent arrival list");
-                self.hearers.sort_unstable_by_key(|h| h.node);
-                for (i, h) in self.hearers.iter().enumerate() {
-                    let seq = base + 2 * i as u64;
-                    s.signals.push(Signal { time: (now + h.delay).0, seq, node: h.node, end_at: 0, power: h.power });
-                }
-                s.signals.sort_unstable_by_key(|g| (g.time, g.seq));
-                for i in 0..k {
-                    s.signals[i].end_at = (k + i) as u32;
-                    let g = s.signals[i];
-                    s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
-                }
-                s.merge_runs(k);
-            }
-            s.insert(tx_end);
+        if one_pass(now, d, h0, hk) {
+            let (id, first) = self.streams.one_pass_stream(&self.hearers, now, d, base, sender);
+            return queue_stream(&mut self.queue, &self.nodes, id, first, tx);
         }
+        let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
+        let id = self.streams.take((now + d) - now);
+        let s = &mut self.streams.slab[id as usize];
+        if hk < h0 + d {
+            s.signals.reserve(2 * k + 1);
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
+                let time = (now + h.delay).0;
+                let (seq, end_at) = (base + 2 * i as u64, (k + i) as u32);
+                Signal { time, seq, node: h.node, end_at, power: h.power }
+            }));
+            s.signals.extend(self.hearers.iter().enumerate().map(|(i, h)| {
+                let time = (now + h.delay).0 + d.0;
+                Signal { time, seq: base + 2 * i as u64 + 1, node: h.node, end_at: END, power: h.power }
+            }));
+        } else {
+            // The general case: sequence numbers by node, as the
+            // per-receiver events used to be scheduled (start, end,
+            // start, end, ...). The starts sorted by (time, seq); the
+            // ends are the starts moved by d (seq + 1), so in the same
+            // order: merge the two runs. (`hearers` is the kernel's
+            // copy: `transmit_frame` reads a cached arrival list in
+            // place only for the one-pass layout.)
+            self.hearers.sort_unstable_by_key(|h| h.node);
+            for (i, h) in self.hearers.iter().enumerate() {
+                let seq = base + 2 * i as u64;
+                s.signals.push(Signal { time: (now + h.delay).0, seq, node: h.node, end_at: 0, power: h.power });
+            }
+            s.signals.sort_unstable_by_key(|g| (g.time, g.seq));
+            for i in 0..k {
+                s.signals[i].end_at = (k + i) as u32;
+                let g = s.signals[i];
+                s.signals.push(Signal { time: g.time + d.0, seq: g.seq + 1, end_at: END, ..g });
+            }
+            s.merge_runs(k);
+        }
+        s.insert(tx_end);
         let first = s.signals[0];
-        prefetch_node(&self.nodes[first.node as usize]);
-        self.queue.schedule_seq(Time(first.time), first.seq, Event::Frame { stream: id, tx });
+        queue_stream(&mut self.queue, &self.nodes, id, first, tx);
     }
 
     /// The frame stream's earliest signal is due: handle it, carry out its
@@ -352,20 +417,20 @@ impl Simulation {
     /// do its last bits; other events rarely fall in between, so most
     /// signals run ahead (docs/performance.md, "Session 13 (branch s13big)").
     pub(super) fn frame_events(&mut self, id: u32, tx: TxId) {
-        let mut g = {
+        let (mut cur, mut g) = {
             let s = &self.streams.slab[id as usize];
             if s.signals.len() >= RUN_MIN_SIGNALS {
                 return self.frame_events_wide(id, tx);
             }
-            s.signals[s.next]
+            (s.next, s.signals[s.next])
         };
         loop {
             // The stream's next signal that runs as an event, passing over
             // the ends marked so far; one this signal marks, if it is that
             // next one, is a no-op when its turn comes. (If none is left,
             // this signal was copied out: a frame sent while it is handled
-            // may take the stream over.)
-            let cur = self.streams.slab[id as usize].next;
+            // may take the stream over.) (`cur`: `g`'s index, the stream's
+            // `next`, kept here, not read back.)
             let (j, more) = self.pass_unseen(id, cur);
             if let Some(node) = self.frame_signal(id, tx, g) {
                 self.collect_drain(node); // (`timers.rs`)
@@ -376,7 +441,7 @@ impl Simulation {
             // Read again: handling `g` may have marked it passed over (it
             // then runs as a no-op, as it would have popped).
             match self.next_in_place(id, tx, j) {
-                Some(n) => g = n,
+                Some(n) => (cur, g) = (j, n),
                 None => return,
             }
         }
@@ -384,7 +449,10 @@ impl Simulation {
 
     /// Passes over the ends marked unseen after signal `cur` (each still
     /// an executed event within the run), sets the stream's next signal,
-    /// prefetches its node or frees the stream; `(next, more)`.
+    /// prefetches its node (in networks of at least
+    /// [`PREFETCH_MIN_NODES`]: below, every node's lines stay in the cache
+    /// and the hint only costs, ~9 instructions a signal; session 21) or
+    /// frees the stream; `(next, more)`.
     #[inline(always)]
     fn pass_unseen(&mut self, id: u32, cur: usize) -> (usize, bool) {
         let s = &mut self.streams.slab[id as usize];
@@ -400,8 +468,10 @@ impl Simulation {
         s.next = j;
         let more = j < s.signals.len();
         if more {
-            let n = s.signals[j].node;
-            prefetch_node(&self.nodes[n as usize]);
+            if self.nodes.len() >= PREFETCH_MIN_NODES {
+                let n = s.signals[j].node;
+                prefetch_node(&self.nodes[n as usize]);
+            }
         } else {
             self.streams.free.push(id);
         }
@@ -438,7 +508,10 @@ impl Simulation {
     fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> Option<NodeId> {
         if g.is_start() {
             let end_ref = (id as u64) << 32 | g.end_at as u64;
-            if self.signal_start_fast(g.node, tx, g.power, end_ref) {
+            // Every receiver hears the whole frame: it ends one frame
+            // duration after its first bit arrives.
+            let end = self.queue.now() + self.streams.slab[id as usize].dur;
+            if self.signal_start_fast(g.node, tx, g.power, end_ref, end) {
                 return None;
             }
             if !self.signal_start_general(g.node, tx, g.power, end_ref) {
@@ -469,14 +542,14 @@ impl Simulation {
     /// (`Radio::start_idle_ns2`); of [`Simulation::signal_start_general`]
     /// that leaves: the MAC told busy, the routing hint, the lock's end.
     /// Returns false, having changed nothing, when the path does not apply.
-    /// `end_ref`: where its last bit is (stream << 32 | index).
+    /// `end_ref`: where its last bit is (stream << 32 | index); `end`:
+    /// when it is (`now` plus the stream's `dur`, the channel's `end -
+    /// start` of the transmission, as `signal_start_general` computes it;
+    /// session 21: no look-up of the transmission here).
     #[inline(always)]
-    fn signal_start_fast(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+    fn signal_start_fast(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64, end: Time) -> bool {
         let now = self.queue.now();
-        // Every receiver hears the whole frame: it ends one frame duration
-        // after its first bit arrives.
-        let t = self.channel.get(tx);
-        let end = now + (t.end - t.start);
+        debug_assert_eq!(end, now + (self.channel.get(tx).end - self.channel.get(tx).start));
         let n = &mut self.nodes[node as usize];
         if !(self.obs.is_empty() && n.radio.start_idle_ns2(tx, power, end)) {
             return false;

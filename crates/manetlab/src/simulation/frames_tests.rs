@@ -59,9 +59,9 @@ fn big_start_runs_match_the_signal_by_signal_loop() {
 /// 44 us, an end node's farthest hearer is 120 us away, the nearest
 /// 40 us): an end node's ACKs take `air_frame`'s general case (sequence
 /// numbers by node, its hearers sorted by node) while the sender's
-/// arrival order is cached, so `transmit_frame` must hand the lent list
-/// back and sort a copy (the general case asserts that it never sorts a
-/// lent list: the cache would be reordered for every later frame). The
+/// arrival order is cached, so `transmit_frame` must not read the cached
+/// list in place (session 21, `Channel::begin_cached`) but sort a copy
+/// (sorting the cache would reorder it for every later frame). The
 /// run completes, the same three ways as `runs_match_the_loop`'s, and
 /// the end node's ACKs arrive.
 #[test]

@@ -17,7 +17,20 @@ use crate::metrics::trace::{Action, Layer};
 use crate::metrics::DropReason;
 use crate::net::routing::{NetAction, Origin, RouteCtx};
 use crate::net::{Body, NodeId, Packet, BROADCAST};
+use crate::phy::channel::Hearer;
 use crate::transport::EndpointAction;
+
+/// The beacon counts of a frame heard by `hearers` (after the warm-up).
+#[inline(always)]
+fn count_air(c: &mut super::AirCounts, hearers: &[Hearer], now: crate::sim::Time, cfg: &crate::config::SimConfig) {
+    if now >= cfg.warmup {
+        let rx = cfg.radio.rx_threshold_w;
+        let near = hearers.iter().filter(|h| h.power >= rx).count() as u64;
+        c.frames += 1;
+        c.in_range += near;
+        c.sensed_only += hearers.len() as u64 - near;
+    }
+}
 
 impl Simulation {
     /// A scripted node event: switch a radio off or on.
@@ -106,21 +119,24 @@ impl Simulation {
         }
         n.radio.start_tx();
         self.channel.refresh(now);
-        // A sender's cached arrival order is borrowed, not copied, when
-        // nothing below changes `hearers`: no radio is off (the filter
-        // below) and `air_frame` takes one of its two sorted cases (its
-        // general case sorts `hearers` by node; its test, repeated here).
-        let mut lent = self.radios_off == 0 && self.channel.lend_arrivals(node, &mut self.hearers);
-        if lent {
-            let h = &self.hearers;
-            if !h.is_empty() && h[h.len() - 1].delay >= h[0].delay + d {
-                self.channel.give_back_arrivals(node, &mut self.hearers);
-                lent = false;
+        // A static sender's cached arrival order is read in place (session
+        // 21; no copy into `hearers`, no lend and give-back) when nothing
+        // below would change it: no radio is off (the filter below) and
+        // the frame takes the one-pass layout (`frames::one_pass`; the
+        // general case sorts `hearers`). What follows is `air_frame`'s
+        // one-pass branch on the cached list.
+        if self.radios_off == 0 {
+            let accept = |h: &[Hearer]| super::frames::one_pass(now, d, h[0].delay, h[h.len() - 1].delay);
+            if let Some((tx, h)) = self.channel.begin_cached(node, frame, now, now + d, accept) {
+                if let Some(c) = &mut self.air_counts {
+                    count_air(c, h, now, &self.cfg);
+                }
+                let base = self.queue.reserve(2 * h.len() as u64 + 1);
+                let (id, first) = self.streams.one_pass_stream(h, now, d, base, node);
+                return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, tx);
             }
         }
-        if !lent {
-            self.channel.hearers_by_arrival(node, now, &mut self.hearers);
-        }
+        self.channel.hearers_by_arrival(node, now, &mut self.hearers);
         if self.radios_off > 0 {
             // A switched-off radio neither sends nor hears.
             let off = &self.radio_off;
@@ -131,13 +147,7 @@ impl Simulation {
             }
         }
         if let Some(c) = &mut self.air_counts {
-            if now >= self.cfg.warmup {
-                let rx = self.cfg.radio.rx_threshold_w;
-                let near = self.hearers.iter().filter(|h| h.power >= rx).count() as u64;
-                c.frames += 1;
-                c.in_range += near;
-                c.sensed_only += self.hearers.len() as u64 - near;
-            }
+            count_air(c, &self.hearers, now, &self.cfg);
         }
         if !self.hearers.is_empty() {
             let tx = self.channel.begin(node, frame, now, now + d, self.hearers.len() as u32);
@@ -145,9 +155,6 @@ impl Simulation {
             self.air_frame(tx, d, node);
         } else {
             self.queue.schedule(now + d, Event::TxEnd { node });
-        }
-        if lent {
-            self.channel.give_back_arrivals(node, &mut self.hearers);
         }
     }
 
