@@ -7,9 +7,9 @@
 //! instructions: a `String` key, a `Value` and B-tree nodes per field, then
 //! a second walk to print them; session 21, docs/performance.md).
 //!
-//! Each object's entries are printed into their own buffers (at the depth
-//! they will sit at) and then sorted by key; arrays and scalars are printed
-//! in place. Scalars are printed by serde_json itself (`to_writer`), as
+//! Each object's entries are printed one after the other into the
+//! object's buffer (at the depth they will sit at) and then copied out in
+//! key order; arrays and scalars are printed in place. Scalars are printed by serde_json itself (`to_writer`), as
 //! `Value` prints them: a float as its `f64` (an `f32` widened first, as
 //! `Value::from(f32)` stores it), a non-finite float as `null`. What
 //! `to_value` would refuse (a map key that is not a string, an integer or
@@ -50,7 +50,7 @@ impl<'a> Ser<'a> {
     }
 
     fn map(self) -> Map<'a> {
-        Map { out: self.out, depth: self.depth, entries: Vec::new(), key: None }
+        Map { out: self.out, depth: self.depth, text: Vec::new(), entries: Vec::new(), key: None }
     }
 
     /// `{"variant": ` ... `}`: the one-key object `to_value` makes of a
@@ -96,19 +96,36 @@ impl<'a> Seq<'a> {
     }
 }
 
-/// An object being collected: (key, the value's text) per entry.
+/// A key: a struct's field name as it is, a map's key made a string.
+enum Key {
+    Field(&'static str),
+    Made(String),
+}
+
+impl Key {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Field(s) => s,
+            Key::Made(s) => s,
+        }
+    }
+}
+
+/// An object being collected: its entries' values printed one after the
+/// other into `text`, and (key, where its value is in `text`) per entry.
 struct Map<'a> {
     out: &'a mut Vec<u8>,
     depth: usize,
-    entries: Vec<(String, Vec<u8>)>,
+    text: Vec<u8>,
+    entries: Vec<(Key, std::ops::Range<usize>)>,
     key: Option<String>,
 }
 
 impl<'a> Map<'a> {
-    fn entry<T: Serialize + ?Sized>(&mut self, key: String, v: &T) -> Result<(), Error> {
-        let mut text = Vec::new();
-        v.serialize(Ser { out: &mut text, depth: self.depth + 1 })?;
-        self.entries.push((key, text));
+    fn entry<T: Serialize + ?Sized>(&mut self, key: Key, v: &T) -> Result<(), Error> {
+        let start = self.text.len();
+        v.serialize(Ser { out: &mut self.text, depth: self.depth + 1 })?;
+        self.entries.push((key, start..self.text.len()));
         Ok(())
     }
 
@@ -116,12 +133,12 @@ impl<'a> Map<'a> {
     /// insert replaces the value).
     fn close(mut self) -> Result<&'a mut Vec<u8>, Error> {
         // Stable: equal keys stay in insertion order, the last one wins.
-        self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        self.entries.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         self.out.push(b'{');
         let n = self.entries.len();
         let mut first = true;
         for i in 0..n {
-            if i + 1 < n && self.entries[i + 1].0 == self.entries[i].0 {
+            if i + 1 < n && self.entries[i + 1].0.as_str() == self.entries[i].0.as_str() {
                 continue;
             }
             self.out.extend_from_slice(if first { b"\n" } else { b",\n" });
@@ -129,7 +146,7 @@ impl<'a> Map<'a> {
             indent(self.out, self.depth + 1);
             scalar(self.out, self.entries[i].0.as_str())?;
             self.out.extend_from_slice(b": ");
-            self.out.extend_from_slice(&self.entries[i].1);
+            self.out.extend_from_slice(&self.text[self.entries[i].1.clone()]);
         }
         if !first {
             self.out.push(b'\n');
@@ -354,7 +371,7 @@ impl ser::SerializeMap for Map<'_> {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
         let key = self.key.take().ok_or_else(|| ser::Error::custom("serialize_value called before serialize_key"))?;
-        self.entry(key, v)
+        self.entry(Key::Made(key), v)
     }
     fn end(self) -> Result<(), Error> {
         self.close().map(|_| ())
@@ -365,7 +382,7 @@ impl ser::SerializeStruct for Map<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), Error> {
-        self.entry(key.to_string(), v)
+        self.entry(Key::Field(key), v)
     }
     fn end(self) -> Result<(), Error> {
         self.close().map(|_| ())
@@ -376,7 +393,7 @@ impl ser::SerializeStructVariant for Variant<Map<'_>> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), Error> {
-        self.inner.entry(key.to_string(), v)
+        self.inner.entry(Key::Field(key), v)
     }
     fn end(self) -> Result<(), Error> {
         let out = self.inner.close()?;
