@@ -40,6 +40,9 @@ struct Inner {
     empty_map: HashMap<u32, u8>,
 }
 
+/// Empty containers and unit values of every kind.
+type Empties = (Vec<u8>, Vec<Vec<u8>>, BTreeMap<String, u8>, Unit, ());
+
 #[derive(Serialize)]
 struct Outer {
     zz: &'static str,
@@ -55,7 +58,7 @@ struct Outer {
     by_number: HashMap<u64, Newtype>,
     by_char: BTreeMap<char, Pair>,
     variants: Vec<E>,
-    empties: (Vec<u8>, Vec<Vec<u8>>, BTreeMap<String, u8>, Unit, ()),
+    empties: Empties,
 }
 
 fn outer() -> Outer {
