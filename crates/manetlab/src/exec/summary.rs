@@ -14,9 +14,20 @@ pub fn summary_json(name: &str, seeds: &[u64], reports: &[Report]) -> String {
     summary_text(name, seeds, reports, &tables)
 }
 
+/// Written from [`crate::output::Summary`] without building the
+/// `serde_json::Value` of [`crate::output::summary_json`], to the same
+/// text (`output/sorted_json.rs`; its tests compare the two); through the
+/// `Value` where the direct writer refuses something (a map key that is
+/// not a string or an integer).
 fn summary_text(name: &str, seeds: &[u64], reports: &[Report], tables: &[crate::output::Table]) -> String {
-    let v = crate::output::summary_json(name, seeds, reports, tables);
-    serde_json::to_string_pretty(&v).expect("a report serializes") + "\n"
+    let direct = crate::output::Summary::new(name, seeds, reports, tables);
+    match crate::output::sorted_json::to_string_pretty_sorted(&direct) {
+        Ok(text) => text + "\n",
+        Err(_) => {
+            let v = crate::output::summary_json(name, seeds, reports, tables);
+            serde_json::to_string_pretty(&v).expect("a report serializes") + "\n"
+        }
+    }
 }
 
 /// Writes `summary.json` into `dir` atomically (temporary file + rename).

@@ -19,6 +19,7 @@ pub mod manifest;
 pub mod network;
 pub mod nodes;
 pub mod schema;
+pub mod sorted_json;
 pub mod sweep;
 pub mod table;
 pub mod timeseries;
@@ -60,7 +61,8 @@ pub fn run_tables(reports: &[Report]) -> Vec<Table> {
 
 /// `summary.json`: every replication's full report, and the `flows-summary`
 /// (as `aggregate`), `network` and `network-summary` tables as objects
-/// with the CSV column names.
+/// with the CSV column names. The file is written from [`Summary`]
+/// without this `Value` (`crate::exec::summary`), to the same text.
 pub fn summary_json(scenario: &str, seeds: &[u64], reports: &[Report], tables: &[Table]) -> serde_json::Value {
     let get = |name: &str| tables.iter().find(|t| t.name == name).map(Table::to_json_rows).unwrap_or_default();
     serde_json::json!({
@@ -72,4 +74,75 @@ pub fn summary_json(scenario: &str, seeds: &[u64], reports: &[Report], tables: &
         "network": get("network"),
         "network_aggregate": get("network-summary").into_iter().next().unwrap_or(serde_json::Value::Null),
     })
+}
+
+/// [`summary_json`]'s fields, serialized without a `serde_json::Value` by
+/// [`sorted_json::to_string_pretty_sorted`] (which sorts the keys as the
+/// `Value`'s maps do).
+#[derive(serde::Serialize)]
+pub struct Summary<'a> {
+    pub schema_version: u32,
+    pub scenario: &'a str,
+    pub seeds: &'a [u64],
+    pub replications: &'a [Report],
+    pub aggregate: Rows<'a>,
+    pub network: Rows<'a>,
+    /// The first row of `network-summary`, or null.
+    pub network_aggregate: Option<Row<'a>>,
+}
+
+impl<'a> Summary<'a> {
+    pub fn new(scenario: &'a str, seeds: &'a [u64], reports: &'a [Report], tables: &'a [Table]) -> Summary<'a> {
+        let get = |name: &str| tables.iter().find(|t| t.name == name);
+        let net_summary = get("network-summary");
+        Summary {
+            schema_version: SCHEMA_VERSION,
+            scenario,
+            seeds,
+            replications: reports,
+            aggregate: Rows(get("flows-summary")),
+            network: Rows(get("network")),
+            network_aggregate: net_summary.filter(|t| !t.rows.is_empty()).map(|t| Row(t, 0)),
+        }
+    }
+}
+
+/// A table's rows as [`Table::to_json_rows`] makes them (none without a table).
+pub struct Rows<'a>(pub Option<&'a Table>);
+
+/// Row `.1` of a table as an object keyed by column name.
+pub struct Row<'a>(pub &'a Table, pub usize);
+
+impl serde::Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let n = self.0.map_or(0, |t| t.rows.len());
+        let mut seq = s.serialize_seq(Some(n))?;
+        if let Some(t) = self.0 {
+            for i in 0..n {
+                seq.serialize_element(&Row(t, i))?;
+            }
+        }
+        seq.end()
+    }
+}
+
+impl serde::Serialize for Row<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (t, i) = (self.0, self.1);
+        let mut map = s.serialize_map(Some(t.columns.len()))?;
+        for (c, v) in t.columns.iter().zip(&t.rows[i]) {
+            map.serialize_key(&c.name)?;
+            match v {
+                // As `table::Value::to_json`: a non-finite float is null.
+                Value::F64(x) if x.is_finite() => map.serialize_value(x)?,
+                Value::F64(_) | Value::Null => map.serialize_value(&())?,
+                Value::I64(x) => map.serialize_value(x)?,
+                Value::U64(x) => map.serialize_value(x)?,
+                Value::Str(x) => map.serialize_value(x)?,
+            }
+        }
+        map.end()
+    }
 }

@@ -383,9 +383,18 @@ struct Candidate {
 }
 
 impl Candidate {
-    fn new(place: Place, key: &'static str, values: &[&str]) -> Candidate {
-        let values = values.iter().filter_map(|v| v.parse::<Value>().ok()).collect();
-        Candidate { place, prefix: place.prefix(), key, values }
+    /// A candidate whose values are parsed later ([`Candidate::parse`]):
+    /// most candidates are ruled out first (a key the scenario has, a
+    /// family its model refuses), and parsing the ~110 tables' values was
+    /// ~0.3 M instructions of a short run's ~6 M (session 21).
+    fn new(place: Place, key: &'static str) -> Candidate {
+        Candidate { place, prefix: place.prefix(), key, values: Vec::new() }
+    }
+
+    /// Parses `values` (TOML text) into [`Candidate::values`], those that parse.
+    fn parse(mut self, values: &[&str]) -> Candidate {
+        self.values = values.iter().filter_map(|v| v.parse::<Value>().ok()).collect();
+        self
     }
 }
 
@@ -493,27 +502,28 @@ fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused:
     let mut scratch = doc.clone();
     add_sections(&mut scratch);
     let flows = scratch.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
+    let mut search = Search { doc: &mut scratch, origin, reference, unused };
+    // The same candidates, in the same order, as when every one was parsed
+    // first and then filtered: the filters that need no values go first.
     let all: Vec<Candidate> = SECTIONS
         .iter()
-        .map(|(section, key, values)| Candidate::new(Place::Section(section), key, values))
+        .map(|(section, key, values)| (Candidate::new(Place::Section(section), key), *values))
         .chain(
-            (0..flows).flat_map(|f| FLOW.iter().map(move |(key, values)| Candidate::new(Place::Flow(f), key, values))),
+            (0..flows)
+                .flat_map(|f| FLOW.iter().map(move |(key, values)| (Candidate::new(Place::Flow(f), key), *values))),
         )
-        .collect();
-    let mut all = all;
-    for c in &mut all {
-        first_value_of_reference(c, &reference.config);
-    }
-    let mut search = Search { doc: &mut scratch, origin, reference, unused };
-    let list: Vec<&Candidate> = all
-        .iter()
-        .filter(|c| {
-            !c.values.is_empty()
-                && !search.unused.iter().any(|u| u.refuses(&c.prefix, c.key))
-                && !refused_by_reference(c, &reference.config)
+        .filter(|(c, _)| {
+            !search.unused.iter().any(|u| u.refuses(&c.prefix, c.key))
                 && c.place.table(search.doc).is_some_and(|t| !t.contains_key(c.key))
         })
+        .map(|(c, values)| {
+            let mut c = c.parse(values);
+            first_value_of_reference(&mut c, &reference.config);
+            c
+        })
+        .filter(|c| !c.values.is_empty() && !refused_by_reference(c, &reference.config))
         .collect();
+    let list: Vec<&Candidate> = all.iter().collect();
     let alone = |c: &Candidate| {
         let section = match c.place {
             Place::Section(s) => s,
