@@ -130,7 +130,7 @@ pub struct Simulation {
     until: Time,
     started: bool,
     /// The FIFO work list: appended at the back, read front to back by
-    /// `drain_items` with a cursor, cleared when drained.
+    /// `drain_all` with a cursor, cleared when drained.
     work: Vec<Work>,
     mac_out: Vec<MacAction>,
     net_out: Vec<NetAction>,
@@ -318,7 +318,7 @@ impl Simulation {
     }
 
     #[inline(never)]
-    fn drain_items(&mut self) {
+    fn drain_all(&mut self) {
         let mut next = 0;
         while let Some(&w) = self.work.get(next) {
             next += 1;
