@@ -14,6 +14,8 @@ thread_local! {
     static AT_ONCE: Cell<bool> = const { Cell::new(true) };
     /// How many drains took the lone-timer path.
     static TAKEN: Cell<u64> = const { Cell::new(0) };
+    /// How many `feed_mac` calls were carried out without `feed_queued`.
+    static IDLE: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether `drain_items` may carry out a lone timer itself (counted when
@@ -22,6 +24,16 @@ pub(super) fn lone_at_once() -> bool {
     let on = AT_ONCE.with(Cell::get);
     if on {
         TAKEN.with(|t| t.set(t.get() + 1));
+    }
+    on
+}
+
+/// Whether `feed_mac` may carry out its common cases itself (`AT_ONCE`
+/// too: both fast paths on or off together; counted in `IDLE`).
+pub(super) fn idle_at_once() -> bool {
+    let on = AT_ONCE.with(Cell::get);
+    if on {
+        IDLE.with(|t| t.set(t.get() + 1));
     }
     on
 }
@@ -41,10 +53,11 @@ impl Observer for Log {
 }
 
 /// The run's log and report (the events count included), with the fast
-/// path allowed or not, and how often it was taken.
-fn run(rel: &str, overrides: &[&str], at_once: bool, observed: bool) -> (Vec<String>, String, u64) {
+/// paths allowed or not, and how often each was taken.
+fn run(rel: &str, overrides: &[&str], at_once: bool, observed: bool) -> (Vec<String>, String, u64, u64) {
     AT_ONCE.with(|c| c.set(at_once));
     TAKEN.with(|t| t.set(0));
+    IDLE.with(|t| t.set(0));
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let sc = Scenario::parse(&text, rel, overrides).unwrap_or_else(|e| panic!("{e}"));
@@ -56,11 +69,11 @@ fn run(rel: &str, overrides: &[&str], at_once: bool, observed: bool) -> (Vec<Str
     let report = sim.run();
     let log = std::mem::take(&mut *log.lock().unwrap());
     AT_ONCE.with(|c| c.set(true));
-    (log, format!("{report:?}"), TAKEN.with(Cell::get))
+    (log, format!("{report:?}"), TAKEN.with(Cell::get), IDLE.with(Cell::get))
 }
 
-/// A drain of one MAC timer carried out by `drain_items` itself changes
-/// nothing: the same frames, packets and medium changes in the same order
+/// A drain of one MAC timer carried out by `drain_items` itself, and
+/// `feed_mac`'s common cases without `feed_queued`, change nothing: the same frames, packets and medium changes in the same order
 /// and the same report (the events count included) as when every drain
 /// goes through `drain_all`, with and without an observer; the TCP chain
 /// (RTS/CTS, NAV re-armings), the 2-hop CBR chain, DSR, EDCA, TDMA,
@@ -78,8 +91,8 @@ fn lone_timer_drain_is_the_work_loop() {
     ];
     for (rel, ov) in cases {
         for observed in [true, false] {
-            let (fast_log, fast_report, taken) = run(rel, ov, true, observed);
-            let (slow_log, slow_report, _) = run(rel, ov, false, observed);
+            let (fast_log, fast_report, taken, idle) = run(rel, ov, true, observed);
+            let (slow_log, slow_report, _, _) = run(rel, ov, false, observed);
             if observed {
                 assert!(fast_log.len() > 1000, "{rel}: {} logged", fast_log.len());
             }
@@ -87,6 +100,7 @@ fn lone_timer_drain_is_the_work_loop() {
             assert_eq!(fast_report, slow_report, "{rel}");
             if rel.contains("bench") {
                 assert!(taken > 10_000, "{rel}: the lone-timer path taken {taken} times");
+                assert!(idle > 1_000, "{rel}: feed_mac's own paths taken {idle} times");
             }
         }
     }
