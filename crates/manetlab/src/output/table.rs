@@ -251,16 +251,12 @@ impl Table {
 /// see the end: 2 of 5 system calls per file; session 21).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let old = std::fs::symlink_metadata(path);
-    if old.as_ref().is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) && holds(path, bytes) {
+    if old.is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) && holds(path, bytes) {
         return Ok(());
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     std::fs::write(&tmp, bytes)?;
-    if old.is_ok_and(|m| m.is_file()) && exchange(&tmp, path) {
-        // `tmp` now names the old file.
-        return std::fs::remove_file(&tmp);
-    }
     std::fs::rename(&tmp, path)
 }
 
@@ -269,48 +265,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 fn holds(path: &Path, bytes: &[u8]) -> bool {
     let mut buf = vec![0; bytes.len()];
     std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf)).is_ok() && buf == bytes
-}
-
-/// Swaps the names of the regular files `tmp` and `path` in one step
-/// (`renameat2(2)` with `RENAME_EXCHANGE`, Linux 3.15, glibc 2.28): a
-/// reader of `path` sees the old file or the new one, as with a rename.
-/// Renaming over an existing file made ext4 write the new file's blocks
-/// out at once (`auto_da_alloc`, ext4(5)), and freeing the old file's
-/// blocks, written by the previous run moments before, discarded them at
-/// once on a `discard` mount; swapping and then unlinking the old file
-/// does neither while its blocks are still delayed: ~150 -> ~75 µs of CPU
-/// and ~1.8 -> ~0.25 ms wall for rewriting `manifest.json` here (session
-/// 21, docs/performance.md). False where the call fails (another
-/// system, a file system without it: the caller renames).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn exchange(tmp: &Path, path: &Path) -> bool {
-    use std::os::raw::{c_char, c_int, c_uint};
-    use std::os::unix::ffi::OsStrExt;
-    extern "C" {
-        fn renameat2(
-            olddirfd: c_int,
-            oldpath: *const c_char,
-            newdirfd: c_int,
-            newpath: *const c_char,
-            flags: c_uint,
-        ) -> c_int;
-    }
-    // <fcntl.h> and <linux/fs.h> (the same on every Linux architecture).
-    const AT_FDCWD: c_int = -100;
-    const RENAME_EXCHANGE: c_uint = 1 << 1;
-    let (Ok(a), Ok(b)) =
-        (std::ffi::CString::new(tmp.as_os_str().as_bytes()), std::ffi::CString::new(path.as_os_str().as_bytes()))
-    else {
-        return false;
-    };
-    // SAFETY: `a` and `b` are NUL-terminated and outlive the call, which
-    // only reads them; renameat2 has this signature in glibc >= 2.28.
-    unsafe { renameat2(AT_FDCWD, a.as_ptr(), AT_FDCWD, b.as_ptr(), RENAME_EXCHANGE) == 0 }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn exchange(_tmp: &Path, _path: &Path) -> bool {
-    false
 }
 
 #[cfg(test)]
