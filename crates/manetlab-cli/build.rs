@@ -13,7 +13,12 @@
 fn main() {
     println!("cargo:rerun-if-env-changed=MANETLAB_PIE");
     let target = std::env::var("TARGET").unwrap_or_default();
-    if target == "x86_64-unknown-linux-gnu" && std::env::var_os("MANETLAB_PIE").is_none_or(|v| v != "1") {
+    // A static build (`-C target-feature=+crt-static`) links `-static-pie`,
+    // which `-no-pie` would contradict.
+    let feats = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let static_crt = feats.split(',').any(|f| f == "crt-static");
+    if target == "x86_64-unknown-linux-gnu" && !static_crt && std::env::var_os("MANETLAB_PIE").is_none_or(|v| v != "1")
+    {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }

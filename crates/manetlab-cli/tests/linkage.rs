@@ -5,7 +5,9 @@
 //! (docs/performance.md) FreeType is built in (`.cargo/config.toml`) and
 //! fontconfig is opened when the first figure is drawn (plotters'
 //! `fontconfig-dlopen`). This checks the binary's `DT_NEEDED` entries.
-#![cfg(all(target_os = "linux", target_pointer_width = "64", target_endian = "little"))]
+// (x86-64 glibc builds only: a musl build is static, and other
+// architectures' loaders have other names.)
+#![cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
 
 fn u16_at(b: &[u8], o: usize) -> u64 {
     u16::from_le_bytes(b[o..o + 2].try_into().unwrap()) as u64

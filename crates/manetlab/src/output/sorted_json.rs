@@ -11,10 +11,12 @@
 //! object's buffer (at the depth they will sit at) and then copied out in
 //! key order; arrays and scalars are printed in place. Scalars are printed by serde_json itself (`to_writer`), as
 //! `Value` prints them: a float as its `f64` (an `f32` widened first, as
-//! `Value::from(f32)` stores it), a non-finite float as `null`. What
-//! `to_value` would refuse (a map key that is not a string, an integer or
-//! a char; a 128-bit integer out of 64-bit range) is an error here too,
-//! and [`crate::exec::summary`] then falls back to the `Value`.
+//! `Value::from(f32)` stores it), a non-finite float as `null`. A map
+//! key that is not a string, an integer up to 64 bits or a char (which
+//! `to_value` refuses or, for bools, floats and 128-bit integers, turns
+//! into strings its own way) and a 128-bit integer out of 64-bit range
+//! are errors here, and [`crate::exec::summary`] then falls back to the
+//! `Value`.
 
 use serde::ser::{self, Serialize};
 use serde_json::Error;

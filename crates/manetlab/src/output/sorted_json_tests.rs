@@ -150,5 +150,8 @@ fn summary_json_of_real_runs_is_unchanged() {
             .unwrap()
             + "\n";
         assert_eq!(crate::exec::summary::summary_json(&sc.name, seeds, &reports), old, "{file}");
+        // ... and through the direct writer, not its fallback to the `Value`.
+        let direct = crate::output::Summary::new(&sc.name, seeds, &reports, &tables);
+        assert_eq!(to_string_pretty_sorted(&direct).expect("the direct writer takes a report") + "\n", old, "{file}");
     }
 }

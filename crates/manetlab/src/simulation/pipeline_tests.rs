@@ -12,19 +12,20 @@ thread_local! {
     /// Whether `feed_mac` may take its own paths (`false`: every call
     /// goes through `feed_queued`, the general path).
     static AT_ONCE: Cell<bool> = const { Cell::new(true) };
-    /// How many `feed_mac` calls were carried out without `feed_queued`.
+    /// How many `feed_mac` calls returned from its own paths, without `feed_queued`.
     static IDLE: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Whether `feed_mac` may carry out its common cases itself (counted in
-/// `IDLE`). (Session 21's lone-timer drain of this branch was superseded
-/// by `timers.rs`' `drain_one`, tested in `timers_tests.rs`.)
+/// Whether `feed_mac` may carry out its common cases itself.
+/// (Session 21's lone-timer drain of this branch was superseded by
+/// `timers.rs`' `drain_one`, tested in `timers.rs`' tests.)
 pub(super) fn idle_at_once() -> bool {
-    let on = AT_ONCE.with(Cell::get);
-    if on {
-        IDLE.with(|t| t.set(t.get() + 1));
-    }
-    on
+    AT_ONCE.with(Cell::get)
+}
+
+/// `feed_mac` returned from one of its own paths (counted in `IDLE`).
+pub(super) fn took() {
+    IDLE.with(|t| t.set(t.get() + 1));
 }
 
 /// Everything with an effect, in order: packets, frames, medium changes.

@@ -17,10 +17,39 @@ use std::path::Path;
 const SIZE: (u32, u32) = (640, 420);
 
 pub fn draw(fig: &Figure, style: &FigureStyle, path: &Path) -> Result<(), Box<dyn Error>> {
+    fontconfig_present()?;
     match path.extension().and_then(|e| e.to_str()) {
         Some("svg") => render(fig, style, 1, SVGBackend::new(path, SIZE).into_drawing_area()),
         _ => render(fig, style, 2, BitMapBackend::new(path, (SIZE.0 * 2, SIZE.1 * 2)).into_drawing_area()),
     }
+}
+
+/// Text needs fontconfig, which plotters opens (dlopen) at the first label
+/// and, when it is missing, panics inside its loader (and stays broken for
+/// the process). Looked for once here first, so a missing library is an
+/// error naming it (the tables are written before any figure).
+fn fontconfig_present() -> Result<(), Box<dyn Error>> {
+    #[cfg(target_os = "linux")]
+    {
+        static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+        let found = FOUND.get_or_init(|| {
+            // SAFETY: loading fontconfig runs only its own initialisers
+            // (none with preconditions); it is the library plotters loads
+            // for text anyway, and the handle is kept for the process.
+            match unsafe { libloading::Library::new("libfontconfig.so.1") } {
+                Ok(lib) => {
+                    std::mem::forget(lib);
+                    Ok(())
+                }
+                Err(e) => Err(format!(
+                    "figures (SVG/PNG) need fontconfig (libfontconfig.so.1, Debian/Ubuntu: apt install libfontconfig1) and a TrueType font: {e}"
+                )),
+            }
+        });
+        found.clone().map_err(Into::into)
+    }
+    #[cfg(not(target_os = "linux"))]
+    Ok(())
 }
 
 fn colour(i: usize) -> RGBColor {
