@@ -635,7 +635,7 @@ impl Simulation {
 
 #[cfg(test)]
 #[path = "pipeline_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 /// Outside tests the fast paths are always taken.
 #[cfg(not(test))]

@@ -28,8 +28,9 @@ pub(super) fn took() {
     IDLE.with(|t| t.set(t.get() + 1));
 }
 
-/// Everything with an effect, in order: packets, frames, medium changes.
-struct Log(Arc<Mutex<Vec<String>>>);
+/// Everything with an effect, in order: packets, frames, medium changes
+/// (also the kernel's other equivalence tests: `timers.rs`).
+pub(in crate::simulation) struct Log(pub Arc<Mutex<Vec<String>>>);
 impl Observer for Log {
     fn packet(&mut self, ev: &PacketEvent) {
         self.0.lock().unwrap().push(format!("{ev:?}"));
@@ -42,23 +43,39 @@ impl Observer for Log {
     }
 }
 
-/// The run's log and report (the events count included), with the fast
-/// paths allowed or not, and how often each was taken.
-fn run(rel: &str, overrides: &[&str], at_once: bool, observed: bool) -> (Vec<String>, String, u64) {
-    AT_ONCE.with(|c| c.set(at_once));
-    IDLE.with(|t| t.set(0));
+/// Runs the scenario file `rel` (from the crate's folder) with
+/// `overrides`, `setup` applied to the simulation first: what `Log` saw
+/// (nothing unless `observed`) and the report's `Debug` text, its events
+/// count taken out and returned beside it.
+pub(in crate::simulation) fn logged_run(
+    rel: &str,
+    overrides: &[&str],
+    observed: bool,
+    setup: impl FnOnce(&mut Simulation),
+) -> (Vec<String>, String, u64) {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let sc = Scenario::parse(&text, rel, overrides).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
+    setup(&mut sim);
     let log = Arc::new(Mutex::new(Vec::new()));
     if observed {
         sim.add_observer(Box::new(Log(log.clone())));
     }
-    let report = sim.run();
+    let mut report = sim.run();
+    let events = std::mem::take(&mut report.events);
     let log = std::mem::take(&mut *log.lock().unwrap());
+    (log, format!("{report:?}"), events)
+}
+
+/// The run's log, report and events count, with `feed_mac`'s own paths
+/// allowed or not, and how often they were taken.
+fn run(rel: &str, overrides: &[&str], at_once: bool, observed: bool) -> (Vec<String>, String, u64, u64) {
+    AT_ONCE.with(|c| c.set(at_once));
+    IDLE.with(|t| t.set(0));
+    let (log, report, events) = logged_run(rel, overrides, observed, |_| {});
     AT_ONCE.with(|c| c.set(true));
-    (log, format!("{report:?}"), IDLE.with(Cell::get))
+    (log, report, events, IDLE.with(Cell::get))
 }
 
 /// `feed_mac`'s common cases without `feed_queued` change nothing: the
@@ -80,13 +97,14 @@ fn feed_mac_fast_paths_are_feed_queued() {
     ];
     for (rel, ov) in cases {
         for observed in [true, false] {
-            let (fast_log, fast_report, idle) = run(rel, ov, true, observed);
-            let (slow_log, slow_report, _) = run(rel, ov, false, observed);
+            let (fast_log, fast_report, fast_events, idle) = run(rel, ov, true, observed);
+            let (slow_log, slow_report, slow_events, _) = run(rel, ov, false, observed);
             if observed {
                 assert!(fast_log.len() > 1000, "{rel}: {} logged", fast_log.len());
             }
             assert!(fast_log == slow_log, "{rel}: the runs differ");
             assert_eq!(fast_report, slow_report, "{rel}");
+            assert_eq!(fast_events, slow_events, "{rel}: events");
             if rel.contains("bench") {
                 assert!(idle > 1_000, "{rel}: feed_mac's own paths taken {idle} times");
             }

@@ -172,26 +172,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<super::Event>(), 16);
     }
 
-    use crate::metrics::observe::{FrameEvent, Observer, PacketEvent};
-    use crate::net::NodeId;
-    use crate::scenario::Scenario;
-    use crate::sim::Time;
-    use crate::Simulation;
-    use std::sync::{Arc, Mutex};
-
-    /// Everything with an effect, in order: packets, frames, medium changes.
-    struct Log(Arc<Mutex<Vec<String>>>);
-    impl Observer for Log {
-        fn packet(&mut self, ev: &PacketEvent) {
-            self.0.lock().unwrap().push(format!("{ev:?}"));
-        }
-        fn frame(&mut self, ev: &FrameEvent) {
-            self.0.lock().unwrap().push(format!("{ev:?}"));
-        }
-        fn medium(&mut self, time: Time, node: NodeId, busy: bool) {
-            self.0.lock().unwrap().push(format!("{time:?} {node} {busy}"));
-        }
-    }
+    use crate::simulation::pipeline::tests::logged_run;
 
     thread_local! {
         /// `drain_one` hands every list to `drain_items` (this thread's runs).
@@ -223,19 +204,11 @@ mod tests {
     /// The run's log, report (events count aside) and events count;
     /// `eager`: every access timer queued when armed, as before `timers.rs`.
     fn run(rel: &str, overrides: &[&str], eager: bool) -> (Vec<String>, String, u64) {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let sc = Scenario::parse(&text, rel, overrides).unwrap_or_else(|e| panic!("{e}"));
-        let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
-        if eager {
-            sim.access.clear();
-        }
-        let log = Arc::new(Mutex::new(Vec::new()));
-        sim.add_observer(Box::new(Log(log.clone())));
-        let mut report = sim.run();
-        let events = std::mem::take(&mut report.events);
-        let log = std::mem::take(&mut *log.lock().unwrap());
-        (log, format!("{report:?}"), events)
+        logged_run(rel, overrides, true, |sim| {
+            if eager {
+                sim.access.clear();
+            }
+        })
     }
 
     /// Access timers re-armed without a queue entry each fire at exactly
