@@ -315,41 +315,25 @@ impl<'a> ser::Serializer for Ser<'a> {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
+/// An array's element (sequences, tuples and tuple structs print alike).
+macro_rules! seq_impl {
+    ($trait:ident, $method:ident) => {
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+                self.element(v)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close();
+                Ok(())
+            }
+        }
+    };
 }
-
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
-        self.element(v)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.close();
-        Ok(())
-    }
-}
+seq_impl!(SerializeSeq, serialize_element);
+seq_impl!(SerializeTuple, serialize_element);
+seq_impl!(SerializeTupleStruct, serialize_field);
 
 impl ser::SerializeTupleVariant for Variant<Seq<'_>> {
     type Ok = ();
