@@ -62,7 +62,7 @@ pub fn run_tables(reports: &[Report]) -> Vec<Table> {
 /// `summary.json`: every replication's full report, and the `flows-summary`
 /// (as `aggregate`), `network` and `network-summary` tables as objects
 /// with the CSV column names. The file is written from [`Summary`]
-/// without this `Value` (`crate::exec::summary`), to the same text.
+/// without this `Value` (`exec/summary.rs`), to the same text.
 pub fn summary_json(scenario: &str, seeds: &[u64], reports: &[Report], tables: &[Table]) -> serde_json::Value {
     let get = |name: &str| tables.iter().find(|t| t.name == name).map(Table::to_json_rows).unwrap_or_default();
     serde_json::json!({

@@ -15,7 +15,7 @@
 //! key that is not a string, an integer up to 64 bits or a char (which
 //! `to_value` refuses or, for bools, floats and 128-bit integers, turns
 //! into strings its own way) and a 128-bit integer out of 64-bit range
-//! are errors here, and [`crate::exec::summary`] then falls back to the
+//! are errors here, and `exec/summary.rs` then falls back to the
 //! `Value`.
 
 use serde::ser::{self, Serialize};

@@ -134,24 +134,3 @@ fn keys_a_value_refuses_or_prints_otherwise_are_refused() {
     assert!(to_string_pretty_sorted(&bool_keys).is_err());
     assert!(to_string_pretty_sorted(&u128::MAX).is_err());
 }
-
-#[test]
-fn summary_json_of_real_runs_is_unchanged() {
-    // Two replications of a short TCP chain and a CBR 2-hop run (reports
-    // with every field filled: flows, nodes, histograms, drops, events).
-    use crate::exec::{run_scenario, Cancel};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/bench/ns2");
-    for (file, seeds) in [("chain10-tcp-dsr.toml", &[1u64, 2][..]), ("twohop-aodv.toml", &[7u64][..])] {
-        let path = root.join(file);
-        let sc = crate::scenario::Scenario::load(&path, &["run.duration=12s", "run.warmup=1s"]).unwrap();
-        let reports = run_scenario(&sc, seeds, &Cancel::new(), &std::sync::atomic::AtomicU64::new(0)).unwrap();
-        let tables = crate::output::run_tables(&reports);
-        let old = serde_json::to_string_pretty(&crate::output::summary_json(&sc.name, seeds, &reports, &tables))
-            .unwrap()
-            + "\n";
-        assert_eq!(crate::exec::summary::summary_json(&sc.name, seeds, &reports), old, "{file}");
-        // ... and through the direct writer, not its fallback to the `Value`.
-        let direct = crate::output::Summary::new(&sc.name, seeds, &reports, &tables);
-        assert_eq!(to_string_pretty_sorted(&direct).expect("the direct writer takes a report") + "\n", old, "{file}");
-    }
-}
