@@ -86,6 +86,8 @@ impl Simulation {
             return self.drain_items();
         };
         let (at, kind, gen) = (*at, *kind, *gen);
+        #[cfg(test)]
+        tests::TAKEN.with(|t| t.set(t.get() + 1));
         self.work.clear();
         self.mac_out.clear();
         self.net_out.clear();
@@ -122,6 +124,8 @@ impl Simulation {
             self.collect_mac(node);
             return self.drain_items();
         };
+        #[cfg(test)]
+        tests::TAKEN.with(|t| t.set(t.get() + 1));
         self.mac_out.clear();
         self.arm_mac_timer(node, at, kind, gen)
     }
@@ -177,6 +181,8 @@ mod tests {
     thread_local! {
         /// `drain_one` hands every list to `drain_items` (this thread's runs).
         pub(super) static LOOP_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// How many times `drain_one` or `drain_lone` armed a timer itself.
+        pub(super) static TAKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
     /// A work list of one MAC timer armed by `drain_one` gives the same
@@ -190,7 +196,9 @@ mod tests {
             ("tests/snapshots/edca.toml", &[]),
         ];
         for (rel, ov) in cases {
+            TAKEN.with(|t| t.set(0));
             let fast = run(rel, ov, false);
+            let taken = TAKEN.with(|t| t.get());
             LOOP_ONLY.with(|l| l.set(true));
             let looped = run(rel, ov, false);
             LOOP_ONLY.with(|l| l.set(false));
@@ -198,6 +206,8 @@ mod tests {
             assert!(fast.0 == looped.0, "{rel}: the runs differ");
             assert_eq!(fast.1, looped.1, "{rel}");
             assert_eq!(fast.2, looped.2, "{rel}: events");
+            // The paths under test were taken (the bench runs arm ~10^4 timers so).
+            assert!(taken > 1000, "{rel}: the lone-timer paths taken {taken} times");
         }
     }
 
