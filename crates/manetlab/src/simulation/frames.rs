@@ -417,34 +417,75 @@ impl Simulation {
     /// do its last bits; other events rarely fall in between, so most
     /// signals run ahead (docs/performance.md, "Session 13 (branch s13big)").
     pub(super) fn frame_events(&mut self, id: u32, tx: TxId) {
-        let (mut cur, mut g) = {
+        let (mut cur, mut g, dur) = {
             let s = &self.streams.slab[id as usize];
             if s.signals.len() >= RUN_MIN_SIGNALS {
                 return self.frame_events_wide(id, tx);
             }
-            (s.next, s.signals[s.next])
+            (s.next, s.signals[s.next], s.dur)
         };
         loop {
-            // The stream's next signal that runs as an event, passing over
-            // the ends marked so far; one this signal marks, if it is that
-            // next one, is a no-op when its turn comes. (If none is left,
-            // this signal was copied out: a frame sent while it is handled
-            // may take the stream over.) (`cur`: `g`'s index, the stream's
-            // `next`, kept here, not read back.)
-            let (j, more) = self.pass_unseen(id, cur);
-            if let Some(node) = self.frame_signal(id, tx, g) {
+            // (`cur`: `g`'s index; `dur`: the stream's, read once: the
+            // stream is neither freed nor taken over while its signals run
+            // here, `next_after` frees it after the last)
+            if let Some(node) = self.frame_signal_in(id, tx, g, dur) {
                 self.collect_drain(node); // (`timers.rs`)
             }
-            if !more {
-                return;
-            }
-            // Read again: handling `g` may have marked it passed over (it
-            // then runs as a no-op, as it would have popped).
-            match self.next_in_place(id, tx, j) {
-                Some(n) => (cur, g) = (j, n),
+            match self.next_after(id, tx, cur) {
+                Some((j, n)) => (cur, g) = (j, n),
                 None => return,
             }
         }
+    }
+
+    /// The narrow loop's step after signal `cur` of stream `id` was handled
+    /// (session 22: one look-up of the stream a signal, after the handler;
+    /// before, `pass_unseen` ran before it and `next_in_place` read the
+    /// stream again after it): passes over the ends marked unseen after
+    /// `cur`, those marked while `cur` was handled included (each an
+    /// executed event within the run, as `pass_unseen` counts them; before,
+    /// one marked while `cur` was handled that was the next signal ran as a
+    /// no-op, counted the same way), then runs the next signal in place
+    /// (clock moved, counted as executed) if it is before everything queued
+    /// and within the limit, or queues the stream under its key (its node
+    /// prefetched in networks of at least [`PREFETCH_MIN_NODES`]), or frees
+    /// the stream when no signal is left.
+    #[inline(always)]
+    fn next_after(&mut self, id: u32, tx: TxId, cur: usize) -> Option<(usize, Signal)> {
+        let s = &mut self.streams.slab[id as usize];
+        let mut j = cur + 1;
+        let n = loop {
+            let Some(&n) = s.signals.get(j) else {
+                self.streams.free.push(id);
+                return None;
+            };
+            if n.end_at != END_UNSEEN {
+                break n;
+            }
+            if n.time <= self.cfg.duration.0 {
+                self.executed += 1;
+                #[cfg(feature = "event-counts")]
+                self.counts.add(super::counts::Kind::EndUnseen);
+            }
+            j += 1;
+        };
+        let first = match self.queue.peek_key() {
+            Some(k) => (n.time, n.seq) < k,
+            None => true,
+        };
+        if !(first && n.time <= self.until.0) {
+            s.next = j;
+            if self.nodes.len() >= PREFETCH_MIN_NODES {
+                prefetch_node(&self.nodes[n.node as usize]);
+            }
+            self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
+            return None;
+        }
+        #[cfg(feature = "event-counts")]
+        let _ = self.count_pop();
+        self.executed += 1;
+        self.queue.advance_to(Time(n.time));
+        Some((j, n))
     }
 
     /// Passes over the ends marked unseen after signal `cur` (each still
@@ -506,11 +547,20 @@ impl Simulation {
     /// none) or a passed-over end; the caller then skips collecting the
     /// MAC's actions and draining the work list (both empty).
     fn frame_signal(&mut self, id: u32, tx: TxId, g: Signal) -> Option<NodeId> {
+        // (the stream's `dur` is read only for a first bit)
+        let dur = if g.is_start() { self.streams.slab[id as usize].dur } else { Time::ZERO };
+        self.frame_signal_in(id, tx, g, dur)
+    }
+
+    /// [`Simulation::frame_signal`] with the stream's `dur` (`FrameStream::dur`)
+    /// read by the caller.
+    #[inline(always)]
+    fn frame_signal_in(&mut self, id: u32, tx: TxId, g: Signal, dur: Time) -> Option<NodeId> {
         if g.is_start() {
             let end_ref = (id as u64) << 32 | g.end_at as u64;
             // Every receiver hears the whole frame: it ends one frame
             // duration after its first bit arrives.
-            let end = self.queue.now() + self.streams.slab[id as usize].dur;
+            let end = self.queue.now() + dur;
             if self.signal_start_fast(g.node, tx, g.power, end_ref, end) {
                 return None;
             }
