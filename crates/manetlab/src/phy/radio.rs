@@ -10,7 +10,7 @@
 //! With `Reception::Sinr` the radio delegates to the SINR receiver
 //! ([`super::sinr`]); the capture rule then plays no part.
 //!
-//! The kernel's fast paths, `start_idle_ns2`, `start_takeover_ns2` and
+//! The kernel's fast paths, `start_idle_ns2`, `start_lone_lock_ns2` and
 //! `end_lone_lock`, stay beside the general `start` and `signal_end` whose
 //! answers they must give; their tests are in `radio_fast_tests.rs`, the
 //! others in `radio_tests.rs`.
@@ -82,6 +82,19 @@ pub struct LazyStart {
     /// The formerly locked frame (transmission, end) whose end must not be
     /// delivered any more.
     pub dropped: Option<(TxId, Time)>,
+}
+
+/// What [`Radio::start_lone_lock_ns2`] did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LoneStart {
+    /// A longer colliding frame took the lock over; the old lock
+    /// (transmission, end) left the set and its end must not be delivered.
+    Takeover(TxId, Time),
+    /// The lock captured the newcomer out; `keep`: its end must be delivered.
+    Captured { keep: bool },
+    /// The newcomer collided with the lock and does not outlast it; `keep`:
+    /// its end must be delivered (it ends with the lock).
+    Collided { keep: bool },
 }
 
 /// What a signal's end means for the MAC.
@@ -322,28 +335,57 @@ impl Radio {
         true
     }
 
-    /// The common start at a busy radio at 400 nodes (68 % of the busy
-    /// starts of the 400-node file's 120-s cut, session 16): a threshold
-    /// radio under ns-2's rule whose only signal on the air is the locked
-    /// frame, and a newcomer that is not captured out and ends after it.
-    /// Then [`Radio::start`] (lazy) marks the collision, drops the old lock
-    /// from the set and locks onto the newcomer (lost, collided), which it
-    /// keeps. Returns the dropped lock (transmission, end); `None`,
-    /// changing nothing, in any other state. Checked against the general
-    /// path: `fast_paths_match_the_general_ones`.
+    /// A start at a busy radio whose only signal on the air is the locked
+    /// frame (a threshold radio under ns-2's rule), every case of it
+    /// (session 22; before, only the takeover, session 16: 68 % of the
+    /// busy starts of the 400-node file's 120-s cut). [`Radio::start`]
+    /// (lazy) then either captures the newcomer out (counted; kept on the
+    /// air iff it ends no earlier than the lock), or marks the collision and
+    /// either locks onto a newcomer that ends after the lock, dropping the
+    /// old lock from the set (`Takeover`: the old lock's transmission and
+    /// end), or keeps the lock (the newcomer kept on the air iff it ends
+    /// with it). Never became busy, never locks but in a takeover, nothing
+    /// dropped but in a takeover. `None`, changing nothing, in any other
+    /// state. Checked against the general path:
+    /// `fast_paths_match_the_general_ones`.
     #[inline(always)]
-    pub fn start_takeover_ns2(&mut self, tx: TxId, power: f64, end: Time) -> Option<(TxId, Time)> {
+    pub fn start_lone_lock_ns2(&mut self, tx: TxId, power: f64, end: Time) -> Option<LoneStart> {
         if self.n_active != 1 || !self.locked || self.tx[0] != self.lock_tx || self.sinr.is_some() {
             return None;
         }
-        if self.rule != CaptureRule::Ns2 || self.lock_power >= self.capture_ratio * power || end <= self.lock_end {
+        if self.rule != CaptureRule::Ns2 {
             return None;
         }
-        let old = (self.lock_tx, self.lock_end);
-        self.set_lock(Lock { tx, power, end, ok: false, collided: true });
-        self.tx[0] = tx;
-        self.power[0] = power;
-        Some(old)
+        if self.lock_power >= self.capture_ratio * power {
+            self.stats.captures += 1;
+            let keep = end >= self.lock_end;
+            if keep {
+                self.push_second(tx, power);
+            }
+            return Some(LoneStart::Captured { keep });
+        }
+        if end > self.lock_end {
+            let old = (self.lock_tx, self.lock_end);
+            self.set_lock(Lock { tx, power, end, ok: false, collided: true });
+            self.tx[0] = tx;
+            self.power[0] = power;
+            return Some(LoneStart::Takeover(old.0, old.1));
+        }
+        self.lock_ok = false;
+        self.lock_collided = true;
+        let keep = end == self.lock_end;
+        if keep {
+            self.push_second(tx, power);
+        }
+        Some(LoneStart::Collided { keep })
+    }
+
+    /// `push_active` with one signal on the air (inline: `INLINE` is 2).
+    #[inline(always)]
+    fn push_second(&mut self, tx: TxId, power: f64) {
+        self.tx[1] = tx;
+        self.power[1] = power;
+        self.n_active = 2;
     }
 
     /// The common signal end: a threshold radio whose only signal on the

@@ -1,4 +1,4 @@
-//! The radio's fast paths (`Radio::start_idle_ns2`, `Radio::start_takeover_ns2`,
+//! The radio's fast paths (`Radio::start_idle_ns2`, `Radio::start_lone_lock_ns2`,
 //! `Radio::end_lone_lock`)
 //! against its general ones (`begin_signal_lazy`, `finish_signal`), as the
 //! kernel uses them (`simulation/frames.rs`): a radio that tries the fast
@@ -37,7 +37,7 @@ proptest::proptest! {
         let rule = if ns2 { CaptureRule::Ns2 } else { CaptureRule::StrongerWins };
         let (mut fast, mut general) = (Radio::new(rule, RX, 10.0), Radio::new(rule, RX, 10.0));
         let mut unseen = vec![false; sigs.len()];
-        let (mut fast_starts, mut fast_ends, mut takeovers) = (0, 0, 0);
+        let (mut fast_starts, mut fast_ends, mut lone) = (0, 0, [0u32; 3]);
         for (at, what, i) in evs {
             match what {
                 3 => {
@@ -48,10 +48,22 @@ proptest::proptest! {
                         fast_starts += 1;
                         let outcome = StartOutcome { became_busy: true, captured_out: false };
                         LazyStart { outcome, keep: true, locks: true, dropped: None }
-                    } else if let Some(old) = fast.start_takeover_ns2(i as TxId, power, end) {
-                        takeovers += 1;
-                        let outcome = StartOutcome { became_busy: false, captured_out: false };
-                        LazyStart { outcome, keep: true, locks: true, dropped: Some(old) }
+                    } else if let Some(l) = fast.start_lone_lock_ns2(i as TxId, power, end) {
+                        let outcome = |captured_out| StartOutcome { became_busy: false, captured_out };
+                        match l {
+                            LoneStart::Takeover(old, at) => {
+                                lone[0] += 1;
+                                LazyStart { outcome: outcome(false), keep: true, locks: true, dropped: Some((old, at)) }
+                            }
+                            LoneStart::Captured { keep } => {
+                                lone[1] += 1;
+                                LazyStart { outcome: outcome(true), keep, locks: false, dropped: None }
+                            }
+                            LoneStart::Collided { keep } => {
+                                lone[2] += 1;
+                                LazyStart { outcome: outcome(false), keep, locks: false, dropped: None }
+                            }
+                        }
                     } else {
                         fast.begin_signal_lazy(t(at), i as TxId, power, end, 1)
                     };
@@ -90,7 +102,7 @@ proptest::proptest! {
         if ns2 {
             proptest::prop_assert!(fast_starts > 0);
         } else {
-            proptest::prop_assert_eq!(fast_starts + takeovers, 0);
+            proptest::prop_assert_eq!(fast_starts + lone.iter().sum::<u32>(), 0);
         }
         let _ = fast_ends;
     }
@@ -112,21 +124,29 @@ fn a_lone_frame_takes_both_fast_paths() {
     assert_eq!((r.stats.decoded, r.stats.errors, r.sensing()), (1, 1, false));
 }
 
-/// A longer frame that collides with the lone locked one takes the fast
-/// takeover; a captured-out one, a shorter one, or a third signal do not.
+/// Every start at a lone lock takes the fast path: a longer collider takes
+/// the lock over, a captured-out or a shorter one stays beside it only if
+/// it ends with the lock; a third signal, an idle radio or ns-3's rule do
+/// not.
 #[test]
-fn a_longer_colliding_frame_takes_the_lock_over() {
+fn a_start_at_a_lone_lock_takes_the_fast_path() {
     let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
-    assert_eq!(r.start_takeover_ns2(1, 2e-9, t(10)), None, "idle");
+    assert_eq!(r.start_lone_lock_ns2(1, 2e-9, t(10)), None, "idle");
     assert!(r.start_idle_ns2(1, 2e-9, t(10)));
-    assert_eq!(r.start_takeover_ns2(2, 0.1e-9, t(20)), None, "captured out");
-    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(10)), None, "ends with the lock");
-    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(20)), Some((1, t(10))));
-    assert_eq!((r.n_active, r.locked, r.lock_tx, r.lock_ok, r.lock_collided), (1, true, 2, false, true));
-    // (a collider that ends with the lock stays on the air beside it)
-    r.begin_signal_lazy(t(2), 3, 2e-9, t(20), 1);
-    assert_eq!(r.start_takeover_ns2(4, 2e-9, t(40)), None, "two on the air");
+    assert_eq!(r.start_lone_lock_ns2(2, 0.1e-9, t(5)), Some(LoneStart::Captured { keep: false }));
+    assert_eq!((r.n_active, r.stats.captures, r.lock_ok), (1, 1, true));
+    assert_eq!(r.start_lone_lock_ns2(3, 2e-9, t(8)), Some(LoneStart::Collided { keep: false }));
+    assert_eq!((r.n_active, r.lock_tx, r.lock_ok, r.lock_collided), (1, 1, false, true));
+    assert_eq!(r.start_lone_lock_ns2(4, 2e-9, t(20)), Some(LoneStart::Takeover(1, t(10))));
+    assert_eq!((r.n_active, r.locked, r.lock_tx, r.lock_ok, r.lock_collided), (1, true, 4, false, true));
+    assert_eq!(r.start_lone_lock_ns2(5, 0.1e-9, t(20)), Some(LoneStart::Captured { keep: true }));
+    assert_eq!((r.n_active, r.tx, r.stats.captures), (2, [4, 5], 2));
+    assert_eq!(r.start_lone_lock_ns2(6, 2e-9, t(40)), None, "two on the air");
+    let mut r = Radio::new(CaptureRule::Ns2, RX, 10.0);
+    assert!(r.start_idle_ns2(1, 2e-9, t(10)));
+    assert_eq!(r.start_lone_lock_ns2(2, 2e-9, t(10)), Some(LoneStart::Collided { keep: true }), "ends with the lock");
+    assert_eq!((r.n_active, r.lock_tx), (2, 1));
     let mut r = Radio::new(CaptureRule::StrongerWins, RX, 10.0);
     r.begin_signal_lazy(t(0), 1, 2e-9, t(10), 1);
-    assert_eq!(r.start_takeover_ns2(2, 2e-9, t(20)), None, "ns-3's rule");
+    assert_eq!(r.start_lone_lock_ns2(2, 2e-9, t(20)), None, "ns-3's rule");
 }

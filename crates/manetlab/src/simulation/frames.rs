@@ -564,7 +564,7 @@ impl Simulation {
             if self.signal_start_fast(g.node, tx, g.power, end_ref, end) {
                 return None;
             }
-            if !self.signal_start_general(g.node, tx, g.power, end_ref) {
+            if !self.signal_start_general(g.node, tx, g.power, end_ref, end) {
                 // (the stream may have been freed only if this start's own
                 // end is the stream's next signal: it is then not freed)
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
@@ -639,25 +639,47 @@ impl Simulation {
     /// which see every signal's end). `end_ref`: where its last bit is
     /// (stream << 32 | index).
     #[inline(never)]
-    fn signal_start_general(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64) -> bool {
+    fn signal_start_general(&mut self, node: NodeId, tx: TxId, power: f64, end_ref: u64, end: Time) -> bool {
         let now = self.queue.now();
-        // Every receiver hears the whole frame: it ends one frame duration
-        // after its first bit arrives.
-        let t = self.channel.get(tx);
-        let end = now + (t.end - t.start);
+        debug_assert_eq!(end, now + (self.channel.get(tx).end - self.channel.get(tx).start));
         let n = &mut self.nodes[node as usize];
-        // A longer colliding frame takes the lone lock over (ns-2's rule, no
-        // observer; `Radio::start_takeover_ns2`, session 16): no change of
-        // the medium and nothing captured out, so of the general case below
-        // that leaves the old lock's end passed over and the new lock.
+        // A start at a lone lock (ns-2's rule, no observer;
+        // `Radio::start_lone_lock_ns2`; session 16 for the takeover,
+        // session 22 for the rest): the medium was busy, so of the general
+        // case below that leaves, for a longer colliding frame, the old
+        // lock's end passed over and the new lock; for a frame captured out,
+        // the MAC told; for a shorter collider, nothing; and for either of
+        // the last two, its end passed over unless it ends no earlier than
+        // the lock.
         if self.obs.is_empty() {
-            if let Some((old, at)) = n.radio.start_takeover_ns2(tx, power, end) {
-                #[cfg(feature = "event-counts")]
-                self.counts.add(super::counts::Kind::StartBusy);
-                self.unsee_end(old, node, at);
-                self.channel.signal_ended(old);
-                self.locked_onto(node, tx, power, end_ref);
-                return true;
+            use crate::phy::radio::LoneStart;
+            match n.radio.start_lone_lock_ns2(tx, power, end) {
+                Some(LoneStart::Takeover(old, at)) => {
+                    #[cfg(feature = "event-counts")]
+                    self.counts.add(super::counts::Kind::StartBusy);
+                    self.unsee_end(old, node, at);
+                    self.channel.signal_ended(old);
+                    self.locked_onto(node, tx, power, end_ref);
+                    return true;
+                }
+                Some(LoneStart::Captured { keep }) => {
+                    #[cfg(feature = "event-counts")]
+                    self.counts.add(super::counts::Kind::StartCaptured);
+                    n.mac.on_captured_out(now, end, &mut self.mac_out);
+                    if !keep {
+                        self.channel.signal_ended(tx);
+                    }
+                    return keep;
+                }
+                Some(LoneStart::Collided { keep }) => {
+                    #[cfg(feature = "event-counts")]
+                    self.counts.add(super::counts::Kind::StartBusy);
+                    if !keep {
+                        self.channel.signal_ended(tx);
+                    }
+                    return keep;
+                }
+                None => {}
             }
         }
         let rate = self.channel.get(tx).frame.rate;

@@ -401,7 +401,7 @@ impl Simulation {
             }
             self.queue.advance_to(Time(g.time));
             let end_ref = (id as u64) << 32 | g.end_at as u64;
-            if !self.signal_start_general(g.node, tx, g.power, end_ref) {
+            if !self.signal_start_general(g.node, tx, g.power, end_ref, Time(g.time) + dur) {
                 self.streams.slab[id as usize].signals[g.end_at as usize].end_at = END_UNSEEN;
             }
             if !(self.mac_out.is_empty() && self.work.is_empty()) {
