@@ -155,6 +155,10 @@ pub struct Radio {
     lock_collided: bool,
     transmitting: bool,
     rule: CaptureRule,
+    /// A threshold radio (no `sinr`) under ns-2's rule: fixed once the
+    /// radio is built (`new`, `from_config`), one test for the fast paths
+    /// instead of two (session 22).
+    plain_ns2: bool,
     /// The spill, allocated at the first third signal and kept (boxed: 8 B
     /// in the record instead of a `Vec`'s 24).
     #[allow(clippy::box_collection)]
@@ -179,6 +183,7 @@ impl Radio {
             lock_collided: false,
             transmitting: false,
             rule,
+            plain_ns2: rule == CaptureRule::Ns2,
             more: None,
             stats: RadioStats::default(),
         }
@@ -271,6 +276,7 @@ impl Radio {
             rx.set_energy_detection(cfg.energy_detection_w);
             rx.set_sensitivity_hold(cfg.cca_sensitivity_hold);
             r.sinr = Some(Box::new(rx));
+            r.plain_ns2 = false;
         }
         r
     }
@@ -306,7 +312,7 @@ impl Radio {
     /// (`lazy_ends_match_the_full_radio`). Other models keep every signal.
     #[inline]
     pub fn begin_signal_lazy(&mut self, now: Time, tx: TxId, power: f64, end: Time, rate: u64) -> LazyStart {
-        if self.sinr.is_some() || self.rule != CaptureRule::Ns2 {
+        if !self.plain_ns2 {
             let outcome = self.begin_signal(now, tx, power, end, rate);
             return LazyStart { outcome, keep: true, locks: false, dropped: None };
         }
@@ -324,7 +330,7 @@ impl Radio {
     /// path: `fast_paths_match_the_general_ones`.
     #[inline(always)]
     pub fn start_idle_ns2(&mut self, tx: TxId, power: f64, end: Time) -> bool {
-        if self.n_active != 0 || self.locked || self.sinr.is_some() || self.rule != CaptureRule::Ns2 {
+        if self.n_active != 0 || self.locked || !self.plain_ns2 {
             return false;
         }
         let decodable = power >= self.rx_threshold && !self.transmitting;
@@ -350,10 +356,7 @@ impl Radio {
     /// `fast_paths_match_the_general_ones`.
     #[inline(always)]
     pub fn start_lone_lock_ns2(&mut self, tx: TxId, power: f64, end: Time) -> Option<LoneStart> {
-        if self.n_active != 1 || !self.locked || self.tx[0] != self.lock_tx || self.sinr.is_some() {
-            return None;
-        }
-        if self.rule != CaptureRule::Ns2 {
+        if self.n_active != 1 || !self.locked || self.tx[0] != self.lock_tx || !self.plain_ns2 {
             return None;
         }
         if self.lock_power >= self.capture_ratio * power {
@@ -414,9 +417,13 @@ impl Radio {
 
     #[inline(always)]
     pub fn end_lone_lock(&mut self, tx: TxId) -> Option<RxOutcome> {
-        if self.n_active != 1 || !self.locked || self.lock_tx != tx || self.tx[0] != tx || self.sinr.is_some() {
+        // (no test of `sinr`: the SINR model never puts a signal in this
+        // radio's set, `n_active` stays 0 there)
+        if self.n_active != 1 || !self.locked || self.lock_tx != tx || self.tx[0] != tx {
+            debug_assert!(self.sinr.is_none() || self.n_active == 0);
             return None;
         }
+        debug_assert!(self.sinr.is_none());
         self.n_active = 0;
         self.locked = false;
         Some(self.lock_outcome(tx, self.lock_ok, self.lock_collided))
