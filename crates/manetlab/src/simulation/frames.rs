@@ -44,7 +44,8 @@ use crate::sim::Time;
 mod runs;
 
 /// One signal event of a frame at one receiver.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(C)] // (`shift_signals`: `time` and `seq` the first 16 bytes)
 pub(super) struct Signal {
     time: u64,
     seq: u64,
@@ -164,6 +165,41 @@ pub(super) fn one_pass(now: Time, d: Time, h0: Time, hk: Time) -> bool {
     hk < h0 + d && hk <= d && h0 > Time::ZERO && in_range
 }
 
+/// Writes `from` into `to` (as long), each signal's `time` moved by `dt`
+/// and `seq` by `ds` (no sum overflows: `Streams::cached_stream`), 16
+/// bytes at a time with SSE2 (x86-64 baseline): one add for both keys,
+/// one copy for the rest (`Signal` is `repr(C)`, 32 bytes).
+#[inline(always)]
+fn shift_signals(to: &mut [std::mem::MaybeUninit<Signal>], from: &[Signal], dt: u64, ds: u64) {
+    debug_assert_eq!(to.len(), from.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_add_epi64, _mm_loadu_si128, _mm_set_epi64x, _mm_storeu_si128};
+        const _: () = assert!(std::mem::size_of::<Signal>() == 32 && std::mem::offset_of!(Signal, seq) == 8);
+        let n = to.len().min(from.len());
+        // SAFETY: SSE2 is part of the x86-64 baseline. `i < n` places of
+        // both slices: each a `Signal` of 32 bytes (checked above), read as
+        // two unaligned 16-byte halves from `from` (initialized) and
+        // written as two to `to`; the first half is `time` then `seq`
+        // (`repr(C)`, offsets 0 and 8), moved by (`dt`, `ds`) with
+        // wrapping adds, which do not wrap (the caller's bound), so they
+        // are the integer sums.
+        unsafe {
+            let add = _mm_set_epi64x(ds as i64, dt as i64);
+            let (src, dst) = (from.as_ptr() as *const __m128i, to.as_mut_ptr() as *mut __m128i);
+            for i in 0..n {
+                let (lo, hi) = (_mm_loadu_si128(src.add(2 * i)), _mm_loadu_si128(src.add(2 * i + 1)));
+                _mm_storeu_si128(dst.add(2 * i), _mm_add_epi64(lo, add));
+                _mm_storeu_si128(dst.add(2 * i + 1), hi);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for (o, g) in to.iter_mut().zip(from) {
+        o.write(Signal { time: g.time + dt, seq: g.seq + ds, ..*g });
+    }
+}
+
 /// Queues a new frame's stream `id` under its first signal's key, that
 /// signal's node prefetched in networks of at least [`PREFETCH_MIN_NODES`]
 /// (as `pass_unseen`).
@@ -230,6 +266,10 @@ pub(super) struct Streams {
     /// Per node, where the last bit of the frame its radio locked onto
     /// last is in its stream (stream << 32 | index), for `unsee_end`.
     lock_end: Vec<u64>,
+    /// Per static sender, its frames' one-pass stream with the times and
+    /// sequence numbers relative (`Streams::cached_stream`; empty: not
+    /// built yet).
+    tmpl: Vec<Vec<Signal>>,
 }
 
 impl Streams {
@@ -296,6 +336,76 @@ impl Streams {
         // (cleared) vector's capacity are initialized.
         unsafe { s.signals.set_len(2 * k + 1) };
         (id, s.signals[0])
+    }
+
+    /// [`Streams::one_pass_stream`] for a static sender's cached arrival
+    /// list (`Channel::begin_cached`, which never changes once cached): the
+    /// stream is copied from the sender's template, built at its first
+    /// such frame, with the first bits' times moved by `now` and the rest's
+    /// by `now + d`, every sequence number by `base` (session 22: its hearers,
+    /// their powers, delays and order never change; only the frame's time,
+    /// duration and numbers do). The same signals as `one_pass_stream`
+    /// (`cached_streams_match_the_one_pass_ones`): a first bit's
+    /// `now + delay`, a last bit's `now + delay + d` = `(now + d) + delay`
+    /// (no sum saturates: `one_pass`), the `TxEnd`'s `now + d`.
+    #[inline(always)]
+    pub(super) fn cached_stream(
+        &mut self,
+        hearers: &[Hearer],
+        now: Time,
+        d: Time,
+        base: u64,
+        sender: NodeId,
+    ) -> (u32, Signal) {
+        let k = hearers.len();
+        let at = sender as usize;
+        if self.tmpl.get(at).is_none_or(|t| t.is_empty()) {
+            self.build_template(hearers, sender);
+        }
+        let id = self.take((now + d) - now);
+        let s = &mut self.slab[id as usize];
+        let t = &self.tmpl[at];
+        debug_assert_eq!(t.len(), 2 * k + 1);
+        s.signals.reserve(t.len());
+        let spare = &mut s.signals.spare_capacity_mut()[..t.len()];
+        let (t_starts, t_rest) = t.split_at(k);
+        let (starts, rest) = spare.split_at_mut(k);
+        shift_signals(starts, t_starts, now.0, base);
+        shift_signals(rest, t_rest, (now + d).0, base);
+        // SAFETY: the two calls wrote `spare[..k]` and `spare[k..]`, the
+        // first `t.len()` places of the (cleared: `take`) vector's capacity.
+        unsafe { s.signals.set_len(t.len()) };
+        (id, s.signals[0])
+    }
+
+    /// `sender`'s template for [`Streams::cached_stream`]: the one-pass
+    /// layout of `one_pass_stream` at time 0 (the last bits at their delays,
+    /// the `TxEnd` at 0: `d` is added when a frame is written) and base 0.
+    #[cold]
+    fn build_template(&mut self, hearers: &[Hearer], sender: NodeId) {
+        let k = hearers.len();
+        if self.tmpl.len() <= sender as usize {
+            self.tmpl.resize_with(sender as usize + 1, Vec::new);
+        }
+        let t = &mut self.tmpl[sender as usize];
+        let start = |(i, h): (usize, &Hearer)| Signal {
+            time: h.delay.0,
+            seq: 2 * i as u64,
+            node: h.node,
+            end_at: (k + 1 + i) as u32,
+            power: h.power,
+        };
+        let end = |(i, h): (usize, &Hearer)| Signal {
+            time: h.delay.0,
+            seq: 2 * i as u64 + 1,
+            node: h.node,
+            end_at: END,
+            power: h.power,
+        };
+        t.clear();
+        t.extend(hearers.iter().enumerate().map(start));
+        t.push(Signal { time: 0, seq: 2 * k as u64, power: 0.0, node: sender, end_at: TX_END });
+        t.extend(hearers.iter().enumerate().map(end));
     }
 
     /// Whether the frame stream queued as `stream` still holds its

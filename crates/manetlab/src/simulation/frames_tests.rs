@@ -133,3 +133,39 @@ fn runs_match(sc: Scenario, secs: u64, min_events: u64) -> (u64, Vec<u64>) {
     assert_eq!(plain, go(false, 997), "stopped and resumed");
     (plain.1, plain.2)
 }
+
+proptest::proptest! {
+    /// A static sender's stream copied from its template
+    /// (`Streams::cached_stream`) is the one `one_pass_stream` writes, for
+    /// the template's first frame and the later ones (other times,
+    /// durations and sequence numbers), beside another sender's.
+    #[test]
+    fn cached_streams_match_the_one_pass_ones(
+        delays in proptest::collection::vec((1u64..2_000, 0u32..50, 1u32..1000), 1..8),
+        frames in proptest::collection::vec((0u64..1u64 << 40, 2_000u64..3_000_000, 0u64..1u64 << 40, 0u32..2), 1..6),
+    ) {
+        use super::{Hearer, Streams};
+        let mut acc = 0;
+        let hearers: Vec<Hearer> = delays
+            .iter()
+            .map(|&(dt, node, p)| {
+                acc += dt;
+                Hearer { node, power: p as f64 * 1e-10, delay: Time(acc) }
+            })
+            .collect();
+        let (mut cached, mut plain) = (Streams::default(), Streams::default());
+        for &(now, d, base, sender) in &frames {
+            let (now, d) = (Time(now), Time(d + acc));
+            let (h0, hk) = (hearers[0].delay, hearers[hearers.len() - 1].delay);
+            proptest::prop_assume!(super::one_pass(now, d, h0, hk));
+            // (the other sender hears the first hearers only)
+            let h = if sender == 0 { &hearers[..] } else { &hearers[..1] };
+            let (a, ga) = cached.cached_stream(h, now, d, base, sender + 7);
+            let (b, gb) = plain.one_pass_stream(h, now, d, base, sender + 7);
+            proptest::prop_assert_eq!(ga, gb);
+            let (sa, sb) = (&cached.slab[a as usize], &plain.slab[b as usize]);
+            proptest::prop_assert_eq!(&sa.signals, &sb.signals);
+            proptest::prop_assert_eq!(sa.dur, sb.dur);
+        }
+    }
+}

@@ -132,7 +132,7 @@ impl Simulation {
                     count_air(c, h, now, &self.cfg);
                 }
                 let base = self.queue.reserve(2 * h.len() as u64 + 1);
-                let (id, first) = self.streams.one_pass_stream(h, now, d, base, node);
+                let (id, first) = self.streams.cached_stream(h, now, d, base, node);
                 return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, tx);
             }
         }
