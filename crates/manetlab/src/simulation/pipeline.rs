@@ -136,6 +136,17 @@ impl Simulation {
                 return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, tx);
             }
         }
+        self.transmit_general(node, d)
+    }
+
+    /// `transmit_frame` past the static sender's cached path: the arrival
+    /// list copied into `hearers` (radios off filtered out), any layout.
+    /// Out of line (session 22): the cached path's function keeps a small
+    /// frame.
+    #[inline(never)]
+    fn transmit_general(&mut self, node: NodeId, d: crate::sim::Time) {
+        let now = self.queue.now();
+        let frame = self.nodes[node as usize].mac.tx_frame();
         self.channel.hearers_by_arrival(node, now, &mut self.hearers);
         if self.radios_off > 0 {
             // A switched-off radio neither sends nor hears.
