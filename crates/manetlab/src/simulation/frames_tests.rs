@@ -1,5 +1,7 @@
-//! Unit tests of the frame streams (`frames.rs`): a run stopped on a
-//! passed-over end, and the wide frames' runs against the general handlers.
+//! Unit tests of the frame streams (`frames.rs`, `frames_build.rs`): a
+//! run stopped on a passed-over end, the wide frames' runs against the
+//! general handlers, a static sender's template against the one-pass
+//! stream.
 
 use super::super::Event;
 use crate::scenario::Scenario;
@@ -144,7 +146,8 @@ proptest::proptest! {
         delays in proptest::collection::vec((1u64..2_000, 0u32..50, 1u32..1000), 1..8),
         frames in proptest::collection::vec((0u64..1u64 << 40, 2_000u64..3_000_000, 0u64..1u64 << 40, 0u32..2), 1..6),
     ) {
-        use super::{Hearer, Streams};
+        use super::Streams;
+        use crate::phy::channel::Hearer;
         let mut acc = 0;
         let hearers: Vec<Hearer> = delays
             .iter()
