@@ -293,7 +293,7 @@ impl Simulation {
             j += 1;
         };
         let first = match self.queue.peek_key() {
-            Some(k) => (n.time, n.seq) < k,
+            Some((t, q)) => n.key128() < key128(t, q), // (one compare and a borrow)
             None => true,
         };
         if !(first && n.time <= self.until.0) {
