@@ -349,7 +349,7 @@ impl Simulation {
     fn next_in_place(&mut self, id: u32, tx: TxId, j: usize) -> Option<Signal> {
         let n = self.streams.slab[id as usize].signals[j];
         let first = match self.queue.peek_key() {
-            Some(k) => (n.time, n.seq) < k,
+            Some((t, q)) => n.key128() < key128(t, q),
             None => true,
         };
         if !(first && n.time <= self.until.0) {
