@@ -585,19 +585,13 @@ impl Routing for Dsr {
         self.cache.routes(now, out);
     }
 
-    /// A data packet forwarded by flow state (`pkt.sr.flow`: nothing to
-    /// learn or notice, `route`'s `Origin::Forward` arm reduced to its
-    /// checks and the hop's step) is sent on from the reference, one copy;
-    /// everything else is `route` of a copy, as by default.
+    /// A flow-state data forward (nothing learnt): `route`'s step, one copy.
     #[inline]
     fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
-        if origin == Origin::Forward && pkt.sr.flow && !matches!(pkt.body, Body::Dsr(_)) {
-            let i = pkt.sr.cur as usize;
-            // (`i + 1 < len` implies a route that is not empty.)
-            if i + 1 < pkt.sr.len() && pkt.sr.node(i) == self.me {
-                let sr = SourceRoute { cur: pkt.sr.cur + 1, ..pkt.sr };
-                return ctx.transmit(Packet { sr, next_hop: pkt.sr.node(i + 1), prev_hop: self.me, ..*pkt });
-            }
+        let (i, flow_data) = (pkt.sr.cur as usize, pkt.sr.flow && !matches!(pkt.body, Body::Dsr(_)));
+        if origin == Origin::Forward && flow_data && i + 1 < pkt.sr.len() && pkt.sr.node(i) == self.me {
+            let sr = SourceRoute { cur: pkt.sr.cur + 1, ..pkt.sr };
+            return ctx.transmit(Packet { sr, next_hop: pkt.sr.node(i + 1), prev_hop: self.me, ..*pkt });
         }
         self.route(ctx, *pkt, origin)
     }
