@@ -8,6 +8,9 @@ use crate::sim::params::{ParamError, ParamErrorKind, Params};
 use crate::sim::{RngStream, Time};
 use crate::transport::udp::{UdpSender, UdpSink};
 
+/// Integers below this convert to f64 and back unchanged (53-bit mantissa).
+const EXACT_F64: u64 = 1 << 53;
+
 #[derive(Clone, Debug)]
 pub struct Cbr {
     size: u32,
@@ -28,6 +31,11 @@ impl TrafficSource for Cbr {
     fn next_departure(&mut self, _now: Time, rng: &mut RngStream) -> Option<Time> {
         let t = match self.next {
             None => self.start,
+            // Without jitter the gap is the interval: an integer below 2^53
+            // converts to f64 exactly, so `round` and the conversion back
+            // give it unchanged (the general arm's value, without the float
+            // conversions; session 22).
+            Some(prev) if self.jitter == Time::ZERO && self.interval.as_ns() < EXACT_F64 => prev + self.interval,
             Some(prev) => {
                 let mut gap = self.interval.as_ns() as f64;
                 if self.jitter > Time::ZERO {
@@ -107,6 +115,36 @@ mod tests {
         let mut c = Cbr::new(100, Time::from_ms(10), Time::ZERO, Time::from_secs(1), Time::from_ms(1035));
         let v: Vec<Time> = std::iter::from_fn(|| c.next_departure(Time::ZERO, &mut rng)).collect();
         assert_eq!(v, vec![Time::from_ms(1000), Time::from_ms(1010), Time::from_ms(1020), Time::from_ms(1030)]);
+    }
+    /// The gap without jitter (session 22: the interval added as it is)
+    /// against the float form every gap took before, on intervals around
+    /// the f64 limit and ordinary ones; above the limit the float form is
+    /// still used.
+    #[test]
+    fn gap_without_jitter_is_the_float_form() {
+        let float_form = |prev: Time, interval: Time| prev + Time((interval.as_ns() as f64).round() as u64);
+        let mut intervals: Vec<u64> = vec![1, 7, 999, 2_352_000, 1_000_000_007, (1 << 40) + 3];
+        for d in 0..8u64 {
+            intervals.extend([EXACT_F64 - 1 - d, EXACT_F64 + d, (EXACT_F64 << 1) + 2 * d + 1]);
+        }
+        let mut rng = RngStream::new(1, 0, Purpose::AppJitter, 0);
+        for &i in &intervals {
+            let interval = Time(i);
+            let start = Time::from_ms(3);
+            let mut c = Cbr::new(100, interval, Time::ZERO, start, Time(u64::MAX));
+            let mut want = start;
+            assert_eq!(c.next_departure(Time::ZERO, &mut rng), Some(want));
+            for _ in 0..4 {
+                want = float_form(want, interval);
+                match c.next_departure(Time::ZERO, &mut rng) {
+                    Some(t) => assert_eq!(t, want, "interval {i}"),
+                    None => {
+                        assert!(want >= Time(u64::MAX), "interval {i}");
+                        break;
+                    }
+                }
+            }
+        }
     }
     #[test]
     fn jitter_stays_within_bounds() {

@@ -585,6 +585,17 @@ impl Routing for Dsr {
         self.cache.routes(now, out);
     }
 
+    /// A flow-state data forward (nothing learnt): `route`'s step, one copy.
+    #[inline]
+    fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
+        let (i, flow_data) = (pkt.sr.cur as usize, pkt.sr.flow && !matches!(pkt.body, Body::Dsr(_)));
+        if origin == Origin::Forward && flow_data && i + 1 < pkt.sr.len() && pkt.sr.node(i) == self.me {
+            let sr = SourceRoute { cur: pkt.sr.cur + 1, ..pkt.sr };
+            return ctx.transmit(Packet { sr, next_hop: pkt.sr.node(i + 1), prev_hop: self.me, ..*pkt });
+        }
+        self.route(ctx, *pkt, origin)
+    }
+
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
         match origin {
             Origin::Local => {

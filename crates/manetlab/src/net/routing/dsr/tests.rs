@@ -506,3 +506,52 @@ fn snoop_control_learns_the_route_an_overheard_reply_travels_on() {
         assert_eq!(n.proto.cache().find(1, Time::ZERO), None);
     }
 }
+
+/// `route_ref`'s flow-state forward (session 22) against `route` of a copy
+/// (the default `route_ref`): the same actions, counters and cache on every
+/// kind of packet a relay is handed (flow state on and off, data and DSR
+/// bodies, this node at, before and past the route's current hop, routes
+/// of every length up to the maximum, both cache kinds).
+#[test]
+fn route_ref_forwards_as_route_of_a_copy() {
+    let me: NodeId = 3;
+    let bodies = [
+        Body::Udp { sport: 1, dport: 1, seq: 7 },
+        Body::Dsr(DsrMsg::Rerr { link: Link { from: 5, to: 6 }, elfn: None }),
+        Body::Dsr(DsrMsg::Rrep { route: SourceRoute::from_path(&[0, 3, 9]).unwrap(), from_cache: false }),
+    ];
+    let mut cases = 0;
+    for cache in [mobicache::CacheKind::Path, mobicache::CacheKind::Mobicache] {
+        for len in 0..=MAX_SR_LEN {
+            // Paths with this node at position 1 (and one without it).
+            let path: Vec<NodeId> = (0..len as NodeId).map(|i| if i == 1 { me } else { 10 + i }).collect();
+            let other: Vec<NodeId> = (0..len as NodeId).map(|i| 10 + i).collect();
+            for p in [&path, &other] {
+                for cur in 0..=len.max(1) as u8 {
+                    for flow in [false, true] {
+                        for body in bodies {
+                            let mut pkt = data(1, 10, 99);
+                            pkt.body = body;
+                            pkt.sr = SourceRoute::from_path(p).unwrap();
+                            pkt.sr.cur = cur;
+                            pkt.sr.flow = flow;
+                            let cfg = || DsrConfig { cache, ..DsrConfig::default() };
+                            let (mut a, mut b) = (node(me, cfg()), node(me, cfg()));
+                            a.call(|d, ctx| d.route_ref(ctx, &pkt, Origin::Forward));
+                            b.call(|d, ctx| d.route(ctx, pkt, Origin::Forward));
+                            assert_eq!(format!("{:?}", a.take()), format!("{:?}", b.take()), "{pkt:?}");
+                            assert_eq!(format!("{:?}", a.timers), format!("{:?}", b.timers));
+                            assert_eq!(format!("{:?}", a.proto.stats.to_stats()), format!("{:?}", b.proto.stats.to_stats()));
+                            let mut routes = (Vec::new(), Vec::new());
+                            a.proto.route_table(a.now, &mut routes.0);
+                            b.proto.route_table(b.now, &mut routes.1);
+                            assert_eq!(format!("{:?}", routes.0), format!("{:?}", routes.1));
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases > 1000, "{cases}");
+}
