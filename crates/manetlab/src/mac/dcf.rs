@@ -27,9 +27,11 @@ use crate::wire::{Packet, BROADCAST};
 
 mod airtime;
 mod backoff;
+mod copy;
 mod cts;
 mod dup;
 mod edca;
+mod ends;
 mod model;
 mod ns3;
 mod reports;
@@ -425,7 +427,7 @@ impl Dcf {
         let seq = self.seqs.next(pkt.next_hop, tid);
         let station = self.station_counters;
         let a = &mut self.acs[i];
-        a.current = Some(*pkt);
+        copy::copy_some(&mut a.current, pkt);
         a.current_seq = seq;
         a.current_retry = false;
         if !station {
@@ -485,16 +487,18 @@ impl Dcf {
     }
 
     /// A locked frame ended. `decoded` is the frame if it decoded; `idle`
-    /// tells whether the PHY now senses nothing.
+    /// tells whether the PHY now senses nothing. (A lost frame's steps are
+    /// few and inlined at the caller; a decoded one goes to
+    /// `rx_end_decoded`, `dcf/ends.rs`.)
+    #[inline(always)]
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         match decoded {
-            Some(f) => {
-                self.eifs_until = Time::ZERO;
-                self.receive(now, f, out);
+            Some(f) => self.rx_end_decoded(now, f, idle, out),
+            None => {
+                self.failed_rx(now);
+                self.on_signal_end(now, idle, out);
             }
-            None => self.failed_rx(now),
         }
-        self.on_signal_end(now, idle, out);
     }
 
     /// A signal that was not locked ended (or after `on_rx_end`).

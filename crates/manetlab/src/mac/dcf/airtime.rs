@@ -25,10 +25,12 @@ impl Dcf {
             }
         }
         let Some(key) = air_key(bytes, rate) else { return self.frame_time_cold(bytes, rate) };
-        for (k, d) in self.last_air {
-            if k == key {
-                return d;
-            }
+        // Read in place (a `for` over the array copied it to the stack first).
+        if self.last_air[0].0 == key {
+            return self.last_air[0].1;
+        }
+        if self.last_air[1].0 == key {
+            return self.last_air[1].1;
         }
         self.air_time_new(key, bytes, rate)
     }

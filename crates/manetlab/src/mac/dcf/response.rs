@@ -64,6 +64,6 @@ impl Dcf {
         f.retry = a.current_retry;
         f.bytes = Frame::data_bytes(p);
         f.rate = rate;
-        f.packet = a.current;
+        super::copy::copy_option(&mut f.packet, &a.current);
     }
 }
