@@ -26,6 +26,7 @@ use crate::sim::{RngStream, Time};
 use crate::wire::{Packet, BROADCAST};
 
 mod airtime;
+mod attempt;
 mod backoff;
 mod copy;
 mod cts;
@@ -661,59 +662,6 @@ impl Dcf {
             MacTimer::Timeout => gen == self.timeout_gen,
             MacTimer::Response => gen == self.response_gen,
         }
-    }
-
-    fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        self.txop_start = now;
-        // The packet's receiver and size only: the packet stays in its
-        // entity until `put_data_frame` copies it into the frame.
-        let (to, bytes) = match &self.acs[self.active].current {
-            Some(p) => (p.next_hop, Frame::data_bytes(p)),
-            None => panic!("contending without a packet"),
-        };
-        if to == BROADCAST {
-            self.state = State::SendingBroadcast;
-            self.stats.broadcast_sent += 1;
-            self.put_data_frame();
-            self.transmit(now, out);
-        } else if self.rts_for(to, bytes) {
-            self.state = State::SendingRts;
-            self.stats.rts_sent += 1;
-            let rate = self.pick_rate(now, to, bytes);
-            let data_time = self.air_time(bytes, rate);
-            let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
-            self.tx_frame = Frame {
-                kind: FrameKind::Rts,
-                src: self.addr,
-                dst: to,
-                duration,
-                seq: 0,
-                tid: None,
-                retry: self.acs[self.active].current_retry,
-                bytes: frame::RTS_BYTES,
-                rate: self.phy.basic_rate,
-                packet: None,
-            };
-            self.transmit(now, out);
-        } else {
-            self.state = State::SendingData;
-            self.stats.data_sent += 1;
-            let rate = self.pick_rate(now, to, bytes);
-            self.rate.sent(rate);
-            self.put_data_frame();
-            self.transmit(now, out);
-        }
-    }
-
-    /// Puts `tx_frame` on the air (written in place: no frame moves).
-    fn transmit(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let (bytes, rate) = (self.tx_frame.bytes, self.tx_frame.rate);
-        let d = self.air_time(bytes, rate);
-        self.freeze(now);
-        self.transmitting = true;
-        self.stats.bytes_on_air += bytes as u64;
-        self.stats.airtime_ns += d.as_ns();
-        out.push(MacAction::Transmit(d));
     }
 
     /// Our transmission ended.
