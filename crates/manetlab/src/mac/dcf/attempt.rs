@@ -137,3 +137,7 @@ impl Dcf {
         out.push(MacAction::Transmit(d));
     }
 }
+
+#[cfg(test)]
+#[path = "fast_tests.rs"]
+mod tests;

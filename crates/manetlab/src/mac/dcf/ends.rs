@@ -30,7 +30,7 @@ impl Dcf {
 
     /// `on_rx_end` of a frame for this station or a broadcast, as before.
     #[inline(never)]
-    fn rx_for_me(&mut self, now: Time, f: &Frame, idle: bool, out: &mut Vec<MacAction>) {
+    pub(super) fn rx_for_me(&mut self, now: Time, f: &Frame, idle: bool, out: &mut Vec<MacAction>) {
         self.eifs_until = Time::ZERO;
         self.receive(now, f, out);
         self.on_signal_end(now, idle, out);
