@@ -72,8 +72,9 @@ impl Dcf {
         self.arm_access(now, out)
     }
 
+    /// `schedule_access` with a countdown running (its freeze first).
     #[inline(never)]
-    fn freeze_then_schedule(&mut self, now: Time, out: &mut Vec<MacAction>) {
+    pub(super) fn freeze_then_schedule(&mut self, now: Time, out: &mut Vec<MacAction>) {
         self.schedule_access(now, out)
     }
 }

@@ -3,6 +3,7 @@
 //! access and air-time state, the same actions and the same DCF fields.
 
 use super::*;
+use crate::mac::edca::AccessCategory;
 use crate::net::Body;
 use crate::phy::{PhyStandard, Preamble};
 use crate::sim::rng::Purpose;
@@ -214,6 +215,35 @@ proptest! {
         b.rx_for_me(now, &f, idle, &mut out_b);
         prop_assert_eq!(format!("{out_a:?}"), format!("{out_b:?}"));
         prop_assert_eq!(fields(&a), fields(&b));
+    }
+}
+
+proptest! {
+    /// `enqueue_ac_ref` against `enqueue_general` (its body before
+    /// session 22): plain DCF and EDCA, with and without a backoff
+    /// pending, a countdown running or not, any access and exchange state.
+    #[test]
+    fn enqueue_is_the_general_path(
+        edca in any::<bool>(),
+        flags in proptest::collection::vec(any::<bool>(), 7),
+        state in 0usize..2,
+        backoff in proptest::option::of(0u32..8),
+        times in proptest::collection::vec(0u64..3_000_000, 6),
+        to in prop_oneof![Just(1u32), Just(BROADCAST)],
+        voice in any::<bool>(),
+        room in 0usize..3,
+    ) {
+        let ac = if voice { AccessCategory::Voice } else { AccessCategory::BestEffort };
+        let make = || dcf(edca, false, false, &flags, state, backoff, &times, None);
+        let p = packet(11, to, 700);
+        let now = Time(times[3]);
+        let (mut a, mut b) = (make(), make());
+        let (mut out_a, mut out_b) = (out(1, room), out(1, room));
+        a.enqueue_ac_ref(now, &p, ac, &mut out_a);
+        b.enqueue_general(now, &p, ac, &mut out_b);
+        prop_assert_eq!(format!("{out_a:?}"), format!("{out_b:?}"));
+        prop_assert_eq!(fields(&a), fields(&b));
+        prop_assert_eq!(a.seqs.next(to, None), b.seqs.next(to, None));
     }
 }
 
