@@ -26,10 +26,13 @@ use crate::sim::{RngStream, Time};
 use crate::wire::{Packet, BROADCAST};
 
 mod airtime;
+mod attempt;
 mod backoff;
+mod copy;
 mod cts;
 mod dup;
 mod edca;
+mod ends;
 mod model;
 mod ns3;
 mod reports;
@@ -423,9 +426,15 @@ impl Dcf {
     fn load(&mut self, i: usize, pkt: &Packet) {
         let tid = self.acs[i].tid.filter(|_| pkt.next_hop != BROADCAST);
         let seq = self.seqs.next(pkt.next_hop, tid);
+        self.load_seq(i, pkt, seq)
+    }
+
+    /// `load`'s steps after the sequence number.
+    #[inline(always)]
+    fn load_seq(&mut self, i: usize, pkt: &Packet, seq: u16) {
         let station = self.station_counters;
         let a = &mut self.acs[i];
-        a.current = Some(*pkt);
+        copy::copy_some(&mut a.current, pkt);
         a.current_seq = seq;
         a.current_retry = false;
         if !station {
@@ -445,7 +454,36 @@ impl Dcf {
     }
 
     /// [`Dcf::enqueue_ac`] of a copy of `*pkt`, copied once, into the entity.
+    /// Plain DCF with a backoff pending (a post-backoff counting: 77 % of
+    /// the 2-hop's calls) is taken with tail calls only (session 22): no
+    /// draw, the shared sequence counter, the freeze (the access timer
+    /// armed at the exchange's end just before) out of line; the steps of
+    /// `enqueue_general`, in its order.
+    #[inline(never)]
     pub fn enqueue_ac_ref(&mut self, now: Time, pkt: &Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
+        if self.n_acs != 1 || self.acs[0].backoff.is_none() || self.acs[0].tid.is_some() {
+            return self.enqueue_general(now, pkt, ac, out);
+        }
+        debug_assert!(self.acs[0].current.is_none());
+        // `load(0, pkt)`: no TID, so the shared counter.
+        let seq = self.seqs.next_shared();
+        self.load_seq(0, pkt, seq);
+        if self.state == State::Idle {
+            self.state = State::Contend;
+        }
+        // `schedule_access` (plain DCF), the freeze in tail position.
+        if self.access_pending {
+            return self.freeze_then_schedule(now, out);
+        }
+        if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
+            return;
+        }
+        self.arm_access(now, out)
+    }
+
+    /// `enqueue_ac_ref`'s general path (EDCA, a backoff to draw).
+    #[inline(never)]
+    fn enqueue_general(&mut self, now: Time, pkt: &Packet, ac: AccessCategory, out: &mut Vec<MacAction>) {
         let i = self.ac_index(ac);
         debug_assert!(self.acs[i].current.is_none());
         if self.n_acs > 1 && self.txop_open.take() == Some((i, now)) && self.continue_txop(now, i, pkt, out) {
@@ -485,16 +523,18 @@ impl Dcf {
     }
 
     /// A locked frame ended. `decoded` is the frame if it decoded; `idle`
-    /// tells whether the PHY now senses nothing.
+    /// tells whether the PHY now senses nothing. (A lost frame's steps are
+    /// few and inlined at the caller; a decoded one goes to
+    /// `rx_end_decoded`, `dcf/ends.rs`.)
+    #[inline(always)]
     pub fn on_rx_end(&mut self, now: Time, decoded: Option<&Frame>, idle: bool, out: &mut Vec<MacAction>) {
         match decoded {
-            Some(f) => {
-                self.eifs_until = Time::ZERO;
-                self.receive(now, f, out);
+            Some(f) => self.rx_end_decoded(now, f, idle, out),
+            None => {
+                self.failed_rx(now);
+                self.on_signal_end(now, idle, out);
             }
-            None => self.failed_rx(now),
         }
-        self.on_signal_end(now, idle, out);
     }
 
     /// A signal that was not locked ended (or after `on_rx_end`).
@@ -657,59 +697,6 @@ impl Dcf {
             MacTimer::Timeout => gen == self.timeout_gen,
             MacTimer::Response => gen == self.response_gen,
         }
-    }
-
-    fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        self.txop_start = now;
-        // The packet's receiver and size only: the packet stays in its
-        // entity until `put_data_frame` copies it into the frame.
-        let (to, bytes) = match &self.acs[self.active].current {
-            Some(p) => (p.next_hop, Frame::data_bytes(p)),
-            None => panic!("contending without a packet"),
-        };
-        if to == BROADCAST {
-            self.state = State::SendingBroadcast;
-            self.stats.broadcast_sent += 1;
-            self.put_data_frame();
-            self.transmit(now, out);
-        } else if self.rts_for(to, bytes) {
-            self.state = State::SendingRts;
-            self.stats.rts_sent += 1;
-            let rate = self.pick_rate(now, to, bytes);
-            let data_time = self.air_time(bytes, rate);
-            let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
-            self.tx_frame = Frame {
-                kind: FrameKind::Rts,
-                src: self.addr,
-                dst: to,
-                duration,
-                seq: 0,
-                tid: None,
-                retry: self.acs[self.active].current_retry,
-                bytes: frame::RTS_BYTES,
-                rate: self.phy.basic_rate,
-                packet: None,
-            };
-            self.transmit(now, out);
-        } else {
-            self.state = State::SendingData;
-            self.stats.data_sent += 1;
-            let rate = self.pick_rate(now, to, bytes);
-            self.rate.sent(rate);
-            self.put_data_frame();
-            self.transmit(now, out);
-        }
-    }
-
-    /// Puts `tx_frame` on the air (written in place: no frame moves).
-    fn transmit(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let (bytes, rate) = (self.tx_frame.bytes, self.tx_frame.rate);
-        let d = self.air_time(bytes, rate);
-        self.freeze(now);
-        self.transmitting = true;
-        self.stats.bytes_on_air += bytes as u64;
-        self.stats.airtime_ns += d.as_ns();
-        out.push(MacAction::Transmit(d));
     }
 
     /// Our transmission ended.

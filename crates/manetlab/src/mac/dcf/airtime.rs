@@ -25,12 +25,36 @@ impl Dcf {
             }
         }
         let Some(key) = air_key(bytes, rate) else { return self.frame_time_cold(bytes, rate) };
-        for (k, d) in self.last_air {
-            if k == key {
-                return d;
-            }
+        // Read in place (a `for` over the array copied it to the stack first).
+        if self.last_air[0].0 == key {
+            return self.last_air[0].1;
+        }
+        if self.last_air[1].0 == key {
+            return self.last_air[1].1;
         }
         self.air_time_new(key, bytes, rate)
+    }
+
+    /// `air_time` when it needs no call: a control frame's fixed time or
+    /// a remembered entry (`None`: a size and rate to compute).
+    #[inline(always)]
+    pub(super) fn air_time_known(&self, bytes: u32, rate: u64) -> Option<Time> {
+        if rate == self.phy.basic_rate {
+            if bytes == frame::ACK_BYTES {
+                return Some(self.ack_basic);
+            }
+            if bytes == frame::RTS_BYTES {
+                return Some(self.rts_basic);
+            }
+        }
+        let key = air_key(bytes, rate)?;
+        if self.last_air[0].0 == key {
+            return Some(self.last_air[0].1);
+        }
+        if self.last_air[1].0 == key {
+            return Some(self.last_air[1].1);
+        }
+        None
     }
 
     /// A rate of 2^31 bit/s or more (no key): computed each time, out of

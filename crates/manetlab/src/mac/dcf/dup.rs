@@ -136,6 +136,14 @@ impl SeqCounters {
         *counter = counter.wrapping_add(1) & 0x0fff;
         seq
     }
+
+    /// `next(ra, None)`: the shared counter (no call to `lookup`).
+    #[inline(always)]
+    pub fn next_shared(&mut self) -> u16 {
+        let seq = self.shared;
+        self.shared = seq.wrapping_add(1) & 0x0fff;
+        seq
+    }
 }
 
 #[cfg(test)]

@@ -46,14 +46,21 @@ impl Dcf {
     /// copied once, from the entity into the frame, instead of out, into a
     /// frame and the frame into `tx_frame` (`memmove` calls of 160-200 bytes
     /// each).
+    #[inline(never)]
     pub(super) fn put_data_frame(&mut self) {
+        let ack = self.ack_time(self.acs[self.active].rate);
+        self.write_data_frame(ack)
+    }
+
+    /// `put_data_frame`'s body, `ack` the unicast frame's ACK time
+    /// (`ack_time` of its rate; inlined into `start_attempt`'s common
+    /// case, which passes the constant rate's `ack_basic`).
+    #[inline(always)]
+    pub(super) fn write_data_frame(&mut self, ack: Time) {
         let a = &self.acs[self.active];
         let Some(p) = a.current.as_ref() else { unreachable!("a DATA frame without a packet") };
-        let (duration, rate) = if p.next_hop == BROADCAST {
-            (Time::ZERO, self.phy.basic_rate)
-        } else {
-            (self.sifs + self.ack_time(a.rate), a.rate)
-        };
+        let (duration, rate) =
+            if p.next_hop == BROADCAST { (Time::ZERO, self.phy.basic_rate) } else { (self.sifs + ack, a.rate) };
         let f = &mut self.tx_frame;
         f.kind = FrameKind::Data;
         f.src = self.addr;
@@ -64,6 +71,6 @@ impl Dcf {
         f.retry = a.current_retry;
         f.bytes = Frame::data_bytes(p);
         f.rate = rate;
-        f.packet = a.current;
+        super::copy::copy_option(&mut f.packet, &a.current);
     }
 }
