@@ -49,6 +49,13 @@ impl Default for AccessSlot {
     }
 }
 
+/// The event the queue's sentinel carries (`sim/queue.rs`: never run).
+impl Default for Event {
+    fn default() -> Self {
+        Event::Gateway { to_wire: false }
+    }
+}
+
 impl Simulation {
     /// The MAC of `node` armed timer `kind` (generation `gen`) at `at`.
     pub(super) fn arm_mac_timer(&mut self, node: NodeId, at: Time, kind: MacTimer, gen: u32) {
