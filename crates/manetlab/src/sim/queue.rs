@@ -214,13 +214,16 @@ impl<E: Copy + Default> EventQueue<E> {
         if i == self.near.capacity() {
             return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 2`)
         }
-        self.near.push(e);
-        // SAFETY: `i` is the new last index; the walk reads index `j - 1`
-        // only while `j >= 1` holds: it stops at index 0 at the latest,
-        // where the sentinel's key (`u128::MAX`) is not below `k` (the
-        // event's sequence number is below `u64::MAX`). Every index read
-        // or written is in `0..=i`, inside the vector.
+        // SAFETY: `i < capacity` (tested above), so slot `i` is inside the
+        // allocation; the list grows over it and the walk fills it before
+        // anything reads it (the walk's first step moves entry `i - 1`
+        // into it, or the event goes there). The walk reads entry `j - 1`
+        // only for `j >= 1`: it stops at index 0 at the latest, where the
+        // sentinel's key (`u128::MAX`) is not below `k` (the event's
+        // sequence number is below `u64::MAX`). Every entry read or
+        // written is in `0..=i`. (`Entry` is `Copy`: nothing is dropped.)
         unsafe {
+            self.near.set_len(i + 1);
             let mut p = self.near.as_mut_ptr().add(i);
             while (*p.sub(1)).key() < k {
                 *p = *p.sub(1);
@@ -228,7 +231,7 @@ impl<E: Copy + Default> EventQueue<E> {
             }
             *p = e;
         }
-        if self.near.len() > self.near_len_max {
+        if i + 1 > self.near_len_max {
             self.shed();
         }
     }
