@@ -168,14 +168,24 @@ impl Simulation {
     /// was), and an empty queue (the MAC's `Ready` at a relay; with no
     /// backpressure and no queue lifetime `feed_queued` would find nothing
     /// and block nothing). Anything else goes to `feed_queued`.
+    ///
+    /// The busy MAC returns from this small function (no saved registers:
+    /// 35.7 K of the 2-hop's 85.8 K calls); the rest is `feed_idle`.
     #[inline(never)]
     pub(super) fn feed_mac(&mut self, node: NodeId) {
+        let n = &self.nodes[node as usize];
+        if !n.mac.is_edca() && tests::idle_at_once() && !n.mac.can_accept() {
+            return tests::took();
+        }
+        self.feed_idle(node)
+    }
+
+    /// `feed_mac` past a busy MAC.
+    #[inline(never)]
+    fn feed_idle(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
         if !n.mac.is_edca() && tests::idle_at_once() {
-            if !n.mac.can_accept() {
-                return tests::took();
-            }
             if self.bp.is_none() && n.ifq_life.is_none() {
                 if let Some(p) = n.ifq.peek_next() {
                     n.mac.enqueue_ref(now, p, &mut self.mac_out);
