@@ -185,18 +185,17 @@ impl Simulation {
     fn feed_idle(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
-        if !n.mac.is_edca() && tests::idle_at_once() {
-            if self.bp.is_none() && n.ifq_life.is_none() {
-                if let Some(p) = n.ifq.peek_next() {
-                    n.mac.enqueue_ref(now, p, &mut self.mac_out);
-                    n.ifq.discard_next();
-                    self.obs.queue(now, node, &*n.ifq);
-                    tests::took();
-                    return self.collect_mac(node);
-                }
-                if n.ifq.is_empty() {
-                    return tests::took();
-                }
+        // (an idle DCF here: `feed_mac` returned for a busy one)
+        if !n.mac.is_edca() && tests::idle_at_once() && self.bp.is_none() && n.ifq_life.is_none() {
+            if let Some(p) = n.ifq.peek_next() {
+                n.mac.enqueue_ref(now, p, &mut self.mac_out);
+                n.ifq.discard_next();
+                self.obs.queue(now, node, &*n.ifq);
+                tests::took();
+                return self.collect_mac(node);
+            }
+            if n.ifq.is_empty() {
+                return tests::took();
             }
         }
         self.feed_queued(node)
