@@ -93,7 +93,11 @@ const NIL: u32 = u32::MAX;
 /// sift-downs at a refill cost one level per factor four of the heap's ~500
 /// events at 400 nodes (docs/performance.md, session 18).
 pub struct EventQueue<E> {
-    /// Sorted by key, latest first: the next event is the last.
+    /// Sorted by key, latest first: the next event is the last. Index 0
+    /// holds a sentinel (key `u128::MAX`, above every event's: sequence
+    /// numbers stay below `u64::MAX`), so a push's insertion walk stops
+    /// at it without testing the index, and the list is never empty (no
+    /// event: length 1).
     near: Vec<Entry<E>>,
     /// Every near key is below it, every wheel key at or above it.
     bound: u128,
@@ -121,26 +125,30 @@ pub struct EventQueue<E> {
     /// with fewer buckets).
     shift: u32,
     refill_max: usize,
-    near_max: usize,
+    /// Past this length (`NEAR_MAX` events and the sentinel) the latest
+    /// near events go back to the wheel.
+    near_len_max: usize,
     next_seq: u64,
     now: Time,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Default> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Default> EventQueue<E> {
     pub fn new() -> Self {
         Self::with_limits(BUCKET_SHIFT, BUCKETS, NEAR_REFILL, NEAR_MAX, COARSE)
     }
     fn with_limits(shift: u32, buckets: usize, refill_max: usize, near_max: usize, coarse: usize) -> Self {
         assert!(buckets.is_power_of_two() && (64..=64 * 64).contains(&buckets) && shift < 40);
         debug_assert!(refill_max >= 1 && near_max >= refill_max);
+        let mut near = Vec::with_capacity(near_max + 2);
+        near.push(Entry { time: u64::MAX, seq: u64::MAX, event: E::default() });
         EventQueue {
-            near: Vec::with_capacity(near_max + 1),
+            near,
             bound: 0,
             wstart: 0,
             wend: 0,
@@ -156,7 +164,7 @@ impl<E: Copy> EventQueue<E> {
             late: Late::new(shift + buckets.trailing_zeros(), coarse),
             shift,
             refill_max,
-            near_max,
+            near_len_max: near_max + 1,
             next_seq: 0,
             now: Time::ZERO,
         }
@@ -197,25 +205,37 @@ impl<E: Copy> EventQueue<E> {
     fn push(&mut self, time: u64, seq: u64, event: E) {
         let e = Entry { time, seq, event };
         let k = e.key();
+        debug_assert!(seq != u64::MAX);
         if k >= self.bound {
             return self.push_far(time, seq, event);
         }
         // One insertion step from the end (the earliest events).
-        let mut i = self.near.len();
+        let i = self.near.len();
         if i == self.near.capacity() {
-            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 1`)
+            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 2`)
         }
-        self.near.push(e);
-        while i > 0 && self.near[i - 1].key() < k {
-            self.near[i] = self.near[i - 1];
-            i -= 1;
+        // SAFETY: `i < capacity` (tested above), so slot `i` is inside the
+        // allocation; the list grows over it and the walk fills it before
+        // anything reads it (the walk's first step moves entry `i - 1`
+        // into it, or the event goes there). The walk reads entry `j - 1`
+        // only for `j >= 1`: it stops at index 0 at the latest, where the
+        // sentinel's key (`u128::MAX`) is not below `k` (the event's
+        // sequence number is below `u64::MAX`). Every entry read or
+        // written is in `0..=i`. (`Entry` is `Copy`: nothing is dropped.)
+        unsafe {
+            self.near.set_len(i + 1);
+            let mut p = self.near.as_mut_ptr().add(i);
+            while (*p.sub(1)).key() < k {
+                *p = *p.sub(1);
+                p = p.sub(1);
+            }
+            *p = e;
         }
-        self.near[i] = e;
-        if self.near.len() > self.near_max {
+        if i + 1 > self.near_len_max {
             self.shed();
         }
     }
-    /// A push into a full near list (it outgrows `near_max + 1` only when
+    /// A push into a full near list (it outgrows `near_max + 2` only when
     /// `shed` cannot send events back: past the end of time, or events from
     /// before the window's start; `never_events_keep_their_place` runs
     /// it): grows it and pushes again. Out of line, as `push_far`.
@@ -267,21 +287,22 @@ impl<E: Copy> EventQueue<E> {
         if self.bound == u128::MAX {
             return; // past the end of time: no window
         }
+        // `near[1..k]`: the latest events but `refill_max` (index 0 is the sentinel).
         let mut k = self.near.len() - self.refill_max;
-        while k > 0 && self.near[k - 1].time < self.wstart {
+        while k > 1 && self.near[k - 1].time < self.wstart {
             k -= 1;
         }
-        if k == 0 {
+        if k == 1 {
             return;
         }
         let first = self.near[k - 1];
         self.bound = first.key();
         self.cursor = self.cursor.min(((first.time - self.wstart) >> self.shift) as usize);
-        for i in 0..k {
+        for i in 1..k {
             let e = self.near[i];
             self.push_wheel(e);
         }
-        self.near.drain(..k);
+        self.near.drain(1..k);
     }
     /// The first non-empty bucket at or after the cursor.
     #[inline]
@@ -320,7 +341,7 @@ impl<E: Copy> EventQueue<E> {
         loop {
             self.take_bucket(b, &mut sorted);
             match self.next_bucket() {
-                Some(n) if self.near.len() < self.refill_max => b = n,
+                Some(n) if self.near.len() <= self.refill_max => b = n, // (the sentinel counted)
                 Some(_) => break,
                 None => {
                     // The wheel is empty: every later push before the
@@ -381,7 +402,7 @@ impl<E: Copy> EventQueue<E> {
     /// buckets' later events go back to the late tier.
     #[inline(never)]
     fn advance(&mut self) {
-        debug_assert!(self.near.is_empty() && self.in_wheel == 0);
+        debug_assert!(self.near.len() == 1 && self.in_wheel == 0);
         let m = self.late.min_time();
         let cshift = self.shift + self.heads.len().trailing_zeros();
         let span = 1u64 << cshift;
@@ -417,9 +438,18 @@ impl<E: Copy> EventQueue<E> {
     }
     #[inline]
     fn fill(&mut self) {
-        if self.near.is_empty() {
+        if self.near.len() == 1 {
             self.fill_near();
         }
+    }
+    /// The earliest near event, or the sentinel (time `u64::MAX`) when
+    /// there is none: the list is never empty.
+    #[inline(always)]
+    fn last(&self) -> &Entry<E> {
+        // SAFETY: `near` always holds the sentinel (pushed in
+        // `with_limits`; `shed` drains `1..k`, `pop` and `pop_until`
+        // never take it: see there).
+        unsafe { self.near.get_unchecked(self.near.len() - 1) }
     }
     /// Schedules `event` after `delay` from now.
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -428,30 +458,49 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         self.fill();
-        self.near.last().map(|e| Time(e.time))
+        (self.near.len() > 1).then(|| Time(self.last().time))
     }
     /// The (time, sequence) key of the earliest pending event.
     pub fn peek_key(&mut self) -> Option<(u64, u64)> {
         self.fill();
-        self.near.last().map(|e| (e.time, e.seq))
+        (self.near.len() > 1).then(|| (self.last().time, self.last().seq))
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.pop_until(Time(u64::MAX)).map(|ev| (self.now, ev))
+        self.fill();
+        if self.near.len() == 1 {
+            return None; // the sentinel alone
+        }
+        let e = self.near.pop()?;
+        self.now = Time(e.time);
+        Some((self.now, e.event))
     }
     /// Removes the earliest event if it is due at or before `t` and
     /// advances `now` to its time (the event loop's one call per event).
+    /// An event at `u64::MAX` ns (a saturated "never") is never due here
+    /// (`pop` takes it): `t` is capped one below, so the sentinel (time
+    /// `u64::MAX`) always fails the test and an empty near list needs no
+    /// test of its own before it: the refill is in the rare branch.
     #[inline]
     pub fn pop_until(&mut self, t: Time) -> Option<E> {
-        self.fill();
-        let e = self.near.last()?;
-        if e.time > t.0 {
-            return None;
+        let t = t.0.min(u64::MAX - 1);
+        let mut e = *self.last();
+        if e.time > t {
+            if self.near.len() > 1 {
+                return None;
+            }
+            self.fill_near();
+            e = *self.last();
+            if e.time > t {
+                return None;
+            }
         }
-        debug_assert!(e.time >= self.now.0);
+        debug_assert!(e.time >= self.now.0 && self.near.len() > 1);
         self.now = Time(e.time);
         let ev = e.event;
-        self.near.pop();
+        // SAFETY: `e` is a real event (its time is at most `t`, below the
+        // sentinel's), so the list holds at least two entries.
+        unsafe { self.near.set_len(self.near.len() - 1) };
         Some(ev)
     }
     /// Advances the clock with no event (used at the end of a run).
@@ -461,7 +510,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
     pub fn len(&self) -> usize {
-        self.near.len() + self.in_wheel + self.late.len()
+        self.near.len() - 1 + self.in_wheel + self.late.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -477,7 +526,11 @@ impl<E: Copy> EventQueue<E> {
             let link = |s: u32| (s != NIL).then_some(s);
             std::iter::successors(link(h), move |&s| link(self.next[s as usize]))
         });
-        self.near.iter().chain(wheel.map(move |s| &self.slab[s as usize])).chain(self.late.iter()).map(|e| &e.event)
+        self.near[1..]
+            .iter()
+            .chain(wheel.map(move |s| &self.slab[s as usize]))
+            .chain(self.late.iter())
+            .map(|e| &e.event)
     }
 }
 

@@ -179,25 +179,34 @@ impl Simulation {
     /// was), and an empty queue (the MAC's `Ready` at a relay; with no
     /// backpressure and no queue lifetime `feed_queued` would find nothing
     /// and block nothing). Anything else goes to `feed_queued`.
+    ///
+    /// The busy MAC returns from this small function (no saved registers:
+    /// 35.7 K of the 2-hop's 85.8 K calls); the rest is `feed_idle`.
     #[inline(never)]
     pub(super) fn feed_mac(&mut self, node: NodeId) {
+        let n = &self.nodes[node as usize];
+        if !n.mac.is_edca() && tests::idle_at_once() && !n.mac.can_accept() {
+            return tests::took();
+        }
+        self.feed_idle(node)
+    }
+
+    /// `feed_mac` past a busy MAC.
+    #[inline(never)]
+    fn feed_idle(&mut self, node: NodeId) {
         let now = self.queue.now();
         let n = &mut self.nodes[node as usize];
-        if !n.mac.is_edca() && tests::idle_at_once() {
-            if !n.mac.can_accept() {
-                return tests::took();
+        // (an idle DCF here: `feed_mac` returned for a busy one)
+        if !n.mac.is_edca() && tests::idle_at_once() && self.bp.is_none() && n.ifq_life.is_none() {
+            if let Some(p) = n.ifq.peek_next() {
+                n.mac.enqueue_ref(now, p, &mut self.mac_out);
+                n.ifq.discard_next();
+                self.obs.queue(now, node, &*n.ifq);
+                tests::took();
+                return self.collect_mac(node);
             }
-            if self.bp.is_none() && n.ifq_life.is_none() {
-                if let Some(p) = n.ifq.peek_next() {
-                    n.mac.enqueue_ref(now, p, &mut self.mac_out);
-                    n.ifq.discard_next();
-                    self.obs.queue(now, node, &*n.ifq);
-                    tests::took();
-                    return self.collect_mac(node);
-                }
-                if n.ifq.is_empty() {
-                    return tests::took();
-                }
+            if n.ifq.is_empty() {
+                return tests::took();
             }
         }
         self.feed_queued(node)
