@@ -477,29 +477,46 @@ impl<E: Copy + Default> EventQueue<E> {
     }
     /// Removes the earliest event if it is due at or before `t` and
     /// advances `now` to its time (the event loop's one call per event).
-    /// An event at `u64::MAX` ns (a saturated "never") is never due here
-    /// (`pop` takes it): `t` is capped one below, so the sentinel (time
+    /// `t` is capped one below `u64::MAX`, so the sentinel (time
     /// `u64::MAX`) always fails the test and an empty near list needs no
-    /// test of its own before it: the refill is in the rare branch.
+    /// test of its own before it: the refill is in the rare branch, and so
+    /// is an event at `u64::MAX` ns itself (a saturated "never"), due only
+    /// when `t` is the end of time (as before the sentinel).
     #[inline]
     pub fn pop_until(&mut self, t: Time) -> Option<E> {
-        let t = t.0.min(u64::MAX - 1);
-        let mut e = *self.last();
-        if e.time > t {
-            if self.near.len() > 1 {
-                return None;
-            }
-            self.fill_near();
-            e = *self.last();
-            if e.time > t {
-                return None;
-            }
+        let e = *self.last();
+        if e.time > t.0.min(u64::MAX - 1) {
+            return self.pop_until_rare(t);
         }
+        self.take_last(e)
+    }
+    /// `pop_until`'s rare cases, out of line: nothing due yet (the end of
+    /// a `run_until`), an emptied near list to refill, an event at
+    /// `u64::MAX` asked for up to `u64::MAX`.
+    #[cold]
+    #[inline(never)]
+    fn pop_until_rare(&mut self, t: Time) -> Option<E> {
+        if self.near.len() == 1 {
+            self.fill_near();
+        }
+        let e = *self.last();
+        // Past the cap only an event at `u64::MAX`, or the sentinel.
+        let due = e.time < u64::MAX && e.time <= t.0 || t.0 == u64::MAX && self.near.len() > 1;
+        if !due {
+            return None;
+        }
+        self.take_last(e)
+    }
+    /// Removes the near list's last entry `e`, a real event, and moves the
+    /// clock to it.
+    #[inline(always)]
+    fn take_last(&mut self, e: Entry<E>) -> Option<E> {
         debug_assert!(e.time >= self.now.0 && self.near.len() > 1);
         self.now = Time(e.time);
         let ev = e.event;
-        // SAFETY: `e` is a real event (its time is at most `t`, below the
-        // sentinel's), so the list holds at least two entries.
+        // SAFETY: `e` is a real event (callers checked: its time is at
+        // most the cap, below the sentinel's, or the list holds more than
+        // the sentinel), so the list holds at least two entries.
         unsafe { self.near.set_len(self.near.len() - 1) };
         Some(ev)
     }

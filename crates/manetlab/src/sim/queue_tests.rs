@@ -191,8 +191,8 @@ fn events_at_the_end_of_time_still_pop() {
 }
 
 /// The near list's sentinel (`queue.rs`) is never an event: an empty
-/// queue pops and peeks nothing with either call, `pop_until` stops
-/// before an event at `Time::MAX` (which `pop` still takes) and refills
+/// queue pops and peeks nothing with either call, `pop_until` takes an
+/// event at `Time::MAX` only when asked up to `Time::MAX` and refills
 /// an emptied near list from the wheel and the late tier, and the
 /// length counts events only.
 #[test]
@@ -206,9 +206,12 @@ fn the_sentinel_is_never_an_event() {
     assert_eq!(q.pending().count(), 3);
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(1));
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(2));
-    assert_eq!(q.pop_until(Time(u64::MAX)), None);
     assert_eq!(q.peek_key(), Some((u64::MAX, 0)));
-    assert_eq!(q.pop(), Some((Time::MAX, 9)));
+    // An event at the end of time is due only when asked up to it.
+    assert_eq!(q.pop_until(Time(u64::MAX - 1)), None);
+    assert_eq!(q.pop_until(Time(u64::MAX)), Some(9));
+    q.schedule(Time::MAX, 10);
+    assert_eq!(q.pop(), Some((Time::MAX, 10)));
     assert_eq!((q.len(), q.pop(), q.pop_until(Time(u64::MAX))), (0, None, None));
 }
 

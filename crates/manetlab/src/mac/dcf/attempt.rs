@@ -98,8 +98,9 @@ impl Dcf {
             self.stats.rts_sent += 1;
             let rate = self.pick_rate(now, to, bytes);
             let data_time = self.air_time(bytes, rate);
-            // `ack_time(rate)` at a constant rate (`dcf/cts.rs`).
-            let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_basic;
+            // Any rate controller: under an adaptive one the ACK goes at
+            // the data rate's control rate (`dcf/cts.rs` `ack_time`).
+            let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_time(rate);
             self.tx_frame = Frame {
                 kind: FrameKind::Rts,
                 src: self.addr,

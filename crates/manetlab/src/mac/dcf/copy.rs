@@ -18,6 +18,12 @@ const _: () = assert!(SIZE > HEAD);
 // `Some(p)` is stored as `p`'s bytes (the discriminant in a niche of `p`):
 // the sizes are equal, so the payload fills the whole value.
 const _: () = assert!(size_of::<Option<Packet>>() == size_of::<Packet>());
+// Both copies overwrite `*dst` without dropping it: sound only while a
+// packet owns nothing (`Copy`).
+const _: fn() = || {
+    fn copy<T: Copy>() {}
+    copy::<Packet>();
+};
 
 /// `*dst = *src`, byte for byte, in two copies LLVM writes inline.
 #[inline(always)]
@@ -45,15 +51,20 @@ pub(super) fn copy_some(dst: &mut Option<Packet>, src: &Packet) {
     let d = dst as *mut Option<Packet> as *mut u8;
     // SAFETY: as `copy_option`'s, `src` being a `Packet` of `SIZE` bytes
     // (the assertion above): `*dst` then holds the bytes of a valid
-    // `Packet`, which as an `Option<Packet>` (same size, the payload at
-    // offset 0, `None` a value no `Packet` takes) is `Some(*src)`
-    // (`tests::copies_are_assignments`).
+    // `Packet`, which as an `Option<Packet>` (same size, so the payload
+    // at offset 0 and `None` a value no `Packet` takes) is `Some(*src)`.
+    // The language guarantees this niche layout only for a few types
+    // (`&T`, `Box`, `NonZero*`); for `Packet` it is what rustc does:
+    // `tests::copies_are_assignments` and the debug assertion below check
+    // it, and the equal sizes (asserted at compile time) leave the
+    // payload no other offset.
     unsafe {
         let head = std::ptr::read_unaligned(s as *const [MaybeUninit<u8>; HEAD]);
         let tail = std::ptr::read_unaligned(s.add(HEAD) as *const [MaybeUninit<u8>; SIZE - HEAD]);
         std::ptr::write_unaligned(d as *mut [MaybeUninit<u8>; HEAD], head);
         std::ptr::write_unaligned(d.add(HEAD) as *mut [MaybeUninit<u8>; SIZE - HEAD], tail);
     }
+    debug_assert!(dst.as_ref().is_some_and(|p| std::ptr::eq(p as *const Packet as *const u8, d)));
 }
 
 #[cfg(test)]

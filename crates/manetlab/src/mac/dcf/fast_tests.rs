@@ -263,3 +263,34 @@ fn on_rx_end_dispatches_by_outcome() {
     assert_eq!(fields(&a), fields(&b));
     assert!(!out_a.is_empty(), "the access timer re-armed");
 }
+
+/// An RTS under an adaptive rate controller (which takes the general path)
+/// reserves the ACK at the data rate's control rate (`ack_time`), not at
+/// the basic rate: the general path keeps main's formula (review of
+/// session 22's merge, which had found `ack_basic` there). A data rate
+/// below the basic rate tells the two apart (`control_rate`).
+#[test]
+fn an_adaptive_rts_reserves_the_ack_at_the_control_rate() {
+    let phy = PhyMode { standard: PhyStandard::Dsss, preamble: Preamble::Long, data_rate: 1_000_000, basic_rate: 2_000_000 };
+    let cfg = MacConfig { phy, rts_threshold: Some(0), ..MacConfig::default() };
+    let mut d = Dcf::new(3, &cfg, false, RngStream::new(1, 3, Purpose::MacBackoff, 0));
+    // `DcfRate::new` marks any controller adaptive (responses at the
+    // control rate); the constant one keeps the data rate at 1 Mbit/s.
+    d.rate = crate::mac::rate::DcfRate::new(
+        &phy,
+        crate::mac::rate::build(crate::mac::rate::RateControlKind::Constant, &phy, 1, 3, 0.0),
+    );
+    let p = packet(7, 1, 1500);
+    d.state = State::Contend;
+    for a in d.acs.iter_mut() {
+        a.backoff = Some(0);
+        a.current = Some(p);
+    }
+    let mut out = Vec::with_capacity(4);
+    d.start_attempt(Time(1_000), &mut out);
+    assert_eq!(d.tx_frame.kind, FrameKind::Rts);
+    let data_time = phy.frame_time(Frame::data_bytes(&p), 1_000_000);
+    let ack = phy.frame_time(frame::ACK_BYTES, 1_000_000);
+    assert_ne!(ack, d.ack_basic, "the case must tell the two formulas apart");
+    assert_eq!(d.tx_frame.duration, d.sifs * 3 + d.cts_time + data_time + ack);
+}
