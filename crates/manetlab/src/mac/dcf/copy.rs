@@ -25,6 +25,24 @@ const _: fn() = || {
     copy::<Packet>();
 };
 
+/// `SIZE` bytes from `s` to `d` as a 128-byte and a 24-byte copy, each
+/// written inline.
+///
+/// # Safety
+/// `s` valid for reads and `d` for writes of `SIZE` bytes, not overlapping.
+#[inline(always)]
+unsafe fn copy_bytes(d: *mut u8, s: *const u8) {
+    // SAFETY: the caller's contract; `MaybeUninit` byte arrays carry
+    // padding bytes as they are, unaligned reads and writes need no
+    // alignment.
+    unsafe {
+        let head = std::ptr::read_unaligned(s as *const [MaybeUninit<u8>; HEAD]);
+        let tail = std::ptr::read_unaligned(s.add(HEAD) as *const [MaybeUninit<u8>; SIZE - HEAD]);
+        std::ptr::write_unaligned(d as *mut [MaybeUninit<u8>; HEAD], head);
+        std::ptr::write_unaligned(d.add(HEAD) as *mut [MaybeUninit<u8>; SIZE - HEAD], tail);
+    }
+}
+
 /// `*dst = *src`, byte for byte, in two copies LLVM writes inline.
 #[inline(always)]
 pub(super) fn copy_option(dst: &mut Option<Packet>, src: &Option<Packet>) {
@@ -36,12 +54,7 @@ pub(super) fn copy_option(dst: &mut Option<Packet>, src: &Option<Packet>) {
     // byte arrays (padding included, never read as integers), unaligned;
     // after it `*dst` holds exactly the bytes of `*src`, a valid value of
     // the same type.
-    unsafe {
-        let head = std::ptr::read_unaligned(s as *const [MaybeUninit<u8>; HEAD]);
-        let tail = std::ptr::read_unaligned(s.add(HEAD) as *const [MaybeUninit<u8>; SIZE - HEAD]);
-        std::ptr::write_unaligned(d as *mut [MaybeUninit<u8>; HEAD], head);
-        std::ptr::write_unaligned(d.add(HEAD) as *mut [MaybeUninit<u8>; SIZE - HEAD], tail);
-    }
+    unsafe { copy_bytes(d, s) }
 }
 
 /// `*dst = Some(*src)`, in two copies LLVM writes inline.
@@ -58,12 +71,7 @@ pub(super) fn copy_some(dst: &mut Option<Packet>, src: &Packet) {
     // `tests::copies_are_assignments` and the debug assertion below check
     // it, and the equal sizes (asserted at compile time) leave the
     // payload no other offset.
-    unsafe {
-        let head = std::ptr::read_unaligned(s as *const [MaybeUninit<u8>; HEAD]);
-        let tail = std::ptr::read_unaligned(s.add(HEAD) as *const [MaybeUninit<u8>; SIZE - HEAD]);
-        std::ptr::write_unaligned(d as *mut [MaybeUninit<u8>; HEAD], head);
-        std::ptr::write_unaligned(d.add(HEAD) as *mut [MaybeUninit<u8>; SIZE - HEAD], tail);
-    }
+    unsafe { copy_bytes(d, s) }
     debug_assert!(dst.as_ref().is_some_and(|p| std::ptr::eq(p as *const Packet as *const u8, d)));
 }
 
