@@ -304,10 +304,7 @@ impl Simulation {
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
             return None;
         }
-        #[cfg(feature = "event-counts")]
-        let _ = self.count_pop();
-        self.executed += 1;
-        self.queue.advance_to(Time(n.time));
+        self.ran_in_place(Time(n.time));
         Some((j, n))
     }
 
@@ -342,6 +339,17 @@ impl Simulation {
         (j, more)
     }
 
+    /// A stream's signal at `t` runs in place instead of through the
+    /// queue: counted as executed (and, with `event-counts`, as the pop it
+    /// stands for), the clock moved to it. Every in-place path.
+    #[inline(always)]
+    pub(super) fn ran_in_place(&mut self, t: Time) {
+        #[cfg(feature = "event-counts")]
+        let _ = self.count_pop();
+        self.executed += 1;
+        self.queue.advance_to(t);
+    }
+
     /// Signal `j` runs in place (clock moved, counted as executed) if it is
     /// before everything queued and within the limit; else it is queued
     /// under its (time, seq) key and `None` ends the loop. Both loops.
@@ -356,10 +364,7 @@ impl Simulation {
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
             return None;
         }
-        #[cfg(feature = "event-counts")]
-        let _ = self.count_pop();
-        self.executed += 1;
-        self.queue.advance_to(Time(n.time));
+        self.ran_in_place(Time(n.time));
         Some(n)
     }
 

@@ -106,10 +106,7 @@ impl Simulation {
                 self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
                 return None;
             }
-            #[cfg(feature = "event-counts")]
-            let _ = self.count_pop();
-            self.executed += 1;
-            self.queue.advance_to(Time(n.time));
+            self.ran_in_place(Time(n.time));
             if n.end_at != END {
                 return Some(j);
             }
@@ -292,10 +289,7 @@ impl Simulation {
                 self.queue.schedule_seq(Time(x.time), x.seq, Event::Frame { stream: id, tx });
                 return None;
             }
-            #[cfg(feature = "event-counts")]
-            let _ = self.count_pop();
-            self.executed += 1;
-            self.queue.advance_to(Time(x.time));
+            self.ran_in_place(Time(x.time));
             if x.end_at != END {
                 return Some(j);
             }

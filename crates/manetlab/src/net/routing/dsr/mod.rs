@@ -46,7 +46,6 @@ const T_BUFFER: u8 = 3;
 const T_CHECK: u8 = 4;
 const GEN_MASK: u64 = 0xFF_FFFF;
 
-
 /// A route discovery under way for one target.
 #[derive(Clone, Debug)]
 struct Discovery {
