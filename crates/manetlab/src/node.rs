@@ -5,7 +5,7 @@ use crate::metrics::DropReason;
 use crate::net::routing::Routing;
 use crate::net::NodeId;
 use crate::phy::Radio;
-use crate::queue::QueueDisc;
+use crate::queue::Ifq;
 use crate::sim::RngStream;
 use crate::transport::Endpoint;
 
@@ -29,7 +29,7 @@ pub struct Node {
     pub radio: Radio,
     pub mac: Mac,
     pub id: NodeId,
-    pub ifq: Box<dyn QueueDisc>,
+    pub ifq: Ifq,
     /// Present when the queue has a lifetime (`[queue] max_delay`).
     pub ifq_life: Option<crate::queue::Lifetime>,
     /// Present when ARP is on.

@@ -13,6 +13,7 @@ use super::QueueDisc;
 use crate::wire::Packet;
 use std::collections::VecDeque;
 
+#[derive(Clone)]
 pub struct DropTail {
     limit: usize,
     control_first: bool,
@@ -38,7 +39,7 @@ impl DropTail {
     /// `enqueue` of `*pkt`, copied once, into its lane.
     #[inline(always)]
     #[allow(clippy::result_large_err)]
-    fn put(&mut self, pkt: &Packet) -> Result<(), Packet> {
+    pub(super) fn put(&mut self, pkt: &Packet) -> Result<(), Packet> {
         let control = self.control_first && pkt.is_control();
         if self.len() >= self.limit {
             if !control {
@@ -56,6 +57,43 @@ impl DropTail {
         }
         Ok(())
     }
+
+    // The trait's calls as inherent, inlinable functions: the kernel's
+    // interface queue (`ifq.rs`) calls these directly; the `QueueDisc`
+    // impl below forwards to them.
+
+    /// `refuses`.
+    #[inline(always)]
+    pub(super) fn refuses_now(&self, pkt: &Packet) -> bool {
+        self.count() >= self.limit && !(self.control_first && pkt.is_control() && !self.data.is_empty())
+    }
+    /// `passes_through` (of any packet).
+    #[inline(always)]
+    pub(super) fn empty_and_open(&self) -> bool {
+        self.control.is_empty() && self.data.is_empty() && self.limit > 0
+    }
+    /// `peek_next`.
+    #[inline(always)]
+    pub(super) fn head(&self) -> Option<&Packet> {
+        self.control.front().or_else(|| self.data.front())
+    }
+    /// `discard_next`.
+    #[inline(always)]
+    pub(super) fn drop_head(&mut self) {
+        if self.control.pop_front().is_none() {
+            self.data.pop_front();
+        }
+    }
+    /// `dequeue`.
+    #[inline(always)]
+    pub(super) fn pop_head(&mut self) -> Option<Packet> {
+        self.control.pop_front().or_else(|| self.data.pop_front())
+    }
+    /// `len`.
+    #[inline(always)]
+    pub(super) fn count(&self) -> usize {
+        self.control.len() + self.data.len()
+    }
 }
 
 impl QueueDisc for DropTail {
@@ -68,24 +106,22 @@ impl QueueDisc for DropTail {
     /// Mirrors `enqueue`: full, and not a control packet that pushes out
     /// the newest data packet (`tests::refuses_iff_enqueue_hands_it_back`).
     fn refuses(&self, pkt: &Packet) -> bool {
-        self.len() >= self.limit && !(self.control_first && pkt.is_control() && !self.data.is_empty())
+        self.refuses_now(pkt)
     }
     /// Empty, and it takes a packet (`limit` > 0): `dequeue` then returns
     /// that packet from whichever lane it went to
     /// (`tests::passes_through_iff_enqueue_dequeue_is_identity`).
     fn passes_through(&self, _pkt: &Packet) -> bool {
-        self.control.is_empty() && self.data.is_empty() && self.limit > 0
+        self.empty_and_open()
     }
     fn dequeue(&mut self) -> Option<Packet> {
-        self.control.pop_front().or_else(|| self.data.pop_front())
+        self.pop_head()
     }
     fn peek_next(&self) -> Option<&Packet> {
-        self.control.front().or_else(|| self.data.front())
+        self.head()
     }
     fn discard_next(&mut self) {
-        if self.control.pop_front().is_none() {
-            self.data.pop_front();
-        }
+        self.drop_head()
     }
     fn dequeue_where(&mut self, eligible: &mut dyn FnMut(&Packet) -> bool) -> Option<Packet> {
         for q in [&mut self.control, &mut self.data] {
@@ -96,7 +132,10 @@ impl QueueDisc for DropTail {
         None
     }
     fn len(&self) -> usize {
-        self.control.len() + self.data.len()
+        self.count()
+    }
+    fn as_droptail(&self) -> Option<&DropTail> {
+        Some(self)
     }
     fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>) {
         for q in [&mut self.control, &mut self.data] {

@@ -5,11 +5,13 @@
 //! packet instead of popping a FIFO.
 
 pub mod backpressure;
+mod ifq;
 pub mod lifetime;
 
 pub use backpressure::{Backpressure, BackpressureConfig, Knowledge};
 pub use droptail::DropTail;
 pub use fq::FairQueue;
+pub use ifq::Ifq;
 pub use lifetime::Lifetime;
 pub use priority::Priority;
 
@@ -96,11 +98,12 @@ macro_rules! disciplines {
             }
         }
 
-        /// One node's interface queue.
-        pub fn build(cfg: &QueueConfig, env: &QueueEnv) -> Box<dyn QueueDisc> {
-            match cfg.kind {
+        /// One node's interface queue (`ifq.rs`: a drop-tail FIFO is
+        /// called directly).
+        pub fn build(cfg: &QueueConfig, env: &QueueEnv) -> Ifq {
+            Ifq::new(match cfg.kind {
                 $( QueueKind::$variant { .. } => <$module::$model as QueueModel>::build(cfg, env), )*
-            }
+            })
         }
 
         /// Every registered discipline, in registration order.
@@ -248,6 +251,11 @@ pub trait QueueDisc: Send {
     fn drain_next_hop(&mut self, next_hop: u32, out: &mut Vec<Packet>);
     /// Visits every held packet (end-of-run audit).
     fn for_each(&self, f: &mut dyn FnMut(&Packet));
+    /// The drop-tail FIFO itself, which the kernel's [`Ifq`] then calls
+    /// directly (a copy of it); `None` for any other discipline.
+    fn as_droptail(&self) -> Option<&DropTail> {
+        None
+    }
 }
 
 /// Moves every packet for `next_hop` from `q` to `out`, keeping the order
