@@ -471,9 +471,19 @@ impl Dcf {
         if self.state == State::Idle {
             self.state = State::Contend;
         }
-        // `schedule_access` (plain DCF), the freeze in tail position.
+        // `schedule_access` (plain DCF). A countdown armed at this instant
+        // or later (the post-backoff armed at the exchange's end, just
+        // before the kernel fed this packet: 38 K of the 2-hop's 50 K
+        // calls) has counted no slot: its freeze (`freeze_running`) only
+        // clears `access_pending` and bumps the generation (`count_down`
+        // changes nothing unless `now > countdown_start`), done here;
+        // a countdown that has counted slots is frozen out of line.
         if self.access_pending {
-            return self.freeze_then_schedule(now, out);
+            if now > self.acs[0].countdown_start {
+                return self.freeze_then_schedule(now, out);
+            }
+            self.access_pending = false;
+            self.access_gen = self.access_gen.wrapping_add(1);
         }
         if !matches!(self.state, State::Idle | State::Contend) || self.sensing || self.transmitting || self.responding {
             return;
@@ -761,6 +771,21 @@ impl Dcf {
 
     /// Success or drop: reset CW, start the post-backoff, ask for more.
     fn finish_exchange(&mut self, now: Time, out: &mut Vec<MacAction>) {
+        if self.n_acs == 1 {
+            // Plain DCF: the steps below on its one entity (`active` is 0).
+            let station = self.station_counters;
+            let a = &mut self.acs[0];
+            a.cw = a.cw_min;
+            if !station {
+                a.ssrc = 0;
+                a.slrc = 0;
+            }
+            self.state = if a.current.is_some() { State::Contend } else { State::Idle };
+            let b = self.rng.uniform_incl(self.acs[0].cw);
+            self.acs[0].backoff = Some(b);
+            self.schedule_access(now, out);
+            return out.push(MacAction::Ready);
+        }
         self.acs[self.active].cw = self.acs[self.active].cw_min;
         if !self.station_counters {
             self.acs[self.active].ssrc = 0;

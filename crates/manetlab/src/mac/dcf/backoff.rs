@@ -37,6 +37,10 @@ impl Dcf {
     fn freeze_running(&mut self, now: Time) {
         self.access_pending = false;
         self.access_gen = self.access_gen.wrapping_add(1);
+        if self.n_acs == 1 {
+            // Plain DCF: one entity, no loop (and no bounds check).
+            return self.count_down(0, now);
+        }
         for i in 0..self.n_acs {
             self.count_down(i, now);
         }

@@ -221,9 +221,12 @@ proptest! {
 proptest! {
     /// `enqueue_ac_ref` against `enqueue_general` (its body before
     /// session 22): plain DCF and EDCA, with and without a backoff
-    /// pending, a countdown running or not, any access and exchange state.
+    /// pending, a countdown running or not (armed before, at or after
+    /// `now`: session 23's inline freeze of one that counted no slot),
+    /// any access and exchange state.
     #[test]
     fn enqueue_is_the_general_path(
+        at_start in any::<bool>(),
         edca in any::<bool>(),
         flags in proptest::collection::vec(any::<bool>(), 7),
         state in 0usize..2,
@@ -236,7 +239,7 @@ proptest! {
         let ac = if voice { AccessCategory::Voice } else { AccessCategory::BestEffort };
         let make = || dcf(edca, false, false, &flags, state, backoff, &times, None);
         let p = packet(11, to, 700);
-        let now = Time(times[3]);
+        let now = Time(if at_start { times[4] } else { times[3] });
         let (mut a, mut b) = (make(), make());
         let (mut out_a, mut out_b) = (out(1, room), out(1, room));
         a.enqueue_ac_ref(now, &p, ac, &mut out_a);
