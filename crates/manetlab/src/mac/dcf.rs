@@ -363,7 +363,7 @@ impl Dcf {
 
     /// The packet of the exchange in progress (or last held), if any.
     pub fn current(&self) -> Option<&Packet> {
-        self.acs[self.active].current.as_ref()
+        self.acs[self.ai()].current.as_ref()
     }
 
     /// Visits every packet the MAC holds (end-of-run audit): one per
@@ -385,15 +385,15 @@ impl Dcf {
     /// attempt; an RTS retry keeps it).
     /// `to` and `bytes`: the packet's receiver and DATA frame size.
     fn pick_rate(&mut self, now: Time, to: MacAddr, bytes: u32) -> u64 {
-        let a = &self.acs[self.active];
+        let a = &self.acs[self.ai()];
         if a.rate_attempt != a.data_failures {
             let attempt = a.data_failures;
             let r = self.rate.choose(now, to, bytes, attempt);
-            let a = &mut self.acs[self.active];
+            let a = &mut self.acs[self.ai()];
             a.rate = r;
             a.rate_attempt = attempt;
         }
-        self.acs[self.active].rate
+        self.acs[self.ai()].rate
     }
 
     fn uses_rts(&self, pkt: &Packet) -> bool {
@@ -571,9 +571,9 @@ impl Dcf {
         match f.kind {
             FrameKind::Rts => self.on_rts(now, f, out),
             FrameKind::Cts => {
-                if self.state == State::WaitCts && self.acs[self.active].current.map(|p| p.next_hop) == Some(f.src) {
+                if self.state == State::WaitCts && self.acs[self.ai()].current.map(|p| p.next_hop) == Some(f.src) {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
-                    self.acs[self.active].ssrc = 0;
+                    self.acs[self.ai()].ssrc = 0;
                     self.state = State::DataPending;
                     self.respond(now, Response::DATA, out);
                 }
@@ -593,13 +593,13 @@ impl Dcf {
                 if self.state == State::WaitAck {
                     self.timeout_gen = self.timeout_gen.wrapping_add(1);
                     self.stats.unicast_success += 1;
-                    let a = &self.acs[self.active];
+                    let a = &self.acs[self.ai()];
                     if let Some(p) = a.current {
                         self.rate.ok(now, p.next_hop, a.rate, a.data_failures);
                         self.reset_counter(self.uses_rts(&p));
                     }
                     self.succeeded(out);
-                    if self.n_acs > 1 && self.acs[self.active].txop > Time::ZERO {
+                    if self.n_acs > 1 && self.acs[self.ai()].txop > Time::ZERO {
                         self.txop_open = Some((self.active, now));
                     }
                     self.finish_exchange(now, out);
@@ -639,20 +639,20 @@ impl Dcf {
                 }
                 let (exhausted, long) = if self.state == State::WaitCts {
                     self.stats.rts_failures += 1;
-                    self.acs[self.active].ssrc += 1;
-                    (self.acs[self.active].ssrc >= self.short_limit, false)
+                    self.acs[self.ai()].ssrc += 1;
+                    (self.acs[self.ai()].ssrc >= self.short_limit, false)
                 } else {
                     self.stats.ack_failures += 1;
-                    let p = self.acs[self.active].current.expect("ACK timeout without a packet");
-                    let a = &mut self.acs[self.active];
+                    let p = self.acs[self.ai()].current.expect("ACK timeout without a packet");
+                    let a = &mut self.acs[self.ai()];
                     self.rate.failed(now, p.next_hop, a.rate, a.data_failures);
                     a.data_failures += 1;
                     if self.uses_rts(&p) {
-                        self.acs[self.active].slrc += 1;
-                        (self.acs[self.active].slrc >= self.long_limit, true)
+                        self.acs[self.ai()].slrc += 1;
+                        (self.acs[self.ai()].slrc >= self.long_limit, true)
                     } else {
-                        self.acs[self.active].ssrc += 1;
-                        (self.acs[self.active].ssrc >= self.short_limit, false)
+                        self.acs[self.ai()].ssrc += 1;
+                        (self.acs[self.ai()].ssrc >= self.short_limit, false)
                     }
                 };
                 if exhausted {
@@ -724,12 +724,12 @@ impl Dcf {
                     self.set_timeout(now, self.cts_time, out);
                 }
                 State::SendingData => {
-                    let p = self.acs[self.active].current.expect("sending data without a packet");
+                    let p = self.acs[self.ai()].current.expect("sending data without a packet");
                     if p.next_hop == BROADCAST {
                         unreachable!("broadcast uses SendingBroadcast");
                     }
                     self.state = State::WaitAck;
-                    self.set_timeout(now, self.ack_time(self.acs[self.active].rate), out);
+                    self.set_timeout(now, self.ack_time(self.acs[self.ai()].rate), out);
                 }
                 State::SendingBroadcast => {
                     self.succeeded(out);
@@ -753,18 +753,18 @@ impl Dcf {
     fn attempt_failed(&mut self, now: Time, exhausted: bool, out: &mut Vec<MacAction>) {
         if exhausted {
             self.stats.retry_drops += 1;
-            let p = self.acs[self.active].current.take().expect("failed attempt without a packet");
+            let p = self.acs[self.ai()].current.take().expect("failed attempt without a packet");
             out.push(MacAction::TxFailed(p));
             self.finish_exchange(now, out);
         } else {
-            self.acs[self.active].cw = (2 * self.acs[self.active].cw + 1).min(self.acs[self.active].cw_max);
-            self.acs[self.active].backoff = Some(self.draw_backoff());
+            self.acs[self.ai()].cw = (2 * self.acs[self.ai()].cw + 1).min(self.acs[self.ai()].cw_max);
+            self.acs[self.ai()].backoff = Some(self.draw_backoff());
             self.state = State::Contend;
             if self.in_flight_expired(now) {
                 return self.drop_expired(now, out);
             }
             self.stats.retries += 1;
-            self.acs[self.active].current_retry = true;
+            self.acs[self.ai()].current_retry = true;
             self.schedule_access(now, out);
         }
     }
@@ -786,14 +786,14 @@ impl Dcf {
             self.schedule_access(now, out);
             return out.push(MacAction::Ready);
         }
-        self.acs[self.active].cw = self.acs[self.active].cw_min;
+        self.acs[self.ai()].cw = self.acs[self.ai()].cw_min;
         if !self.station_counters {
-            self.acs[self.active].ssrc = 0;
-            self.acs[self.active].slrc = 0;
+            self.acs[self.ai()].ssrc = 0;
+            self.acs[self.ai()].slrc = 0;
         }
         self.state =
             if self.acs[..self.n_acs].iter().any(|a| a.current.is_some()) { State::Contend } else { State::Idle };
-        self.acs[self.active].backoff = Some(self.draw_backoff());
+        self.acs[self.ai()].backoff = Some(self.draw_backoff());
         self.schedule_access(now, out);
         out.push(MacAction::Ready);
     }

@@ -25,7 +25,7 @@ impl Dcf {
     /// (RTS, or the DATA frame itself) goes on the air.
     #[inline(never)]
     pub(super) fn start_attempt(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let (to, bytes) = match &self.acs[self.active].current {
+        let (to, bytes) = match &self.acs[self.ai()].current {
             Some(p) => (p.next_hop, Frame::data_bytes(p)),
             None => return self.start_attempt_general(now, out),
         };
@@ -42,6 +42,7 @@ impl Dcf {
             self.stats.rts_sent += 1;
             // `ack_time(rate)` at a constant rate (`dcf/cts.rs`).
             let duration = self.sifs * 3 + self.cts_time + data_time + self.ack_basic;
+            let retry = self.acs[self.ai()].current_retry;
             let f = &mut self.tx_frame;
             f.kind = FrameKind::Rts;
             f.src = self.addr;
@@ -49,7 +50,7 @@ impl Dcf {
             f.duration = duration;
             f.seq = 0;
             f.tid = None;
-            f.retry = self.acs[self.active].current_retry;
+            f.retry = retry;
             f.bytes = frame::RTS_BYTES;
             f.rate = self.phy.basic_rate;
             f.packet = None;
@@ -84,7 +85,7 @@ impl Dcf {
         self.txop_start = now;
         // The packet's receiver and size only: the packet stays in its
         // entity until `put_data_frame` copies it into the frame.
-        let (to, bytes) = match &self.acs[self.active].current {
+        let (to, bytes) = match &self.acs[self.ai()].current {
             Some(p) => (p.next_hop, Frame::data_bytes(p)),
             None => panic!("contending without a packet"),
         };
@@ -108,7 +109,7 @@ impl Dcf {
                 duration,
                 seq: 0,
                 tid: None,
-                retry: self.acs[self.active].current_retry,
+                retry: self.acs[self.ai()].current_retry,
                 bytes: frame::RTS_BYTES,
                 rate: self.phy.basic_rate,
                 packet: None,

@@ -5,8 +5,18 @@
 use super::*;
 
 impl Dcf {
+    /// `active` as an index the compiler knows is in bounds: `acs` has two
+    /// entries and `active` is 0 (plain DCF) or an EDCA entity's index
+    /// below `n_acs` <= 2 (`dcf/edca.rs`), so `& 1` changes nothing and
+    /// `self.acs[self.ai()]` needs no bounds check (session 23).
+    #[inline(always)]
+    pub(super) fn ai(&self) -> usize {
+        debug_assert!(self.active < self.n_acs && self.n_acs <= self.acs.len());
+        self.active & 1
+    }
+
     pub(super) fn draw_backoff(&mut self) -> u32 {
-        self.rng.uniform_incl(self.acs[self.active].cw)
+        self.rng.uniform_incl(self.acs[self.ai()].cw)
     }
 
     // ---- channel access -------------------------------------------------

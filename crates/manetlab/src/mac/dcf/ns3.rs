@@ -137,7 +137,7 @@ impl Dcf {
     /// (ns-3.37 `ReportDataOk`, `ReportFinalDataFailed`,
     /// `ReportFinalRtsFailed`).
     pub(super) fn reset_counter(&mut self, long: bool) {
-        let a = &mut self.acs[self.active];
+        let a = &mut self.acs[self.ai()];
         if long {
             a.slrc = 0;
         } else {
@@ -156,7 +156,7 @@ impl Dcf {
     /// Whether the held packet's lifetime ended (during its exchange, or
     /// by `now`).
     pub(super) fn in_flight_expired(&self, now: Time) -> bool {
-        let a = &self.acs[self.active];
+        let a = &self.acs[self.ai()];
         a.current.is_some() && (a.expired || a.expires.is_some_and(|e| e <= now))
     }
 
@@ -191,7 +191,7 @@ impl Dcf {
     /// Drops the held packet as expired; the contention window, retry
     /// counters and any backoff drawn stay as they are.
     pub(super) fn drop_expired(&mut self, now: Time, out: &mut Vec<MacAction>) {
-        let a = &mut self.acs[self.active];
+        let a = &mut self.acs[self.ai()];
         let p = a.current.take().expect("expiring without a packet");
         a.expires = None;
         a.expired = false;

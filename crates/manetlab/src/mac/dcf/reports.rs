@@ -22,7 +22,7 @@ impl Dcf {
     /// sent): it leaves the MAC, reported as [`MacAction::TxSuccess`] if
     /// asked ([`Dcf::set_reports`]).
     pub(super) fn succeeded(&mut self, out: &mut Vec<MacAction>) {
-        let cur = &mut self.acs[self.active].current;
+        let cur = &mut self.acs[self.ai()].current;
         debug_assert!(cur.is_some(), "a success without a packet");
         if self.report_success {
             if let Some(p) = cur.take() {

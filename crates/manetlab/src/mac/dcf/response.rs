@@ -48,7 +48,7 @@ impl Dcf {
     /// each).
     #[inline(never)]
     pub(super) fn put_data_frame(&mut self) {
-        let ack = self.ack_time(self.acs[self.active].rate);
+        let ack = self.ack_time(self.acs[self.ai()].rate);
         self.write_data_frame(ack)
     }
 
@@ -57,7 +57,7 @@ impl Dcf {
     /// case, which passes the constant rate's `ack_basic`).
     #[inline(always)]
     pub(super) fn write_data_frame(&mut self, ack: Time) {
-        let a = &self.acs[self.active];
+        let a = &self.acs[self.ai()];
         let Some(p) = a.current.as_ref() else { unreachable!("a DATA frame without a packet") };
         let (duration, rate) =
             if p.next_hop == BROADCAST { (Time::ZERO, self.phy.basic_rate) } else { (self.sifs + ack, a.rate) };
