@@ -157,15 +157,17 @@ const FLOW: &[(&str, &[&str])] = &[
 ];
 
 /// The scenario the filled text must keep making, with its run's
-/// configuration computed once (not once per candidate key).
-struct Reference {
-    scenario: Scenario,
+/// configuration computed once (not once per candidate key): parsed from
+/// the text to fill, or the scenario that text was written from
+/// ([`fill_from_loaded`]).
+struct Reference<'a> {
+    scenario: std::borrow::Cow<'a, Scenario>,
     config: crate::config::SimConfig,
     options: String,
 }
 
-impl Reference {
-    fn new(scenario: Scenario) -> Reference {
+impl Reference<'_> {
+    fn new(scenario: std::borrow::Cow<'_, Scenario>) -> Reference<'_> {
         let config = scenario.config(scenario.seed());
         let options = format!("{:?}{:?}", scenario.viz_options, scenario.sweep);
         Reference { scenario, config, options }
@@ -260,14 +262,28 @@ impl Unused {
 }
 
 thread_local! {
-    /// The families seen while [`fill`] checks its reference scenario
-    /// (`None`: not recording; a parse is synchronous, on one thread).
+    /// The families seen while a scenario is checked (`None`: not
+    /// recording; a parse is synchronous, on one thread). Every parse
+    /// records its own ([`start_recording`]) and keeps them in the
+    /// [`Scenario`].
     static UNUSED: RefCell<Option<Vec<Unused>>> = const { RefCell::new(None) };
 }
 
 /// Whether the families are being recorded (`build.rs` builds one only then).
 pub(crate) fn recording() -> bool {
     UNUSED.with(|c| c.borrow().is_some())
+}
+
+/// Starts recording the families of a parse; returns what an enclosing
+/// parse had recorded so far, for [`stop_recording`].
+pub(crate) fn start_recording() -> Option<Vec<Unused>> {
+    UNUSED.with(|c| c.borrow_mut().replace(Vec::new()))
+}
+
+/// The families recorded since [`start_recording`], which gave `outer`
+/// (put back).
+pub(crate) fn stop_recording(outer: Option<Vec<Unused>>) -> Vec<Unused> {
+    UNUSED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer)).unwrap_or_default()
 }
 
 pub(crate) fn record_unused(u: Unused) {
@@ -280,10 +296,9 @@ pub(crate) fn record_unused(u: Unused) {
 
 /// The reference scenario, and the families of keys it refuses.
 fn reference(doc: &DocumentMut, origin: &str) -> Option<(Scenario, Vec<Unused>)> {
-    UNUSED.with(|c| *c.borrow_mut() = Some(Vec::new()));
-    let s = parse(doc, origin);
-    let unused = UNUSED.with(|c| c.borrow_mut().take()).unwrap_or_default();
-    s.map(|s| (s, unused))
+    let s = parse(doc, origin)?;
+    let unused = s.unused().map(<[Unused]>::to_vec).unwrap_or_default();
+    Some((s, unused))
 }
 
 /// Keys tried alone rather than in a group: those whose default depends
@@ -403,7 +418,7 @@ impl Candidate {
 struct Search<'a> {
     doc: &'a mut DocumentMut,
     origin: &'a str,
-    reference: &'a Reference,
+    reference: &'a Reference<'a>,
     unused: Vec<Unused>,
 }
 
@@ -464,11 +479,43 @@ impl Search<'_> {
 /// not check is left as it is.
 pub fn fill(doc: &mut DocumentMut, origin: &str) {
     let Some((reference, unused)) = reference(doc, origin) else { return };
-    let reference = &Reference::new(reference);
+    let reference = &Reference::new(std::borrow::Cow::Owned(reference));
     // The movement file is read and parsed once, not once per parse.
     MOVEMENT_MEMO.with(|m| *m.borrow_mut() = Some(None));
     fill_with(doc, origin, reference, unused);
     MOVEMENT_MEMO.with(|m| *m.borrow_mut() = None);
+}
+
+/// [`fill`] of `doc`, the text `loaded` was checked from (its
+/// `effective_toml`) with `[run] name`, `seed`, `replications` and `profile`
+/// set to what `loaded` runs (`output/manifest.rs`), taking `loaded` as
+/// the reference instead of parsing `doc` again (0.45 M instructions of a
+/// short run's 5 M, session 23). Only where that parse is the same
+/// scenario for what [`same`] compares: every key `doc` adds is set to the
+/// value `loaded` has for it (a scenario is a function of its text, and
+/// `loaded` was checked from that text without them: `run.name` gives the
+/// name, otherwise the file's stem; `run.profile` is applied alone), the
+/// seed is one TOML writes as it is (below 2^63), the replications are
+/// `loaded`'s seeds, and there is no sweep (the axes' positions in the text
+/// move with the added keys); `loaded` was parsed without a profile
+/// selection and so holds the key families its models refuse. Returns
+/// false (nothing done) otherwise. The test
+/// `fill_from_loaded_writes_what_fill_wrote` compares the two on every
+/// scenario of the repository under each profile and protocol.
+pub fn fill_from_loaded(doc: &mut DocumentMut, loaded: &Scenario, seeds: &[u64]) -> bool {
+    let Some(unused) = loaded.unused() else { return false };
+    let seeds_of_loaded = seeds.len() == loaded.replications as usize && seeds.iter().copied().eq(loaded.seeds());
+    if !seeds_of_loaded || seeds.first().is_none_or(|&s| s > i64::MAX as u64) {
+        return false;
+    }
+    if !loaded.sweep.dims.is_empty() || !loaded.sweep.offsets.is_empty() {
+        return false;
+    }
+    let reference = &Reference::new(std::borrow::Cow::Borrowed(loaded));
+    MOVEMENT_MEMO.with(|m| *m.borrow_mut() = Some(None));
+    fill_with(doc, loaded.origin(), reference, unused.to_vec());
+    MOVEMENT_MEMO.with(|m| *m.borrow_mut() = None);
+    true
 }
 
 /// Adds the sections of [`SECTIONS`] that `doc` lacks, empty, in order.
@@ -498,7 +545,7 @@ fn remove_empty_sections(doc: &mut DocumentMut) {
 /// scenario then makes other runs; the [`ALONE`] keys are then tried one by
 /// one. The search runs on a copy; the kept keys are written into `doc` in
 /// the order trying them one at a time writes them.
-fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference, unused: Vec<Unused>) {
+fn fill_with(doc: &mut DocumentMut, origin: &str, reference: &Reference<'_>, unused: Vec<Unused>) {
     let mut scratch = doc.clone();
     add_sections(&mut scratch);
     let flows = scratch.get("flow").and_then(Item::as_array_of_tables).map_or(0, |a| a.len());
@@ -592,7 +639,7 @@ pub(crate) fn parse_movement(
 #[cfg(test)]
 pub(crate) fn fill_one_by_one(doc: &mut DocumentMut, origin: &str) {
     let Some(reference) = parse(doc, origin) else { return };
-    let reference = &Reference::new(reference);
+    let reference = &Reference::new(std::borrow::Cow::Owned(reference));
     for (section, key, values) in SECTIONS {
         if !doc.contains_key(section) {
             let mut t = Table::new();

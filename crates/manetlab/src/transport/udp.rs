@@ -4,18 +4,22 @@ use super::{Endpoint, EndpointCtx, EndpointTimer, TrafficSource};
 use crate::net::packet::UDP_HEADER_BYTES;
 use crate::net::{Body, NodeId, Packet};
 
-/// Sends one UDP datagram per departure of its traffic source.
-pub struct UdpSender {
+/// Sends one UDP datagram per departure of its traffic source. The source
+/// is a type parameter, not a trait object: its two calls a datagram
+/// (`next_departure`, `payload_bytes`) are inlined into `on_timer` (the
+/// CBR sender's `on_timer` is ~160 instructions a datagram on the 2-hop
+/// benchmark; session 23).
+pub struct UdpSender<S: TrafficSource> {
     flow: u32,
     port: u16,
     dst: NodeId,
     dport: u16,
     seq: u64,
-    source: Box<dyn TrafficSource>,
+    source: S,
 }
 
-impl UdpSender {
-    pub fn new(flow: u32, port: u16, dst: NodeId, dport: u16, source: Box<dyn TrafficSource>) -> Self {
+impl<S: TrafficSource> UdpSender<S> {
+    pub fn new(flow: u32, port: u16, dst: NodeId, dport: u16, source: S) -> Self {
         UdpSender { flow, port, dst, dport, seq: 0, source }
     }
     fn arm(&mut self, ctx: &mut EndpointCtx) {
@@ -25,7 +29,7 @@ impl UdpSender {
     }
 }
 
-impl Endpoint for UdpSender {
+impl<S: TrafficSource> Endpoint for UdpSender<S> {
     fn port(&self) -> u16 {
         self.port
     }
