@@ -41,8 +41,9 @@ impl<S: TrafficSource> Endpoint for UdpSender<S> {
     fn on_timer(&mut self, ctx: &mut EndpointCtx, _timer: EndpointTimer) {
         let payload = self.source.payload_bytes(self.seq);
         let body = Body::Udp { sport: self.port, dport: self.dport, seq: self.seq };
-        let pkt = ctx.new_packet(self.dst, UDP_HEADER_BYTES + payload, self.flow, body);
-        ctx.metrics.flow_sent(self.flow, ctx.now, payload);
+        // `new_packet` then `flow_sent`, in one call (`create_sent`).
+        let uid = ctx.metrics.create_sent(self.flow, ctx.now, payload);
+        let pkt = Packet::new(uid, ctx.node, self.dst, UDP_HEADER_BYTES + payload, self.flow, body, ctx.now);
         self.seq += 1;
         ctx.send(pkt);
         self.arm(ctx);
@@ -72,7 +73,6 @@ impl Endpoint for UdpSink {
     fn on_timer(&mut self, _ctx: &mut EndpointCtx, _timer: EndpointTimer) {}
     fn on_packet(&mut self, ctx: &mut EndpointCtx, pkt: &Packet) {
         let payload = pkt.size.saturating_sub(crate::net::IP_HEADER_BYTES + UDP_HEADER_BYTES);
-        let first = ctx.metrics.fate().delivered(pkt.uid);
-        ctx.metrics.flow_received(self.flow, ctx.now, pkt.created, payload, first);
+        ctx.metrics.delivered_received(pkt.uid, self.flow, ctx.now, pkt.created, payload);
     }
 }
