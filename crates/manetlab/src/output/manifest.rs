@@ -164,6 +164,17 @@ mod tests {
                 // (`fill_from_loaded`) against the text parsed for it.
                 let parsed = super::resolved_with(&s, &seeds, &defaults::fill);
                 assert_eq!(grouped, parsed, "{} {v:?}: the loaded scenario as the reference", f.display());
+                // The file re-loads as the scenario that was run.
+                let back = Scenario::from_str(&grouped, s.origin())
+                    .unwrap_or_else(|e| panic!("{} {v:?}: the resolved file does not load: {e}", f.display()));
+                assert!(
+                    back.seed() == seeds[0]
+                        && back.replications as usize == seeds.len().max(1)
+                        && back.name == s.name
+                        && back.config(seeds[0]) == s.config(seeds[0]),
+                    "{} {v:?}: the resolved file makes other runs",
+                    f.display()
+                );
                 // The benchmark scenarios take the short way: the loaded
                 // scenario as the reference, the checked text written.
                 if f.to_string_lossy().contains("bench/ns2/") && v.is_empty() {
