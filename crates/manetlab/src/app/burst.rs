@@ -60,7 +60,7 @@ impl TrafficModel for BurstyCbr {
         let Traffic::BurstyCbr { size, interval, burst } = *cfg else { unreachable!("a bursty cbr flow") };
         let src = BurstyCbr::new(size, interval, burst, f.start, f.stop);
         Endpoints {
-            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, Box::new(src))),
+            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, src)),
             sink: Box::new(UdpSink::new(f.flow, f.port)),
         }
     }

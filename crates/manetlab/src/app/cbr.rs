@@ -99,7 +99,7 @@ impl TrafficModel for Cbr {
         let Traffic::Cbr { size, interval, jitter } = *cfg else { unreachable!("a cbr flow") };
         let cbr = Cbr::new(size, interval, jitter, f.start, f.stop);
         Endpoints {
-            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, Box::new(cbr))),
+            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, cbr)),
             sink: Box::new(UdpSink::new(f.flow, f.port)),
         }
     }

@@ -71,7 +71,7 @@ impl TrafficModel for Poisson {
         let Traffic::Poisson { size, interval } = *cfg else { unreachable!("a poisson flow") };
         let src = Poisson::new(size, interval, f.start, f.stop);
         Endpoints {
-            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, Box::new(src))),
+            sender: Box::new(UdpSender::new(f.flow, f.port, f.dst, f.port, src)),
             sink: Box::new(UdpSink::new(f.flow, f.port)),
         }
     }

@@ -79,6 +79,11 @@ pub struct Scenario {
     generators: Vec<build::generate::FlowGenerator>,
     effective: String,
     origin: String,
+    /// The key families the scenario's models refuse, recorded while it was
+    /// checked (`defaults.rs`'s [`defaults::Unused`]), when it was parsed
+    /// without a profile selection (`None` otherwise): `scenario.resolved.toml`
+    /// starts its search from them instead of parsing the scenario again.
+    unused: Option<Vec<defaults::Unused>>,
 }
 
 impl Scenario {
@@ -140,6 +145,21 @@ impl Scenario {
     /// defaults are written after the overrides, only where the text has
     /// no such key, so explicit keys always win.
     pub fn parse_selected<S: AsRef<str>>(
+        text: &str,
+        origin: &str,
+        overrides: &[S],
+        sel: &Selection,
+    ) -> Result<Scenario, ScenarioError> {
+        // Every parse records the key families its models refuse (a few
+        // strings; `defaults.rs` reads them instead of parsing it again).
+        let outer = defaults::start_recording();
+        let parsed = Scenario::parse_checked(text, origin, overrides, sel);
+        let unused = defaults::stop_recording(outer);
+        let plain = sel.base.is_none() && sel.rows.is_empty();
+        parsed.map(|s| Scenario { unused: plain.then_some(unused), ..s })
+    }
+
+    fn parse_checked<S: AsRef<str>>(
         text: &str,
         origin: &str,
         overrides: &[S],
@@ -213,6 +233,7 @@ impl Scenario {
             generators: plan.generators,
             effective: src.text.clone(),
             origin: origin.to_string(),
+            unused: None,
         })
     }
 
@@ -221,6 +242,12 @@ impl Scenario {
     /// relative to its directory.
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// The key families this scenario's models refuse, if it was parsed
+    /// without a profile selection ([`defaults::fill_from_loaded`]).
+    pub(crate) fn unused(&self) -> Option<&[defaults::Unused]> {
+        self.unused.as_deref()
     }
 
     /// `run.seed`: the seed of the first replication.
