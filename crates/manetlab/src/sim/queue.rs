@@ -211,14 +211,17 @@ impl<E: Copy + Default> EventQueue<E> {
         }
         // One insertion step from the end (the earliest events).
         let i = self.near.len();
-        if i == self.near.capacity() {
-            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 2`)
-        }
-        // SAFETY: `i < capacity` (tested above), so slot `i` is inside the
-        // allocation; the list grows over it and the walk fills it before
-        // anything reads it (the walk's first step moves entry `i - 1`
-        // into it, or the event goes there). The walk reads entry `j - 1`
-        // only for `j >= 1`: it stops at index 0 at the latest, where the
+        debug_assert!(i < self.near.capacity());
+        // SAFETY: `i < capacity`: the near list always has room for one
+        // more entry between calls (`with_limits` gives it `near_max + 2`
+        // slots for at most `near_max + 1` entries; a push that makes it
+        // longer than that calls `shed`, and `shed` and `fill_near`, the
+        // only other places it grows, end with `keep_room`; nothing
+        // shrinks the capacity). So slot `i` is inside the allocation; the
+        // list grows over it and the walk fills it before anything reads
+        // it (the walk's first step moves entry `i - 1` into it, or the
+        // event goes there). The walk reads entry `j - 1` only for
+        // `j >= 1`: it stops at index 0 at the latest, where the
         // sentinel's key (`u128::MAX`) is not below `k` (the event's
         // sequence number is below `u64::MAX`). Every entry read or
         // written is in `0..=i`. (`Entry` is `Copy`: nothing is dropped.)
@@ -235,15 +238,22 @@ impl<E: Copy + Default> EventQueue<E> {
             self.shed();
         }
     }
-    /// A push into a full near list (it outgrows `near_max + 2` only when
-    /// `shed` cannot send events back: past the end of time, or events from
-    /// before the window's start; `never_events_keep_their_place` runs
-    /// it): grows it and pushes again. Out of line, as `push_far`.
+    /// Keeps room for one more near entry (`push` writes without testing
+    /// the capacity): grows the list when it is full. The near list
+    /// outgrows `near_max + 2` entries only when `shed` cannot send events
+    /// back (past the end of time, or events from before the window's
+    /// start; `never_events_keep_their_place` runs it) or a refill takes
+    /// a dense bucket.
+    #[inline(always)]
+    fn keep_room(&mut self) {
+        if self.near.len() == self.near.capacity() {
+            self.keep_room_grow();
+        }
+    }
     #[cold]
     #[inline(never)]
-    fn push_grow(&mut self, time: u64, seq: u64, event: E) {
-        self.near.reserve(self.near.len().max(1));
-        self.push(time, seq, event)
+    fn keep_room_grow(&mut self) {
+        self.near.reserve(self.near.len());
     }
     /// An event at or past the bound: to the wheel or the late tier. Out of
     /// line, so that a push into the near list (most pushes on the bench
@@ -284,6 +294,12 @@ impl<E: Copy + Default> EventQueue<E> {
     /// window: an event pushed before the window's start stays).
     #[inline(never)]
     fn shed(&mut self) {
+        self.shed_back();
+        self.keep_room();
+    }
+    /// `shed`'s work.
+    #[inline(always)]
+    fn shed_back(&mut self) {
         if self.bound == u128::MAX {
             return; // past the end of time: no window
         }
@@ -324,6 +340,12 @@ impl<E: Copy + Default> EventQueue<E> {
     /// moving the window when the wheel is empty too).
     #[inline(never)]
     fn fill_near(&mut self) {
+        self.take_buckets();
+        self.keep_room();
+    }
+    /// `fill_near`'s work.
+    #[inline(always)]
+    fn take_buckets(&mut self) {
         let mut b = match self.next_bucket() {
             Some(b) => b,
             None => {
@@ -464,6 +486,20 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn peek_key(&mut self) -> Option<(u64, u64)> {
         self.fill();
         (self.near.len() > 1).then(|| (self.last().time, self.last().seq))
+    }
+    /// The earliest pending event's key as one number (time in the high
+    /// 64 bits, sequence in the low), or `u128::MAX` when nothing is
+    /// pending: `peek_key` without its `Option`, for callers that compare
+    /// an event's key with the head's and treat "nothing queued" as the
+    /// largest key. After the refill an empty list's last entry is the
+    /// sentinel, whose key is `u128::MAX` (above every event's: sequence
+    /// numbers stay below `u64::MAX`), so no test is needed (session 23:
+    /// the `Option` and its test were most of what the frame loops'
+    /// inlined look-ups cost over the load).
+    #[inline(always)]
+    pub fn peek_key128(&mut self) -> u128 {
+        self.fill();
+        self.last().key()
     }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {

@@ -81,6 +81,11 @@ proptest::proptest! {
             want.sort_unstable();
             proptest::prop_assert_eq!(pending, want);
             proptest::prop_assert_eq!(q.len(), model.len());
+            // The head's key as one number: the model's least, or
+            // `u128::MAX` when nothing is pending (`peek_key` agrees).
+            let head = model.iter().min().map_or(u128::MAX, |&(t, s)| (t as u128) << 64 | s as u128);
+            proptest::prop_assert_eq!(q.peek_key128(), head);
+            proptest::prop_assert_eq!(q.peek_key().map_or(u128::MAX, |(t, s)| (t as u128) << 64 | s as u128), head);
         }
         drain(q, model)?;
     }
@@ -199,6 +204,7 @@ fn events_at_the_end_of_time_still_pop() {
 fn the_sentinel_is_never_an_event() {
     let mut q: EventQueue<u64> = EventQueue::new();
     assert_eq!((q.len(), q.pop_until(Time(u64::MAX)), q.pop(), q.peek_key()), (0, None, None, None));
+    assert_eq!(q.peek_key128(), u128::MAX);
     q.schedule(Time::MAX, 9);
     q.schedule(Time(3), 1);
     q.schedule(Time(1 << 30), 2); // past the window: the late tier
@@ -207,6 +213,7 @@ fn the_sentinel_is_never_an_event() {
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(1));
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(2));
     assert_eq!(q.peek_key(), Some((u64::MAX, 0)));
+    assert_eq!(q.peek_key128(), (u64::MAX as u128) << 64); // below the sentinel's
     // An event at the end of time is due only when asked up to it.
     assert_eq!(q.pop_until(Time(u64::MAX - 1)), None);
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(9));
