@@ -512,49 +512,69 @@ impl<E: Copy + Default> EventQueue<E> {
         Some((self.now, e.event))
     }
     /// Removes the earliest event if it is due at or before `t` and
-    /// advances `now` to its time (the event loop's one call per event).
-    /// `t` is capped one below `u64::MAX`, so the sentinel (time
-    /// `u64::MAX`) always fails the test and an empty near list needs no
-    /// test of its own before it: the refill is in the rare branch, and so
-    /// is an event at `u64::MAX` ns itself (a saturated "never"), due only
-    /// when `t` is the end of time (as before the sentinel).
+    /// advances `now` to its time (`pop_until_ref`, the event copied).
     #[inline]
     pub fn pop_until(&mut self, t: Time) -> Option<E> {
-        let e = *self.last();
-        if e.time > t.0.min(u64::MAX - 1) {
+        self.pop_until_ref(t).copied()
+    }
+    /// Removes the earliest event if it is due at or before `t`, advances
+    /// `now` to its time and lends the event where it lies (the event
+    /// loop's one call per event). `t` is capped one below `u64::MAX`, so
+    /// the sentinel (time `u64::MAX`) always fails the test and an empty
+    /// near list needs no test of its own before it: the refill is in the
+    /// rare branch, and so is an event at `u64::MAX` ns itself (a
+    /// saturated "never"), due only when `t` is the end of time (as before
+    /// the sentinel).
+    ///
+    /// The event is lent, not returned by value (session 23): the value,
+    /// merged with the rare branch's, went through a stack slot (a 16-byte
+    /// store and a reload of each field, and a test of the `Option`'s
+    /// tag); a pointer stays in a register and the caller reads the
+    /// fields it needs from the entry.
+    #[inline]
+    pub fn pop_until_ref(&mut self, t: Time) -> Option<&E> {
+        let i = self.near.len() - 1;
+        let time = self.last().time;
+        if time > t.0.min(u64::MAX - 1) {
             return self.pop_until_rare(t);
         }
-        self.take_last(e)
+        Some(self.take_last(i, time))
     }
-    /// `pop_until`'s rare cases, out of line: nothing due yet (the end of
-    /// a `run_until`), an emptied near list to refill, an event at
+    /// `pop_until_ref`'s rare cases, out of line: nothing due yet (the end
+    /// of a `run_until`), an emptied near list to refill, an event at
     /// `u64::MAX` asked for up to `u64::MAX`.
     #[cold]
     #[inline(never)]
-    fn pop_until_rare(&mut self, t: Time) -> Option<E> {
+    fn pop_until_rare(&mut self, t: Time) -> Option<&E> {
         if self.near.len() == 1 {
             self.fill_near();
         }
-        let e = *self.last();
+        let i = self.near.len() - 1;
+        let time = self.last().time;
         // Past the cap only an event at `u64::MAX`, or the sentinel.
-        let due = e.time < u64::MAX && e.time <= t.0 || t.0 == u64::MAX && self.near.len() > 1;
+        let due = time < u64::MAX && time <= t.0 || t.0 == u64::MAX && i > 0;
         if !due {
             return None;
         }
-        self.take_last(e)
+        Some(self.take_last(i, time))
     }
-    /// Removes the near list's last entry `e`, a real event, and moves the
-    /// clock to it.
+    /// Removes the near list's last entry (index `i`, time `time`), a real
+    /// event, moves the clock to it and lends its event.
     #[inline(always)]
-    fn take_last(&mut self, e: Entry<E>) -> Option<E> {
-        debug_assert!(e.time >= self.now.0 && self.near.len() > 1);
-        self.now = Time(e.time);
-        let ev = e.event;
-        // SAFETY: `e` is a real event (callers checked: its time is at
-        // most the cap, below the sentinel's, or the list holds more than
-        // the sentinel), so the list holds at least two entries.
-        unsafe { self.near.set_len(self.near.len() - 1) };
-        Some(ev)
+    fn take_last(&mut self, i: usize, time: u64) -> &E {
+        debug_assert!(time >= self.now.0 && i >= 1 && i + 1 == self.near.len());
+        self.now = Time(time);
+        // SAFETY: `i >= 1` is the index of the last entry, a real event
+        // (callers checked: its time is at most the cap, below the
+        // sentinel's, or the list holds more than the sentinel), so the
+        // list keeps the sentinel. The entry stays initialised in the
+        // allocation past the new length (`Entry` is `Copy`: nothing is
+        // dropped), and the returned borrow holds `self` borrowed, so no
+        // push can overwrite it while it is read.
+        unsafe {
+            self.near.set_len(i);
+            &(*self.near.as_ptr().add(i)).event
+        }
     }
     /// Advances the clock with no event (used at the end of a run).
     pub fn advance_to(&mut self, t: Time) {

@@ -123,6 +123,50 @@ proptest::proptest! {
 }
 
 proptest::proptest! {
+    /// The event loop's `pop_until_ref` with limits now and then, pushes
+    /// in between (as the kernel pushes while it reads the lent event,
+    /// after copying it): it lends exactly the model's earliest event when
+    /// that is due by the limit, moves the clock to it, and lends nothing
+    /// otherwise (the clock stays).
+    #[test]
+    fn pop_until_ref_lends_the_due_event(
+        ops in proptest::collection::vec((0u8..3, delay()), 1..400),
+        limits in limits(),
+    ) {
+        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3, limits.4);
+        let mut model: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0u64;
+        for (op, dt) in ops {
+            if op == 0 {
+                let t = q.now().0 + dt;
+                q.schedule(Time(t), seq);
+                model.push((t, seq));
+                seq += 1;
+                continue;
+            }
+            let limit = q.now().0 + dt / 2;
+            model.sort();
+            let want = model.first().copied().filter(|&(t, _)| t <= limit);
+            let before = q.now();
+            let got = q.pop_until_ref(Time(limit)).copied();
+            match want {
+                Some((t, s)) => {
+                    proptest::prop_assert_eq!(got, Some(s));
+                    proptest::prop_assert_eq!(q.now(), Time(t));
+                    model.remove(0);
+                }
+                None => {
+                    proptest::prop_assert_eq!(got, None);
+                    proptest::prop_assert_eq!(q.now(), before);
+                }
+            }
+            proptest::prop_assert_eq!(q.len(), model.len());
+        }
+        drain(q, model)?;
+    }
+}
+
+proptest::proptest! {
     /// Events at `Time::MAX` ("never") mixed with ordinary ones: the
     /// window cannot reach past the end of time, the near list then
     /// takes every event, and the order is still the model's.

@@ -193,7 +193,7 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some(ev) = self.queue.pop_until(t) {
+        while let Some(&ev) = self.queue.pop_until_ref(t) {
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
             self.executed += 1;
