@@ -257,8 +257,9 @@ fn the_sentinel_is_never_an_event() {
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(1));
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(2));
     assert_eq!(q.peek_key(), Some((u64::MAX, 0)));
-    assert_eq!(q.peek_key128(), (u64::MAX as u128) << 64); // below the sentinel's
-                                                           // An event at the end of time is due only when asked up to it.
+    // (below the sentinel's key)
+    assert_eq!(q.peek_key128(), (u64::MAX as u128) << 64);
+    // An event at the end of time is due only when asked up to it.
     assert_eq!(q.pop_until(Time(u64::MAX - 1)), None);
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(9));
     q.schedule(Time::MAX, 10);
