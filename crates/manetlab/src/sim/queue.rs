@@ -211,14 +211,17 @@ impl<E: Copy + Default> EventQueue<E> {
         }
         // One insertion step from the end (the earliest events).
         let i = self.near.len();
-        if i == self.near.capacity() {
-            return self.push_grow(time, seq, event); // never on the bench scenarios (capacity `near_max + 2`)
-        }
-        // SAFETY: `i < capacity` (tested above), so slot `i` is inside the
-        // allocation; the list grows over it and the walk fills it before
-        // anything reads it (the walk's first step moves entry `i - 1`
-        // into it, or the event goes there). The walk reads entry `j - 1`
-        // only for `j >= 1`: it stops at index 0 at the latest, where the
+        debug_assert!(i < self.near.capacity());
+        // SAFETY: `i < capacity`: the near list always has room for one
+        // more entry between calls (`with_limits` gives it `near_max + 2`
+        // slots for at most `near_max + 1` entries; a push that makes it
+        // longer than that calls `shed`, and `shed` and `fill_near`, the
+        // only other places it grows, end with `keep_room`; nothing
+        // shrinks the capacity). So slot `i` is inside the allocation; the
+        // list grows over it and the walk fills it before anything reads
+        // it (the walk's first step moves entry `i - 1` into it, or the
+        // event goes there). The walk reads entry `j - 1` only for
+        // `j >= 1`: it stops at index 0 at the latest, where the
         // sentinel's key (`u128::MAX`) is not below `k` (the event's
         // sequence number is below `u64::MAX`). Every entry read or
         // written is in `0..=i`. (`Entry` is `Copy`: nothing is dropped.)
@@ -235,15 +238,22 @@ impl<E: Copy + Default> EventQueue<E> {
             self.shed();
         }
     }
-    /// A push into a full near list (it outgrows `near_max + 2` only when
-    /// `shed` cannot send events back: past the end of time, or events from
-    /// before the window's start; `never_events_keep_their_place` runs
-    /// it): grows it and pushes again. Out of line, as `push_far`.
+    /// Keeps room for one more near entry (`push` writes without testing
+    /// the capacity): grows the list when it is full. The near list
+    /// outgrows `near_max + 2` entries only when `shed` cannot send events
+    /// back (past the end of time, or events from before the window's
+    /// start; `never_events_keep_their_place` runs it) or a refill takes
+    /// a dense bucket.
+    #[inline(always)]
+    fn keep_room(&mut self) {
+        if self.near.len() == self.near.capacity() {
+            self.keep_room_grow();
+        }
+    }
     #[cold]
     #[inline(never)]
-    fn push_grow(&mut self, time: u64, seq: u64, event: E) {
-        self.near.reserve(self.near.len().max(1));
-        self.push(time, seq, event)
+    fn keep_room_grow(&mut self) {
+        self.near.reserve(self.near.len());
     }
     /// An event at or past the bound: to the wheel or the late tier. Out of
     /// line, so that a push into the near list (most pushes on the bench
@@ -284,6 +294,12 @@ impl<E: Copy + Default> EventQueue<E> {
     /// window: an event pushed before the window's start stays).
     #[inline(never)]
     fn shed(&mut self) {
+        self.shed_back();
+        self.keep_room();
+    }
+    /// `shed`'s work.
+    #[inline(always)]
+    fn shed_back(&mut self) {
         if self.bound == u128::MAX {
             return; // past the end of time: no window
         }
@@ -324,6 +340,12 @@ impl<E: Copy + Default> EventQueue<E> {
     /// moving the window when the wheel is empty too).
     #[inline(never)]
     fn fill_near(&mut self) {
+        self.take_buckets();
+        self.keep_room();
+    }
+    /// `fill_near`'s work.
+    #[inline(always)]
+    fn take_buckets(&mut self) {
         let mut b = match self.next_bucket() {
             Some(b) => b,
             None => {
@@ -465,6 +487,20 @@ impl<E: Copy + Default> EventQueue<E> {
         self.fill();
         (self.near.len() > 1).then(|| (self.last().time, self.last().seq))
     }
+    /// The earliest pending event's key as one number (time in the high
+    /// 64 bits, sequence in the low), or `u128::MAX` when nothing is
+    /// pending: `peek_key` without its `Option`, for callers that compare
+    /// an event's key with the head's and treat "nothing queued" as the
+    /// largest key. After the refill an empty list's last entry is the
+    /// sentinel, whose key is `u128::MAX` (above every event's: sequence
+    /// numbers stay below `u64::MAX`), so no test is needed (session 23:
+    /// the `Option` and its test were most of what the frame loops'
+    /// inlined look-ups cost over the load).
+    #[inline(always)]
+    pub fn peek_key128(&mut self) -> u128 {
+        self.fill();
+        self.last().key()
+    }
     /// Removes the earliest event and advances `now` to its time.
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.fill();
@@ -476,49 +512,69 @@ impl<E: Copy + Default> EventQueue<E> {
         Some((self.now, e.event))
     }
     /// Removes the earliest event if it is due at or before `t` and
-    /// advances `now` to its time (the event loop's one call per event).
-    /// `t` is capped one below `u64::MAX`, so the sentinel (time
-    /// `u64::MAX`) always fails the test and an empty near list needs no
-    /// test of its own before it: the refill is in the rare branch, and so
-    /// is an event at `u64::MAX` ns itself (a saturated "never"), due only
-    /// when `t` is the end of time (as before the sentinel).
+    /// advances `now` to its time (`pop_until_ref`, the event copied).
     #[inline]
     pub fn pop_until(&mut self, t: Time) -> Option<E> {
-        let e = *self.last();
-        if e.time > t.0.min(u64::MAX - 1) {
+        self.pop_until_ref(t).copied()
+    }
+    /// Removes the earliest event if it is due at or before `t`, advances
+    /// `now` to its time and lends the event where it lies (the event
+    /// loop's one call per event). `t` is capped one below `u64::MAX`, so
+    /// the sentinel (time `u64::MAX`) always fails the test and an empty
+    /// near list needs no test of its own before it: the refill is in the
+    /// rare branch, and so is an event at `u64::MAX` ns itself (a
+    /// saturated "never"), due only when `t` is the end of time (as before
+    /// the sentinel).
+    ///
+    /// The event is lent, not returned by value (session 23): the value,
+    /// merged with the rare branch's, went through a stack slot (a 16-byte
+    /// store and a reload of each field, and a test of the `Option`'s
+    /// tag); a pointer stays in a register and the caller reads the
+    /// fields it needs from the entry.
+    #[inline]
+    pub fn pop_until_ref(&mut self, t: Time) -> Option<&E> {
+        let i = self.near.len() - 1;
+        let time = self.last().time;
+        if time > t.0.min(u64::MAX - 1) {
             return self.pop_until_rare(t);
         }
-        self.take_last(e)
+        Some(self.take_last(i, time))
     }
-    /// `pop_until`'s rare cases, out of line: nothing due yet (the end of
-    /// a `run_until`), an emptied near list to refill, an event at
+    /// `pop_until_ref`'s rare cases, out of line: nothing due yet (the end
+    /// of a `run_until`), an emptied near list to refill, an event at
     /// `u64::MAX` asked for up to `u64::MAX`.
     #[cold]
     #[inline(never)]
-    fn pop_until_rare(&mut self, t: Time) -> Option<E> {
+    fn pop_until_rare(&mut self, t: Time) -> Option<&E> {
         if self.near.len() == 1 {
             self.fill_near();
         }
-        let e = *self.last();
+        let i = self.near.len() - 1;
+        let time = self.last().time;
         // Past the cap only an event at `u64::MAX`, or the sentinel.
-        let due = e.time < u64::MAX && e.time <= t.0 || t.0 == u64::MAX && self.near.len() > 1;
+        let due = time < u64::MAX && time <= t.0 || t.0 == u64::MAX && i > 0;
         if !due {
             return None;
         }
-        self.take_last(e)
+        Some(self.take_last(i, time))
     }
-    /// Removes the near list's last entry `e`, a real event, and moves the
-    /// clock to it.
+    /// Removes the near list's last entry (index `i`, time `time`), a real
+    /// event, moves the clock to it and lends its event.
     #[inline(always)]
-    fn take_last(&mut self, e: Entry<E>) -> Option<E> {
-        debug_assert!(e.time >= self.now.0 && self.near.len() > 1);
-        self.now = Time(e.time);
-        let ev = e.event;
-        // SAFETY: `e` is a real event (callers checked: its time is at
-        // most the cap, below the sentinel's, or the list holds more than
-        // the sentinel), so the list holds at least two entries.
-        unsafe { self.near.set_len(self.near.len() - 1) };
-        Some(ev)
+    fn take_last(&mut self, i: usize, time: u64) -> &E {
+        debug_assert!(time >= self.now.0 && i >= 1 && i + 1 == self.near.len());
+        self.now = Time(time);
+        // SAFETY: `i >= 1` is the index of the last entry, a real event
+        // (callers checked: its time is at most the cap, below the
+        // sentinel's, or the list holds more than the sentinel), so the
+        // list keeps the sentinel. The entry stays initialised in the
+        // allocation past the new length (`Entry` is `Copy`: nothing is
+        // dropped), and the returned borrow holds `self` borrowed, so no
+        // push can overwrite it while it is read.
+        unsafe {
+            self.near.set_len(i);
+            &(*self.near.as_ptr().add(i)).event
+        }
     }
     /// Advances the clock with no event (used at the end of a run).
     pub fn advance_to(&mut self, t: Time) {

@@ -81,6 +81,11 @@ proptest::proptest! {
             want.sort_unstable();
             proptest::prop_assert_eq!(pending, want);
             proptest::prop_assert_eq!(q.len(), model.len());
+            // The head's key as one number: the model's least, or
+            // `u128::MAX` when nothing is pending (`peek_key` agrees).
+            let head = model.iter().min().map_or(u128::MAX, |&(t, s)| (t as u128) << 64 | s as u128);
+            proptest::prop_assert_eq!(q.peek_key128(), head);
+            proptest::prop_assert_eq!(q.peek_key().map_or(u128::MAX, |(t, s)| (t as u128) << 64 | s as u128), head);
         }
         drain(q, model)?;
     }
@@ -112,6 +117,50 @@ proptest::proptest! {
                     model.push((t, s));
                 }
             }
+        }
+        drain(q, model)?;
+    }
+}
+
+proptest::proptest! {
+    /// The event loop's `pop_until_ref` with limits now and then, pushes
+    /// in between (as the kernel pushes while it reads the lent event,
+    /// after copying it): it lends exactly the model's earliest event when
+    /// that is due by the limit, moves the clock to it, and lends nothing
+    /// otherwise (the clock stays).
+    #[test]
+    fn pop_until_ref_lends_the_due_event(
+        ops in proptest::collection::vec((0u8..3, delay()), 1..400),
+        limits in limits(),
+    ) {
+        let mut q = EventQueue::with_limits(limits.0, limits.1, limits.2, limits.3, limits.4);
+        let mut model: Vec<(u64, u64)> = Vec::new();
+        let mut seq = 0u64;
+        for (op, dt) in ops {
+            if op == 0 {
+                let t = q.now().0 + dt;
+                q.schedule(Time(t), seq);
+                model.push((t, seq));
+                seq += 1;
+                continue;
+            }
+            let limit = q.now().0 + dt / 2;
+            model.sort();
+            let want = model.first().copied().filter(|&(t, _)| t <= limit);
+            let before = q.now();
+            let got = q.pop_until_ref(Time(limit)).copied();
+            match want {
+                Some((t, s)) => {
+                    proptest::prop_assert_eq!(got, Some(s));
+                    proptest::prop_assert_eq!(q.now(), Time(t));
+                    model.remove(0);
+                }
+                None => {
+                    proptest::prop_assert_eq!(got, None);
+                    proptest::prop_assert_eq!(q.now(), before);
+                }
+            }
+            proptest::prop_assert_eq!(q.len(), model.len());
         }
         drain(q, model)?;
     }
@@ -199,6 +248,7 @@ fn events_at_the_end_of_time_still_pop() {
 fn the_sentinel_is_never_an_event() {
     let mut q: EventQueue<u64> = EventQueue::new();
     assert_eq!((q.len(), q.pop_until(Time(u64::MAX)), q.pop(), q.peek_key()), (0, None, None, None));
+    assert_eq!(q.peek_key128(), u128::MAX);
     q.schedule(Time::MAX, 9);
     q.schedule(Time(3), 1);
     q.schedule(Time(1 << 30), 2); // past the window: the late tier
@@ -207,6 +257,8 @@ fn the_sentinel_is_never_an_event() {
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(1));
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(2));
     assert_eq!(q.peek_key(), Some((u64::MAX, 0)));
+    // (below the sentinel's key)
+    assert_eq!(q.peek_key128(), (u64::MAX as u128) << 64);
     // An event at the end of time is due only when asked up to it.
     assert_eq!(q.pop_until(Time(u64::MAX - 1)), None);
     assert_eq!(q.pop_until(Time(u64::MAX)), Some(9));

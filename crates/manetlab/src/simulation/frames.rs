@@ -292,10 +292,9 @@ impl Simulation {
             }
             j += 1;
         };
-        let first = match self.queue.peek_key() {
-            Some((t, q)) => n.key128() < key128(t, q), // (one compare and a borrow)
-            None => true,
-        };
+        // (one compare and a borrow; nothing queued: the sentinel's
+        // `u128::MAX`, above every signal's key)
+        let first = n.key128() < self.queue.peek_key128();
         if !(first && n.time <= self.until.0) {
             s.next = j;
             if self.nodes.len() >= PREFETCH_MIN_NODES {
@@ -356,10 +355,7 @@ impl Simulation {
     #[inline(always)]
     fn next_in_place(&mut self, id: u32, tx: TxId, j: usize) -> Option<Signal> {
         let n = self.streams.slab[id as usize].signals[j];
-        let first = match self.queue.peek_key() {
-            Some((t, q)) => n.key128() < key128(t, q),
-            None => true,
-        };
+        let first = n.key128() < self.queue.peek_key128();
         if !(first && n.time <= self.until.0) {
             self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
             return None;

@@ -4,7 +4,7 @@
 //! whose consecutive first bits and consecutive last bits due in place run
 //! together, the queue's head and the frame's constants read once a run.
 
-use super::{key128, prefetch_node, END, END_UNSEEN, PREFETCH_MIN_NODES};
+use super::{prefetch_node, END, END_UNSEEN, PREFETCH_MIN_NODES};
 use crate::net::routing::RouteCtx;
 use crate::phy::channel::TxId;
 use crate::phy::radio::RxOutcome;
@@ -100,7 +100,7 @@ impl Simulation {
             }
             let n = self.streams.slab[id as usize].signals[j];
             if bound == 0 {
-                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+                bound = self.queue.peek_key128();
             }
             if !(n.key128() < bound && n.time <= until) {
                 self.queue.schedule_seq(Time(n.time), n.seq, Event::Frame { stream: id, tx });
@@ -224,7 +224,7 @@ impl Simulation {
                     break Stop::Done;
                 };
                 if bound == 0 {
-                    bound = queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+                    bound = queue.peek_key128();
                 }
                 if !(x.key128() < bound && x.time <= until) {
                     break Stop::Queue;
@@ -283,7 +283,7 @@ impl Simulation {
             // (as `next_in_place`)
             let x = self.streams.slab[id as usize].signals[j];
             if bound == 0 {
-                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+                bound = self.queue.peek_key128();
             }
             if !(x.key128() < bound && x.time <= until) {
                 self.queue.schedule_seq(Time(x.time), x.seq, Event::Frame { stream: id, tx });
@@ -335,7 +335,7 @@ impl Simulation {
         if self.streams.lock_end.len() < n_nodes {
             self.streams.lock_end.resize(n_nodes, 0);
         }
-        let mut bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+        let mut bound = self.queue.peek_key128();
         // `k`: the next signal to look at (those before it are handled);
         // `last`: the time of the last one handled.
         let (mut k, mut last) = (cur, 0);
@@ -401,7 +401,7 @@ impl Simulation {
             if !(self.mac_out.is_empty() && self.work.is_empty()) {
                 self.collect_mac(g.node);
                 self.drain_work();
-                bound = self.queue.peek_key().map_or(u128::MAX, |(t, s)| key128(t, s));
+                bound = self.queue.peek_key128();
             }
             last = g.time;
             k += 1;

@@ -193,7 +193,7 @@ impl Simulation {
             }
             self.drain_work();
         }
-        while let Some(ev) = self.queue.pop_until(t) {
+        while let Some(&ev) = self.queue.pop_until_ref(t) {
             #[cfg(feature = "event-counts")]
             let mark = self.count_pop();
             self.executed += 1;
@@ -230,15 +230,8 @@ impl Simulation {
             Event::Endpoint { node, idx, timer } => {
                 return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
             }
-            Event::Routing { node, kind, a, b } => {
-                let timer = routing::RouteTimer { kind, a, b };
-                return self.with_routing(node, |r, ctx| r.on_timer(ctx, timer));
-            }
-            Event::Arp { node, timer } => return self.arp_timer(node, timer),
-            Event::Backpressure { node } => return self.bp_recheck(node),
-            Event::Wire { dir, arrive } => return self.wire_event(dir, arrive),
-            Event::Gateway { to_wire } => return self.gateway_release(to_wire),
-            Event::Node { node, action } => return self.node_event(node, action),
+            // The protocols' and stages' events (`pipeline.rs`).
+            _ => return self.other_event(ev),
         };
         self.collect_mac(node);
     }
