@@ -303,9 +303,10 @@ mod arrival_cache {
     }
 
     /// `begin_cached` begins nothing before a sender's first frame, nor
-    /// when `accept` refuses; then exactly what `hearers_by_arrival` copies
-    /// (the cached list read in place), with the transmission begun for
-    /// that many receivers; later answers are unchanged.
+    /// when `slot` refuses; then exactly what `hearers_by_arrival` copies
+    /// (the cached list read in place), with the transmission begun in the
+    /// slot given (`begin_at`'s, held until another frame is put there);
+    /// later answers are unchanged.
     #[test]
     fn cached_arrivals_are_the_copied_ones() {
         let radio = RadioConfig::default();
@@ -332,17 +333,19 @@ mod arrival_cache {
                 let now = Time::from_ms(round * 100 + sender as u64);
                 reference.hearers_by_arrival(sender, now, &mut copy);
                 let held = ch.in_flight().count();
-                let refused = ch.begin_cached(sender, &frame, now, now, |_| false);
+                let refused = ch.begin_cached(sender, &frame, now, now, |_| None);
                 assert!(refused.is_none());
                 assert_eq!(ch.in_flight().count(), held, "nothing begun when refused");
-                match ch.begin_cached(sender, &frame, now, now, |_| true) {
+                let slot = sender % 3;
+                match ch.begin_cached(sender, &frame, now, now, |_| Some(slot)) {
                     Some((id, h)) => {
                         assert!(round > 0, "nothing cached before the first frame");
+                        assert_eq!(id, slot);
                         let got = key(h);
                         assert_eq!(got, key(&copy), "round {round} sender {sender}");
-                        for _ in 0..got.len() {
-                            ch.signal_ended(id);
-                        }
+                        let t = ch.get(id);
+                        assert_eq!((t.sender, t.start), (sender, now), "begun in its slot");
+                        assert!(ch.in_flight().count() <= 3, "slots, not frames");
                     }
                     None => {
                         assert!(round == 0 || copy.is_empty(), "cached after the first frame");
@@ -350,7 +353,6 @@ mod arrival_cache {
                         assert_eq!(key(&out), key(&copy));
                     }
                 }
-                assert_eq!(ch.in_flight().count(), held, "every receiver's end released it");
             }
         }
     }

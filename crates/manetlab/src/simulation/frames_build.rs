@@ -5,7 +5,7 @@
 
 use super::{one_pass, queue_stream, FrameStream, Signal, Streams, END, TX_END};
 use crate::net::NodeId;
-use crate::phy::channel::{Hearer, TxId};
+use crate::phy::channel::Hearer;
 use crate::sim::Time;
 use crate::simulation::Simulation;
 
@@ -91,9 +91,10 @@ fn shift_signals(to: &mut [std::mem::MaybeUninit<Signal>], from: &[Signal], dt: 
 
 impl Streams {
     /// A stream for a new frame of duration `dur` (`end - start` of its
-    /// transmission), from the free list or new; cleared.
+    /// transmission), from the free list or new; cleared. Its index is also
+    /// the frame's slot in the channel (`Channel::begin_at`, session 23).
     #[inline(always)]
-    fn take(&mut self, dur: Time) -> u32 {
+    pub(in crate::simulation) fn take(&mut self, dur: Time) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -108,25 +109,23 @@ impl Streams {
         id
     }
 
-    /// A new frame's stream in the one-pass layout ([`one_pass`] holds):
-    /// `hearers` (in arrival order, not empty) each start at `now +
-    /// delay`, the sender's `TxEnd` at `now + d`, each end `d` after its
-    /// start, the sequence numbers from `base` as [`Simulation::air_frame`]
-    /// numbers them. Returns the stream and its first signal. (Also called
-    /// by `transmit_frame` with a static sender's cached arrival list, read
-    /// in place: session 21.)
+    /// A new frame's stream in the one-pass layout ([`one_pass`] holds),
+    /// written into stream `id` (just taken: `Streams::take`): `hearers` (in
+    /// arrival order, not empty) each start at `now + delay`, the sender's
+    /// `TxEnd` at `now + d`, each end `d` after its start, the sequence
+    /// numbers from `base` as [`Simulation::air_frame`] numbers them.
+    /// Returns its first signal.
     #[inline(always)]
     pub(super) fn one_pass_stream(
         &mut self,
         hearers: &[Hearer],
+        id: u32,
         now: Time,
         d: Time,
         base: u64,
         sender: NodeId,
-    ) -> (u32, Signal) {
+    ) -> Signal {
         let k = hearers.len();
-        // (the transmission's `end - start`, begun from `now` to `now + d`)
-        let id = self.take((now + d) - now);
         let s = &mut self.slab[id as usize];
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
         // Each hearer's first and last bit written in one pass (session
@@ -152,12 +151,12 @@ impl Streams {
         // `mid[0]` was written above: the first `2k + 1` places of the
         // (cleared) vector's capacity are initialized.
         unsafe { s.signals.set_len(2 * k + 1) };
-        (id, s.signals[0])
+        s.signals[0]
     }
 
     /// [`Streams::one_pass_stream`] for a static sender's cached arrival
-    /// list (`Channel::begin_cached`, which never changes once cached): the
-    /// stream is copied from the sender's template, built at its first
+    /// list (`Channel::begin_cached`, which never changes once cached),
+    /// into stream `id` (just taken): the stream is copied from the sender's template, built at its first
     /// such frame, with the first bits' times moved by `now` and the rest's
     /// by `now + d`, every sequence number by `base` (session 22: its hearers,
     /// their powers, delays and order never change; only the frame's time,
@@ -169,17 +168,17 @@ impl Streams {
     pub(in crate::simulation) fn cached_stream(
         &mut self,
         hearers: &[Hearer],
+        id: u32,
         now: Time,
         d: Time,
         base: u64,
         sender: NodeId,
-    ) -> (u32, Signal) {
+    ) -> Signal {
         let k = hearers.len();
         let at = sender as usize;
         if self.tmpl.get(at).is_none_or(|t| t.is_empty()) {
             self.build_template(hearers, sender);
         }
-        let id = self.take((now + d) - now);
         let s = &mut self.slab[id as usize];
         let t = &self.tmpl[at];
         debug_assert_eq!(t.len(), 2 * k + 1);
@@ -192,7 +191,7 @@ impl Streams {
         // SAFETY: the two calls wrote `spare[..k]` and `spare[k..]`, the
         // first `t.len()` places of the (cleared: `take`) vector's capacity.
         unsafe { s.signals.set_len(t.len()) };
-        (id, s.signals[0])
+        s.signals[0]
     }
 
     /// `sender`'s template for [`Streams::cached_stream`]: the one-pass
@@ -227,8 +226,9 @@ impl Streams {
 }
 
 impl Simulation {
-    /// Puts frame `tx` (duration `d`, sent by `sender`) on the air at every
-    /// hearer in `self.hearers` (not empty): reserves the sequence numbers
+    /// Puts frame `id` (duration `d`, sent by `sender`; its stream, just
+    /// taken, and its slot in the channel, begun: `transmit_general`) on the
+    /// air at every hearer in `self.hearers` (not empty): reserves the sequence numbers
     /// the per-receiver events would have taken (start, end, start, end,
     /// ...) and then the sender's `TxEnd` (scheduled right after them, it
     /// took the next one), and queues the earliest.
@@ -242,7 +242,7 @@ impl Simulation {
     /// (their sequence numbers are smaller, so a tie goes to them) and
     /// every last bit at `now + d` (a receiver at zero delay), before the
     /// rest.
-    pub(in crate::simulation) fn air_frame(&mut self, tx: TxId, d: Time, sender: NodeId) {
+    pub(in crate::simulation) fn air_frame(&mut self, id: u32, d: Time, sender: NodeId) {
         let now = self.queue.now();
         let k = self.hearers.len();
         let base = self.queue.reserve(2 * k as u64 + 1);
@@ -260,11 +260,10 @@ impl Simulation {
         // the starts and the ends.
         let (h0, hk) = (self.hearers[0].delay, self.hearers[k - 1].delay);
         if one_pass(now, d, h0, hk) {
-            let (id, first) = self.streams.one_pass_stream(&self.hearers, now, d, base, sender);
-            return queue_stream(&mut self.queue, &self.nodes, id, first, tx);
+            let first = self.streams.one_pass_stream(&self.hearers, id, now, d, base, sender);
+            return queue_stream(&mut self.queue, &self.nodes, id, first, id);
         }
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
-        let id = self.streams.take((now + d) - now);
         let s = &mut self.streams.slab[id as usize];
         if hk < h0 + d {
             s.signals.reserve(2 * k + 1);
@@ -300,6 +299,6 @@ impl Simulation {
         }
         s.insert(tx_end);
         let first = s.signals[0];
-        queue_stream(&mut self.queue, &self.nodes, id, first, tx);
+        queue_stream(&mut self.queue, &self.nodes, id, first, id);
     }
 }

@@ -163,8 +163,9 @@ proptest::proptest! {
             proptest::prop_assume!(super::one_pass(now, d, h0, hk));
             // (the other sender hears the first hearers only)
             let h = if sender == 0 { &hearers[..] } else { &hearers[..1] };
-            let (a, ga) = cached.cached_stream(h, now, d, base, sender + 7);
-            let (b, gb) = plain.one_pass_stream(h, now, d, base, sender + 7);
+            let (a, b) = (cached.take(d), plain.take(d));
+            let ga = cached.cached_stream(h, a, now, d, base, sender + 7);
+            let gb = plain.one_pass_stream(h, b, now, d, base, sender + 7);
             proptest::prop_assert_eq!(ga, gb);
             let (sa, sb) = (&cached.slab[a as usize], &plain.slab[b as usize]);
             proptest::prop_assert_eq!(&sa.signals, &sb.signals);
