@@ -547,10 +547,19 @@ impl Channel {
     /// [`Channel::begin_at`] on the field it changes (so that
     /// `begin_cached` can hold the arrival cache meanwhile).
     #[inline(always)]
-    fn begin_slot(txs: &mut Vec<Option<Transmission>>, id: TxId, sender: NodeId, frame: &Frame, start: Time, end: Time) {
+    fn begin_slot(
+        txs: &mut Vec<Option<Transmission>>,
+        id: TxId,
+        sender: NodeId,
+        frame: &Frame,
+        start: Time,
+        end: Time,
+    ) {
         if txs.len() <= id as usize {
             grow_slots(txs, id);
         }
+        // (written in place: a `get_mut` with the value built before the
+        // test copied the frame twice, through the stack)
         txs[id as usize] = Some(Transmission { sender, frame: *frame, start, end, pending: 0 });
     }
 

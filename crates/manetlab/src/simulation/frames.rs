@@ -203,7 +203,7 @@ pub(super) struct Streams {
     /// Per static sender, its frames' one-pass stream with the times and
     /// sequence numbers relative (`Streams::cached_stream`; empty: not
     /// built yet).
-    tmpl: Vec<Vec<Signal>>,
+    tmpl: Vec<build::Template>,
 }
 
 impl Streams {

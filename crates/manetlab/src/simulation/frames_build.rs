@@ -174,23 +174,57 @@ impl Streams {
         base: u64,
         sender: NodeId,
     ) -> Signal {
-        let k = hearers.len();
-        let at = sender as usize;
-        if self.tmpl.get(at).is_none_or(|t| t.is_empty()) {
+        if self.tmpl.get(sender as usize).is_none_or(|t| t.signals.is_empty()) {
             self.build_template(hearers, sender);
         }
+        debug_assert_eq!(self.tmpl[sender as usize].signals.len(), 2 * hearers.len() + 1);
+        self.write_from_template(id, sender, now, d, base)
+    }
+
+    /// A static sender's later frame from its template alone (session 23):
+    /// when `sender` has one ([`Streams::cached_stream`] built it at its
+    /// first cached frame) and the frame takes the one-pass layout
+    /// ([`Template::accepts`]), a stream taken and written as
+    /// `cached_stream` writes it, its sequence numbers from `reserve(2k +
+    /// 1)`; `(stream, first signal)`. `None`: nothing taken or reserved.
+    /// (The template implies the channel's arrival list it was built from,
+    /// which never changes once cached: `Channel::begin_cached` would read
+    /// the same list and make the same decision.)
+    #[inline(always)]
+    pub(in crate::simulation) fn from_template(
+        &mut self,
+        sender: NodeId,
+        now: Time,
+        d: Time,
+        reserve: impl FnOnce(u64) -> u64,
+    ) -> Option<(u32, Signal)> {
+        let n = match self.tmpl.get(sender as usize) {
+            Some(t) if !t.signals.is_empty() && t.accepts(now, d) => t.signals.len(),
+            _ => return None,
+        };
+        let id = self.take((now + d) - now);
+        let base = reserve(n as u64);
+        Some((id, self.write_from_template(id, sender, now, d, base)))
+    }
+
+    /// Stream `id` (just taken) written from `sender`'s template (built):
+    /// the first bits' times moved by `now`, the rest's by `now + d`, every
+    /// sequence number by `base`.
+    #[inline(always)]
+    fn write_from_template(&mut self, id: u32, sender: NodeId, now: Time, d: Time, base: u64) -> Signal {
         let s = &mut self.slab[id as usize];
-        let t = &self.tmpl[at];
-        debug_assert_eq!(t.len(), 2 * k + 1);
-        s.signals.reserve(t.len());
-        let spare = &mut s.signals.spare_capacity_mut()[..t.len()];
+        let t = &self.tmpl[sender as usize].signals;
+        // (`2k + 1` signals: the `k` first bits, the `TxEnd`, the last bits)
+        let (n, k) = (t.len(), t.len() / 2);
+        s.signals.reserve(n);
+        let spare = &mut s.signals.spare_capacity_mut()[..n];
         let (t_starts, t_rest) = t.split_at(k);
         let (starts, rest) = spare.split_at_mut(k);
         shift_signals(starts, t_starts, now.0, base);
         shift_signals(rest, t_rest, (now + d).0, base);
         // SAFETY: the two calls wrote `spare[..k]` and `spare[k..]`, the
-        // first `t.len()` places of the (cleared: `take`) vector's capacity.
-        unsafe { s.signals.set_len(t.len()) };
+        // first `n` places of the (cleared: `take`) vector's capacity.
+        unsafe { s.signals.set_len(n) };
         s.signals[0]
     }
 
@@ -201,9 +235,11 @@ impl Streams {
     fn build_template(&mut self, hearers: &[Hearer], sender: NodeId) {
         let k = hearers.len();
         if self.tmpl.len() <= sender as usize {
-            self.tmpl.resize_with(sender as usize + 1, Vec::new);
+            self.tmpl.resize_with(sender as usize + 1, Template::default);
         }
-        let t = &mut self.tmpl[sender as usize];
+        let tm = &mut self.tmpl[sender as usize];
+        tm.last = hearers[k - 1].delay;
+        let t = &mut tm.signals;
         let start = |(i, h): (usize, &Hearer)| Signal {
             time: h.delay.0,
             seq: 2 * i as u64,
@@ -222,6 +258,31 @@ impl Streams {
         t.extend(hearers.iter().enumerate().map(start));
         t.push(Signal { time: 0, seq: 2 * k as u64, power: 0.0, node: sender, end_at: TX_END });
         t.extend(hearers.iter().enumerate().map(end));
+    }
+}
+
+/// A static sender's frames' one-pass stream with the times and sequence
+/// numbers relative (`Streams::cached_stream`; empty: not built yet), and
+/// its last hearer's delay.
+#[derive(Default)]
+pub(super) struct Template {
+    signals: Vec<Signal>,
+    /// The last hearer's delay (`hk` of [`one_pass`]).
+    last: Time,
+}
+
+impl Template {
+    /// [`one_pass`]`(now, d, h0, hk)` for the template's sender (its
+    /// first and last hearers' delays `h0` and `hk`, `h0 <= hk`), built
+    /// only when `one_pass` held, so `h0 > 0`: then `hk < h0 + d` follows
+    /// from `hk <= d` (`h0 + d >= hk + 1`, or saturates at `u64::MAX`, which
+    /// is above `hk` when the range test passes), and what is left is
+    /// `hk <= d` and `now + hk + d` in range
+    /// (`template_accepts_as_one_pass`).
+    #[inline(always)]
+    pub(super) fn accepts(&self, now: Time, d: Time) -> bool {
+        let hk = self.last.0;
+        d.0 >= hk && hk.checked_add(d.0).and_then(|x| now.0.checked_add(x)).is_some()
     }
 }
 

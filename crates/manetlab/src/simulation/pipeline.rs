@@ -128,6 +128,17 @@ impl Simulation {
         // The frame's slot in the channel is its stream's index, taken here
         // (session 23: `Channel::begin_at`).
         if self.radios_off == 0 {
+            // A static sender's later frames from its stream's template
+            // alone (session 23: no look-up of the arrival list, which the
+            // template implies; `Streams::from_template`), unless the
+            // hearers are counted (`count_air` reads the list).
+            if self.air_counts.is_none() {
+                let queue = &mut self.queue;
+                if let Some((id, first)) = self.streams.from_template(node, now, d, |n| queue.reserve(n)) {
+                    self.channel.begin_at(id, node, frame, now, now + d);
+                    return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, id);
+                }
+            }
             let streams = &mut self.streams;
             let slot = |h: &[Hearer]| {
                 let ok = super::frames::one_pass(now, d, h[0].delay, h[h.len() - 1].delay);
