@@ -178,7 +178,7 @@ impl Streams {
             self.build_template(hearers, sender);
         }
         debug_assert_eq!(self.tmpl[sender as usize].signals.len(), 2 * hearers.len() + 1);
-        self.write_from_template(id, sender, now, d, base)
+        self.write_templated_stream(id, sender, now, d, base)
     }
 
     /// A static sender's later frame from its template alone (session 23):
@@ -191,7 +191,7 @@ impl Streams {
     /// which never changes once cached: `Channel::begin_cached` would read
     /// the same list and make the same decision.)
     #[inline(always)]
-    pub(in crate::simulation) fn from_template(
+    pub(in crate::simulation) fn templated_stream(
         &mut self,
         sender: NodeId,
         now: Time,
@@ -204,14 +204,14 @@ impl Streams {
         };
         let id = self.take((now + d) - now);
         let base = reserve(n as u64);
-        Some((id, self.write_from_template(id, sender, now, d, base)))
+        Some((id, self.write_templated_stream(id, sender, now, d, base)))
     }
 
     /// Stream `id` (just taken) written from `sender`'s template (built):
     /// the first bits' times moved by `now`, the rest's by `now + d`, every
     /// sequence number by `base`.
     #[inline(always)]
-    fn write_from_template(&mut self, id: u32, sender: NodeId, now: Time, d: Time, base: u64) -> Signal {
+    fn write_templated_stream(&mut self, id: u32, sender: NodeId, now: Time, d: Time, base: u64) -> Signal {
         let s = &mut self.slab[id as usize];
         let t = &self.tmpl[sender as usize].signals;
         // (`2k + 1` signals: the `k` first bits, the `TxEnd`, the last bits)

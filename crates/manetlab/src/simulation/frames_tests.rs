@@ -170,12 +170,12 @@ proptest::proptest! {
             let (sa, sb) = (&cached.slab[a as usize], &plain.slab[b as usize]);
             proptest::prop_assert_eq!(&sa.signals, &sb.signals);
             proptest::prop_assert_eq!(sa.dur, sb.dur);
-            // The same frame from the template alone (`from_template`):
+            // The same frame from the template alone (`templated_stream`):
             // the same stream, `2k + 1` numbers reserved.
             let b2 = plain.take(d);
             let gb = plain.one_pass_stream(h, b2, now, d, base, sender + 7);
             let mut asked = 0;
-            let got = cached.from_template(sender + 7, now, d, |n| {
+            let got = cached.templated_stream(sender + 7, now, d, |n| {
                 asked = n;
                 base
             });
@@ -189,7 +189,7 @@ proptest::proptest! {
 
     /// A template's test (`Template::accepts`) is `one_pass` for its
     /// sender's hearers (first delay at least 1, sorted), at any time and
-    /// duration, the extremes of `u64` included; and `from_template`
+    /// duration, the extremes of `u64` included; and `templated_stream`
     /// takes nothing when it refuses, or before the sender's template.
     #[test]
     fn template_accepts_as_one_pass(
@@ -215,7 +215,7 @@ proptest::proptest! {
             _ => u64::MAX / 2 + x,
         };
         let mut st = Streams::default();
-        proptest::prop_assert!(st.from_template(3, Time(0), Time(hk.0), |_| 0).is_none(), "no template yet");
+        proptest::prop_assert!(st.templated_stream(3, Time(0), Time(hk.0), |_| 0).is_none(), "no template yet");
         let first = st.take(Time(hk.0));
         st.cached_stream(&hearers, first, Time(0), Time(hk.0), 0, 3);
         for &(wn, x, wd, y) in &frames {
@@ -223,7 +223,7 @@ proptest::proptest! {
             let d = Time(pick(wd, y, hk.0));
             let want = super::one_pass(now, d, h0, hk);
             let (slab, free) = (st.slab.len(), st.free.len());
-            let got = st.from_template(3, now, d, |_| 0);
+            let got = st.templated_stream(3, now, d, |_| 0);
             proptest::prop_assert_eq!(got.is_some(), want, "now {} d {}", now.0, d.0);
             if !want {
                 proptest::prop_assert_eq!((st.slab.len(), st.free.len()), (slab, free), "nothing taken");

@@ -130,11 +130,11 @@ impl Simulation {
         if self.radios_off == 0 {
             // A static sender's later frames from its stream's template
             // alone (session 23: no look-up of the arrival list, which the
-            // template implies; `Streams::from_template`), unless the
+            // template implies; `Streams::templated_stream`), unless the
             // hearers are counted (`count_air` reads the list).
             if self.air_counts.is_none() {
                 let queue = &mut self.queue;
-                if let Some((id, first)) = self.streams.from_template(node, now, d, |n| queue.reserve(n)) {
+                if let Some((id, first)) = self.streams.templated_stream(node, now, d, |n| queue.reserve(n)) {
                     self.channel.begin_at(id, node, frame, now, now + d);
                     return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, id);
                 }
