@@ -65,7 +65,8 @@ pub struct Transmission {
     pub frame: Frame,
     pub start: Time,
     pub end: Time,
-    /// Receivers whose signal has not ended yet.
+    /// Receivers whose signal has not ended yet ([`Channel::begin`]; 0 for
+    /// [`Channel::begin_at`]'s, held by their caller).
     pending: u32,
 }
 
@@ -387,10 +388,10 @@ impl Channel {
     /// [`Channel::hearers_by_arrival`] read in place, with the
     /// transmission begun (session 21): once a sender's arrival order is
     /// cached (static nodes without fading draws; never with `fused`, which
-    /// only moving nodes take) and not empty, and `accept` takes it, the
-    /// frame is begun as [`Channel::begin`] would (`pending` = the
-    /// hearers) and the cached list is returned with its id, to be read
-    /// (not changed) while the frame's signals are written. `None`:
+    /// only moving nodes take) and not empty, and `slot` takes it (gives
+    /// the slot to begin the frame in: [`Channel::begin_at`]), the frame is
+    /// begun there and the cached list is returned with the slot, to be
+    /// read (not changed) while the frame's signals are written. `None`:
     /// nothing begun, nothing changed. (Session 20 lent the list to the
     /// kernel's `hearers` and took it back per frame.)
     #[inline(always)]
@@ -400,13 +401,14 @@ impl Channel {
         frame: &Frame,
         start: Time,
         end: Time,
-        accept: impl FnOnce(&[Hearer]) -> bool,
+        slot: impl FnOnce(&[Hearer]) -> Option<TxId>,
     ) -> Option<(TxId, &[Hearer])> {
         let h = match self.arrival_cache.get(sender as usize) {
-            Some(Some(h)) if !h.is_empty() && accept(h) => h,
+            Some(Some(h)) if !h.is_empty() => h,
             _ => return None,
         };
-        let id = Self::begin_in(&mut self.txs, &mut self.free, sender, frame, start, end, h.len() as u32);
+        let id = slot(h)?;
+        Self::begin_slot(&mut self.txs, id, sender, frame, start, end);
         Some((id, h))
     }
 
@@ -524,12 +526,51 @@ impl Channel {
     /// Puts a frame on the air; `receivers` is how many signal ends will be
     /// reported through `signal_ended`.
     /// The frame is copied once, from the MAC straight into its slot.
+    /// (The kernel uses [`Channel::begin_at`] instead; the two are not
+    /// mixed on one channel.)
     pub fn begin(&mut self, sender: NodeId, frame: &Frame, start: Time, end: Time, receivers: u32) -> TxId {
         Self::begin_in(&mut self.txs, &mut self.free, sender, frame, start, end, receivers)
     }
 
-    /// [`Channel::begin`] on the two fields it changes (so that
+    /// Puts a frame on the air in slot `id`, chosen by the caller, who
+    /// holds the slot until it puts another frame there (session 23: the
+    /// kernel's slot is the index of the frame's stream, `simulation/frames.rs`,
+    /// held while any of its signals is pending): no receiver count, no
+    /// free list, no release ([`Channel::signal_ended`] is for
+    /// [`Channel::begin`]'s transmissions). The frame is copied once, from
+    /// the MAC straight into its slot.
+    #[inline(always)]
+    pub fn begin_at(&mut self, id: TxId, sender: NodeId, frame: &Frame, start: Time, end: Time) {
+        Self::begin_slot(&mut self.txs, id, sender, frame, start, end)
+    }
+
+    /// [`Channel::begin_at`] on the field it changes (so that
     /// `begin_cached` can hold the arrival cache meanwhile).
+    #[inline(always)]
+    fn begin_slot(
+        txs: &mut Vec<Option<Transmission>>,
+        id: TxId,
+        sender: NodeId,
+        frame: &Frame,
+        start: Time,
+        end: Time,
+    ) {
+        if txs.len() <= id as usize {
+            grow_slots(txs, id);
+        }
+        // (written in place: a `get_mut` with the value built before the
+        // test copied the frame twice, through the stack)
+        let slot = &mut txs[id as usize];
+        if frame.packet.is_none() {
+            // A control frame (ACK, CTS, RTS; half the chains' frames):
+            // its header fields without the 192-byte `memcpy` (session 23).
+            *slot = Some(Transmission { sender, frame: Frame { packet: None, ..*frame }, start, end, pending: 0 });
+        } else {
+            *slot = Some(Transmission { sender, frame: *frame, start, end, pending: 0 });
+        }
+    }
+
+    /// [`Channel::begin`] on the two fields it changes.
     #[inline(always)]
     fn begin_in(
         txs: &mut Vec<Option<Transmission>>,
@@ -585,6 +626,14 @@ impl Channel {
     pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
         self.txs.iter().flatten()
     }
+}
+
+/// `txs` made long enough for slot `id` (`Channel::begin_slot`; once per
+/// new slot).
+#[cold]
+#[inline(never)]
+fn grow_slots(txs: &mut Vec<Option<Transmission>>, id: TxId) {
+    txs.resize_with(id as usize + 1, || None);
 }
 
 /// Neighbour lists for links of at most `range` metres (build-time helper

@@ -303,9 +303,10 @@ mod arrival_cache {
     }
 
     /// `begin_cached` begins nothing before a sender's first frame, nor
-    /// when `accept` refuses; then exactly what `hearers_by_arrival` copies
-    /// (the cached list read in place), with the transmission begun for
-    /// that many receivers; later answers are unchanged.
+    /// when `slot` refuses; then exactly what `hearers_by_arrival` copies
+    /// (the cached list read in place), with the transmission begun in the
+    /// slot given (`begin_at`'s, held until another frame is put there);
+    /// later answers are unchanged.
     #[test]
     fn cached_arrivals_are_the_copied_ones() {
         let radio = RadioConfig::default();
@@ -332,17 +333,19 @@ mod arrival_cache {
                 let now = Time::from_ms(round * 100 + sender as u64);
                 reference.hearers_by_arrival(sender, now, &mut copy);
                 let held = ch.in_flight().count();
-                let refused = ch.begin_cached(sender, &frame, now, now, |_| false);
+                let refused = ch.begin_cached(sender, &frame, now, now, |_| None);
                 assert!(refused.is_none());
                 assert_eq!(ch.in_flight().count(), held, "nothing begun when refused");
-                match ch.begin_cached(sender, &frame, now, now, |_| true) {
+                let slot = sender % 3;
+                match ch.begin_cached(sender, &frame, now, now, |_| Some(slot)) {
                     Some((id, h)) => {
                         assert!(round > 0, "nothing cached before the first frame");
+                        assert_eq!(id, slot);
                         let got = key(h);
                         assert_eq!(got, key(&copy), "round {round} sender {sender}");
-                        for _ in 0..got.len() {
-                            ch.signal_ended(id);
-                        }
+                        let t = ch.get(id);
+                        assert_eq!((t.sender, t.start), (sender, now), "begun in its slot");
+                        assert!(ch.in_flight().count() <= 3, "slots, not frames");
                     }
                     None => {
                         assert!(round == 0 || copy.is_empty(), "cached after the first frame");
@@ -350,10 +353,48 @@ mod arrival_cache {
                         assert_eq!(key(&out), key(&copy));
                     }
                 }
-                assert_eq!(ch.in_flight().count(), held, "every receiver's end released it");
             }
         }
     }
+}
+
+/// `begin_at` (session 23) holds each frame as given in its slot: a
+/// control frame written field by field (no packet), a data frame whole,
+/// over slots that held the other kind; a new slot grows the table.
+#[test]
+fn slots_hold_the_frames_given() {
+    use super::*;
+    use crate::wire::frame::FrameKind;
+    use crate::wire::packet::{Body, Packet};
+    let radio = RadioConfig::default();
+    let mut ch = Channel::new(&radio, vec![Position::new(0.0, 0.0), Position::new(50.0, 0.0)]);
+    let kinds = [FrameKind::Rts, FrameKind::Cts, FrameKind::Ack, FrameKind::Data];
+    for i in 0..64u32 {
+        let data = i % 3 == 0;
+        let packet = data.then(|| {
+            let body = Body::Udp { sport: i as u16, dport: 9, seq: i as u64 };
+            Packet::new(1000 + i as u64, 0, 1, 512 + i, 3, body, Time(i as u64))
+        });
+        let frame = Frame {
+            kind: if data { FrameKind::Data } else { kinds[i as usize % 3] },
+            src: i % 2,
+            dst: if i % 5 == 0 { crate::sim::BROADCAST } else { 1 - i % 2 },
+            duration: Time(314 * i as u64),
+            seq: (i * 7) as u16,
+            tid: (i % 4 == 1).then_some(i as u8 % 8),
+            retry: i % 2 == 1,
+            bytes: 14 + i,
+            rate: 1_000_000 * (1 + i as u64 % 11),
+            packet,
+        };
+        let slot = (i * 5) % 7;
+        let (start, end) = (Time(1_000 * i as u64), Time(1_000 * i as u64 + 300));
+        ch.begin_at(slot, i % 2, &frame, start, end);
+        let t = ch.get(slot);
+        assert_eq!(t.frame, frame, "frame {i}");
+        assert_eq!((t.sender, t.start, t.end), (i % 2, start, end), "frame {i}");
+    }
+    assert_eq!(ch.in_flight().count(), 7);
 }
 
 mod fused {

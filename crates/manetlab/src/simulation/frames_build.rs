@@ -5,7 +5,7 @@
 
 use super::{one_pass, queue_stream, FrameStream, Signal, Streams, END, TX_END};
 use crate::net::NodeId;
-use crate::phy::channel::{Hearer, TxId};
+use crate::phy::channel::Hearer;
 use crate::sim::Time;
 use crate::simulation::Simulation;
 
@@ -91,9 +91,10 @@ fn shift_signals(to: &mut [std::mem::MaybeUninit<Signal>], from: &[Signal], dt: 
 
 impl Streams {
     /// A stream for a new frame of duration `dur` (`end - start` of its
-    /// transmission), from the free list or new; cleared.
+    /// transmission), from the free list or new; cleared. Its index is also
+    /// the frame's slot in the channel (`Channel::begin_at`, session 23).
     #[inline(always)]
-    fn take(&mut self, dur: Time) -> u32 {
+    pub(in crate::simulation) fn take(&mut self, dur: Time) -> u32 {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -108,25 +109,23 @@ impl Streams {
         id
     }
 
-    /// A new frame's stream in the one-pass layout ([`one_pass`] holds):
-    /// `hearers` (in arrival order, not empty) each start at `now +
-    /// delay`, the sender's `TxEnd` at `now + d`, each end `d` after its
-    /// start, the sequence numbers from `base` as [`Simulation::air_frame`]
-    /// numbers them. Returns the stream and its first signal. (Also called
-    /// by `transmit_frame` with a static sender's cached arrival list, read
-    /// in place: session 21.)
+    /// A new frame's stream in the one-pass layout ([`one_pass`] holds),
+    /// written into stream `id` (just taken: `Streams::take`): `hearers` (in
+    /// arrival order, not empty) each start at `now + delay`, the sender's
+    /// `TxEnd` at `now + d`, each end `d` after its start, the sequence
+    /// numbers from `base` as [`Simulation::air_frame`] numbers them.
+    /// Returns its first signal.
     #[inline(always)]
     pub(super) fn one_pass_stream(
         &mut self,
         hearers: &[Hearer],
+        id: u32,
         now: Time,
         d: Time,
         base: u64,
         sender: NodeId,
-    ) -> (u32, Signal) {
+    ) -> Signal {
         let k = hearers.len();
-        // (the transmission's `end - start`, begun from `now` to `now + d`)
-        let id = self.take((now + d) - now);
         let s = &mut self.slab[id as usize];
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
         // Each hearer's first and last bit written in one pass (session
@@ -152,12 +151,12 @@ impl Streams {
         // `mid[0]` was written above: the first `2k + 1` places of the
         // (cleared) vector's capacity are initialized.
         unsafe { s.signals.set_len(2 * k + 1) };
-        (id, s.signals[0])
+        s.signals[0]
     }
 
     /// [`Streams::one_pass_stream`] for a static sender's cached arrival
-    /// list (`Channel::begin_cached`, which never changes once cached): the
-    /// stream is copied from the sender's template, built at its first
+    /// list (`Channel::begin_cached`, which never changes once cached),
+    /// into stream `id` (just taken): the stream is copied from the sender's template, built at its first
     /// such frame, with the first bits' times moved by `now` and the rest's
     /// by `now + d`, every sequence number by `base` (session 22: its hearers,
     /// their powers, delays and order never change; only the frame's time,
@@ -169,30 +168,64 @@ impl Streams {
     pub(in crate::simulation) fn cached_stream(
         &mut self,
         hearers: &[Hearer],
+        id: u32,
         now: Time,
         d: Time,
         base: u64,
         sender: NodeId,
-    ) -> (u32, Signal) {
-        let k = hearers.len();
-        let at = sender as usize;
-        if self.tmpl.get(at).is_none_or(|t| t.is_empty()) {
+    ) -> Signal {
+        if self.tmpl.get(sender as usize).is_none_or(|t| t.signals.is_empty()) {
             self.build_template(hearers, sender);
         }
+        debug_assert_eq!(self.tmpl[sender as usize].signals.len(), 2 * hearers.len() + 1);
+        self.write_templated_stream(id, sender, now, d, base)
+    }
+
+    /// A static sender's later frame from its template alone (session 23):
+    /// when `sender` has one ([`Streams::cached_stream`] built it at its
+    /// first cached frame) and the frame takes the one-pass layout
+    /// ([`Template::accepts`]), a stream taken and written as
+    /// `cached_stream` writes it, its sequence numbers from `reserve(2k +
+    /// 1)`; `(stream, first signal)`. `None`: nothing taken or reserved.
+    /// (The template implies the channel's arrival list it was built from,
+    /// which never changes once cached: `Channel::begin_cached` would read
+    /// the same list and make the same decision.)
+    #[inline(always)]
+    pub(in crate::simulation) fn templated_stream(
+        &mut self,
+        sender: NodeId,
+        now: Time,
+        d: Time,
+        reserve: impl FnOnce(u64) -> u64,
+    ) -> Option<(u32, Signal)> {
+        let n = match self.tmpl.get(sender as usize) {
+            Some(t) if !t.signals.is_empty() && t.accepts(now, d) => t.signals.len(),
+            _ => return None,
+        };
         let id = self.take((now + d) - now);
+        let base = reserve(n as u64);
+        Some((id, self.write_templated_stream(id, sender, now, d, base)))
+    }
+
+    /// Stream `id` (just taken) written from `sender`'s template (built):
+    /// the first bits' times moved by `now`, the rest's by `now + d`, every
+    /// sequence number by `base`.
+    #[inline(always)]
+    fn write_templated_stream(&mut self, id: u32, sender: NodeId, now: Time, d: Time, base: u64) -> Signal {
         let s = &mut self.slab[id as usize];
-        let t = &self.tmpl[at];
-        debug_assert_eq!(t.len(), 2 * k + 1);
-        s.signals.reserve(t.len());
-        let spare = &mut s.signals.spare_capacity_mut()[..t.len()];
+        let t = &self.tmpl[sender as usize].signals;
+        // (`2k + 1` signals: the `k` first bits, the `TxEnd`, the last bits)
+        let (n, k) = (t.len(), t.len() / 2);
+        s.signals.reserve(n);
+        let spare = &mut s.signals.spare_capacity_mut()[..n];
         let (t_starts, t_rest) = t.split_at(k);
         let (starts, rest) = spare.split_at_mut(k);
         shift_signals(starts, t_starts, now.0, base);
         shift_signals(rest, t_rest, (now + d).0, base);
         // SAFETY: the two calls wrote `spare[..k]` and `spare[k..]`, the
-        // first `t.len()` places of the (cleared: `take`) vector's capacity.
-        unsafe { s.signals.set_len(t.len()) };
-        (id, s.signals[0])
+        // first `n` places of the (cleared: `take`) vector's capacity.
+        unsafe { s.signals.set_len(n) };
+        s.signals[0]
     }
 
     /// `sender`'s template for [`Streams::cached_stream`]: the one-pass
@@ -202,9 +235,11 @@ impl Streams {
     fn build_template(&mut self, hearers: &[Hearer], sender: NodeId) {
         let k = hearers.len();
         if self.tmpl.len() <= sender as usize {
-            self.tmpl.resize_with(sender as usize + 1, Vec::new);
+            self.tmpl.resize_with(sender as usize + 1, Template::default);
         }
-        let t = &mut self.tmpl[sender as usize];
+        let tm = &mut self.tmpl[sender as usize];
+        tm.last = hearers[k - 1].delay;
+        let t = &mut tm.signals;
         let start = |(i, h): (usize, &Hearer)| Signal {
             time: h.delay.0,
             seq: 2 * i as u64,
@@ -226,9 +261,35 @@ impl Streams {
     }
 }
 
+/// A static sender's frames' one-pass stream with the times and sequence
+/// numbers relative (`Streams::cached_stream`; empty: not built yet), and
+/// its last hearer's delay.
+#[derive(Default)]
+pub(super) struct Template {
+    signals: Vec<Signal>,
+    /// The last hearer's delay (`hk` of [`one_pass`]).
+    last: Time,
+}
+
+impl Template {
+    /// [`one_pass`]`(now, d, h0, hk)` for the template's sender (its
+    /// first and last hearers' delays `h0` and `hk`, `h0 <= hk`), built
+    /// only when `one_pass` held, so `h0 > 0`: then `hk < h0 + d` follows
+    /// from `hk <= d` (`h0 + d >= hk + 1`, or saturates at `u64::MAX`, which
+    /// is above `hk` when the range test passes), and what is left is
+    /// `hk <= d` and `now + hk + d` in range
+    /// (`template_accepts_as_one_pass`).
+    #[inline(always)]
+    pub(super) fn accepts(&self, now: Time, d: Time) -> bool {
+        let hk = self.last.0;
+        d.0 >= hk && hk.checked_add(d.0).and_then(|x| now.0.checked_add(x)).is_some()
+    }
+}
+
 impl Simulation {
-    /// Puts frame `tx` (duration `d`, sent by `sender`) on the air at every
-    /// hearer in `self.hearers` (not empty): reserves the sequence numbers
+    /// Puts frame `id` (duration `d`, sent by `sender`; its stream, just
+    /// taken, and its slot in the channel, begun: `transmit_general`) on the
+    /// air at every hearer in `self.hearers` (not empty): reserves the sequence numbers
     /// the per-receiver events would have taken (start, end, start, end,
     /// ...) and then the sender's `TxEnd` (scheduled right after them, it
     /// took the next one), and queues the earliest.
@@ -242,7 +303,7 @@ impl Simulation {
     /// (their sequence numbers are smaller, so a tie goes to them) and
     /// every last bit at `now + d` (a receiver at zero delay), before the
     /// rest.
-    pub(in crate::simulation) fn air_frame(&mut self, tx: TxId, d: Time, sender: NodeId) {
+    pub(in crate::simulation) fn air_frame(&mut self, id: u32, d: Time, sender: NodeId) {
         let now = self.queue.now();
         let k = self.hearers.len();
         let base = self.queue.reserve(2 * k as u64 + 1);
@@ -260,11 +321,10 @@ impl Simulation {
         // the starts and the ends.
         let (h0, hk) = (self.hearers[0].delay, self.hearers[k - 1].delay);
         if one_pass(now, d, h0, hk) {
-            let (id, first) = self.streams.one_pass_stream(&self.hearers, now, d, base, sender);
-            return queue_stream(&mut self.queue, &self.nodes, id, first, tx);
+            let first = self.streams.one_pass_stream(&self.hearers, id, now, d, base, sender);
+            return queue_stream(&mut self.queue, &self.nodes, id, first, id);
         }
         let tx_end = Signal { time: (now + d).0, seq: base + 2 * k as u64, power: 0.0, node: sender, end_at: TX_END };
-        let id = self.streams.take((now + d) - now);
         let s = &mut self.streams.slab[id as usize];
         if hk < h0 + d {
             s.signals.reserve(2 * k + 1);
@@ -300,6 +360,6 @@ impl Simulation {
         }
         s.insert(tx_end);
         let first = s.signals[0];
-        queue_stream(&mut self.queue, &self.nodes, id, first, tx);
+        queue_stream(&mut self.queue, &self.nodes, id, first, id);
     }
 }

@@ -122,14 +122,14 @@ impl Simulation {
     /// overheard data packet's report is handed to the protocol in place,
     /// session 20: 381 K of rwp30's 605 K ends with work) run in an inner
     /// loop over the stream's signals borrowed once, with the count, the
-    /// clock, the stream's `next` and the transmission's release
-    /// (`Channel::signals_ended`) carried in locals and written out before
-    /// anything else runs: an end with work (drained with the clock at its
-    /// time and the release done, so a frame it sends finds the channel's
-    /// slots as the loop of `frame_events` leaves them), a general end, the
-    /// run's exit. Each end still runs at its time: the MAC is given it, and
-    /// nothing between two ends of the inner loop reads the clock, the
-    /// count, `next` or the release. (Session 18's attempt at every size,
+    /// clock and the stream's `next` carried in locals and written out
+    /// before anything else runs: an end with work (drained with the clock
+    /// at its time and `next` written, so a frame it sends finds the
+    /// streams as the loop of `frame_events` leaves them), a general end,
+    /// the run's exit. Each end still runs at its time: the MAC is given it,
+    /// and nothing between two ends of the inner loop reads the clock, the
+    /// count or `next`. (Since session 23 no end releases the transmission:
+    /// its slot is the stream's, `Channel::begin_at`.) (Session 18's attempt at every size,
     /// 752ad0b, reverted for the layout of the static scenarios: see
     /// docs/performance.md, "Session 18 (branch s18fl)".)
     #[inline(never)]
@@ -156,7 +156,7 @@ impl Simulation {
                 /// The signal at `j` is due and counted, not an end that runs.
                 Other,
             }
-            let (mut ran, mut released) = (0u64, 0u32);
+            let mut ran = 0u64;
             let mut last = self.queue.now().0;
             let s = &mut self.streams.slab[id as usize];
             let sig = &s.signals[..];
@@ -198,7 +198,6 @@ impl Simulation {
                     }
                     _ => n.mac.on_rx_end_idle(now, None, 0.0, mac_out),
                 };
-                released += 1;
                 if let Some(p) = heard {
                     // The MAC's report of an overheard data packet, carried
                     // out here from the frame as `do_mac`'s `Overheard` arm
@@ -240,7 +239,8 @@ impl Simulation {
             };
             // Written out before anything else runs: `next` (the stream
             // freed when no signal is left, before any work: a frame sent by
-            // it may take the stream), the count, the clock, the release.
+            // it may take the stream and its channel slot, the old frame
+            // read no more), the count, the clock.
             let more = j < sig.len();
             s.next = j;
             if !more {
@@ -248,9 +248,6 @@ impl Simulation {
             }
             self.executed += ran;
             self.queue.advance_to(Time(last));
-            if released > 0 {
-                self.channel.signals_ended(tx, released);
-            }
             match stop {
                 Stop::Done => return None,
                 Stop::Queue => {

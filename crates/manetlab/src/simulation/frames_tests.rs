@@ -163,12 +163,71 @@ proptest::proptest! {
             proptest::prop_assume!(super::one_pass(now, d, h0, hk));
             // (the other sender hears the first hearers only)
             let h = if sender == 0 { &hearers[..] } else { &hearers[..1] };
-            let (a, ga) = cached.cached_stream(h, now, d, base, sender + 7);
-            let (b, gb) = plain.one_pass_stream(h, now, d, base, sender + 7);
+            let (a, b) = (cached.take(d), plain.take(d));
+            let ga = cached.cached_stream(h, a, now, d, base, sender + 7);
+            let gb = plain.one_pass_stream(h, b, now, d, base, sender + 7);
             proptest::prop_assert_eq!(ga, gb);
             let (sa, sb) = (&cached.slab[a as usize], &plain.slab[b as usize]);
             proptest::prop_assert_eq!(&sa.signals, &sb.signals);
             proptest::prop_assert_eq!(sa.dur, sb.dur);
+            // The same frame from the template alone (`templated_stream`):
+            // the same stream, `2k + 1` numbers reserved.
+            let b2 = plain.take(d);
+            let gb = plain.one_pass_stream(h, b2, now, d, base, sender + 7);
+            let mut asked = 0;
+            let got = cached.templated_stream(sender + 7, now, d, |n| {
+                asked = n;
+                base
+            });
+            let (a2, ga) = got.expect("the template takes a one-pass frame");
+            proptest::prop_assert_eq!(asked, 2 * h.len() as u64 + 1);
+            proptest::prop_assert_eq!(ga, gb);
+            proptest::prop_assert_eq!(&cached.slab[a2 as usize].signals, &plain.slab[b2 as usize].signals);
+            proptest::prop_assert_eq!(cached.slab[a2 as usize].dur, plain.slab[b2 as usize].dur);
+        }
+    }
+
+    /// A template's test (`Template::accepts`) is `one_pass` for its
+    /// sender's hearers (first delay at least 1, sorted), at any time and
+    /// duration, the extremes of `u64` included; and `templated_stream`
+    /// takes nothing when it refuses, or before the sender's template.
+    #[test]
+    fn template_accepts_as_one_pass(
+        delays in proptest::collection::vec(1u64..5_000, 1..6),
+        frames in proptest::collection::vec((0u8..4, 0u64..1u64 << 50, 0u8..4, 0u64..10_000), 1..40),
+    ) {
+        use super::Streams;
+        use crate::phy::channel::Hearer;
+        let mut acc = 0;
+        let hearers: Vec<Hearer> = delays
+            .iter()
+            .enumerate()
+            .map(|(i, &dt)| {
+                acc += dt;
+                Hearer { node: i as u32, power: 1e-9, delay: Time(acc) }
+            })
+            .collect();
+        let (h0, hk) = (hearers[0].delay, hearers[hearers.len() - 1].delay);
+        let pick = |w: u8, x: u64, near: u64| match w {
+            0 => x,
+            1 => near.saturating_add(x % 3).saturating_sub(1),
+            2 => u64::MAX - x % 5_000,
+            _ => u64::MAX / 2 + x,
+        };
+        let mut st = Streams::default();
+        proptest::prop_assert!(st.templated_stream(3, Time(0), Time(hk.0), |_| 0).is_none(), "no template yet");
+        let first = st.take(Time(hk.0));
+        st.cached_stream(&hearers, first, Time(0), Time(hk.0), 0, 3);
+        for &(wn, x, wd, y) in &frames {
+            let now = Time(pick(wn, x, 0));
+            let d = Time(pick(wd, y, hk.0));
+            let want = super::one_pass(now, d, h0, hk);
+            let (slab, free) = (st.slab.len(), st.free.len());
+            let got = st.templated_stream(3, now, d, |_| 0);
+            proptest::prop_assert_eq!(got.is_some(), want, "now {} d {}", now.0, d.0);
+            if !want {
+                proptest::prop_assert_eq!((st.slab.len(), st.free.len()), (slab, free), "nothing taken");
+            }
         }
     }
 }

@@ -149,15 +149,33 @@ impl Simulation {
         // the frame takes the one-pass layout (`frames::one_pass`; the
         // general case sorts `hearers`). What follows is `air_frame`'s
         // one-pass branch on the cached list.
+        // The frame's slot in the channel is its stream's index, taken here
+        // (session 23: `Channel::begin_at`).
         if self.radios_off == 0 {
-            let accept = |h: &[Hearer]| super::frames::one_pass(now, d, h[0].delay, h[h.len() - 1].delay);
-            if let Some((tx, h)) = self.channel.begin_cached(node, frame, now, now + d, accept) {
+            // A static sender's later frames from its stream's template
+            // alone (session 23: no look-up of the arrival list, which the
+            // template implies; `Streams::templated_stream`), unless the
+            // hearers are counted (`count_air` reads the list).
+            if self.air_counts.is_none() {
+                let queue = &mut self.queue;
+                if let Some((id, first)) = self.streams.templated_stream(node, now, d, |n| queue.reserve(n)) {
+                    self.channel.begin_at(id, node, frame, now, now + d);
+                    return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, id);
+                }
+            }
+            let streams = &mut self.streams;
+            let slot = |h: &[Hearer]| {
+                let ok = super::frames::one_pass(now, d, h[0].delay, h[h.len() - 1].delay);
+                // (the transmission's `end - start`, begun from `now` to `now + d`)
+                ok.then(|| streams.take((now + d) - now))
+            };
+            if let Some((id, h)) = self.channel.begin_cached(node, frame, now, now + d, slot) {
                 if let Some(c) = &mut self.air_counts {
                     count_air(c, h, now, &self.cfg);
                 }
                 let base = self.queue.reserve(2 * h.len() as u64 + 1);
-                let (id, first) = self.streams.cached_stream(h, now, d, base, node);
-                return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, tx);
+                let first = self.streams.cached_stream(h, id, now, d, base, node);
+                return super::frames::queue_stream(&mut self.queue, &self.nodes, id, first, id);
             }
         }
         self.transmit_general(node, d)
@@ -185,9 +203,12 @@ impl Simulation {
             count_air(c, &self.hearers, now, &self.cfg);
         }
         if !self.hearers.is_empty() {
-            let tx = self.channel.begin(node, frame, now, now + d, self.hearers.len() as u32);
+            // The frame's stream, whose index is its slot in the channel
+            // (session 23), held while any of its signals is pending.
+            let id = self.streams.take((now + d) - now);
+            self.channel.begin_at(id, node, frame, now, now + d);
             // (the frame's stream also carries the sender's `TxEnd`)
-            self.air_frame(tx, d, node);
+            self.air_frame(id, d, node);
         } else {
             self.queue.schedule(now + d, Event::TxEnd { node });
         }
