@@ -192,7 +192,7 @@ mod tests {
                 assert!(defaults::fill_from_loaded(&mut doc, &s, &other).is_none());
                 assert_eq!(
                     super::resolved_toml(&s, &other),
-                    super::resolved_with(&s, &other, &defaults::fill),
+                    super::resolved_with(&s, &other, &defaults::fill_one_by_one),
                     "{} {v:?}: other seeds",
                     f.display()
                 );

@@ -535,7 +535,8 @@ impl Channel {
     /// Puts a frame on the air in slot `id`, chosen by the caller, who
     /// holds the slot until it puts another frame there (session 23: the
     /// kernel's slot is the index of the frame's stream, `simulation/frames.rs`,
-    /// held while any of its signals is pending): no receiver count, no
+    /// held until the stream is freed, which happens once only passed-over
+    /// ends are left: they read nothing from the slot): no receiver count, no
     /// free list, no release ([`Channel::signal_ended`] is for
     /// [`Channel::begin`]'s transmissions). The frame is copied once, from
     /// the MAC straight into its slot.
@@ -622,7 +623,9 @@ impl Channel {
         }
     }
 
-    /// Transmissions currently held (in flight or awaiting receivers).
+    /// Transmissions currently held: [`Channel::begin`]'s in flight or
+    /// awaiting receivers; every slot ever filled by [`Channel::begin_at`]
+    /// (its slots are never released; the caller knows which are live).
     pub fn in_flight(&self) -> impl Iterator<Item = &Transmission> {
         self.txs.iter().flatten()
     }

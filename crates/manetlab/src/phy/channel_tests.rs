@@ -328,6 +328,7 @@ mod arrival_cache {
             rate: 2_000_000,
             packet: None,
         };
+        let mut in_slot: [Option<u32>; 3] = [None; 3];
         for round in 0..3u64 {
             for sender in 0..40u32 {
                 let now = Time::from_ms(round * 100 + sender as u64);
@@ -345,7 +346,12 @@ mod arrival_cache {
                         assert_eq!(got, key(&copy), "round {round} sender {sender}");
                         let t = ch.get(id);
                         assert_eq!((t.sender, t.start), (sender, now), "begun in its slot");
-                        assert!(ch.in_flight().count() <= 3, "slots, not frames");
+                        in_slot[slot as usize] = Some(sender);
+                        for (k, s) in in_slot.iter().enumerate() {
+                            if let Some(s) = *s {
+                                assert_eq!(ch.get(k as TxId).sender, s, "slot {k} kept its own frame");
+                            }
+                        }
                     }
                     None => {
                         assert!(round == 0 || copy.is_empty(), "cached after the first frame");

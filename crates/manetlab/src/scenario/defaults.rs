@@ -514,9 +514,11 @@ pub fn fill(doc: &mut DocumentMut, origin: &str) -> Filled {
 /// `loaded`'s seeds, and there is no sweep (the axes' positions in the text
 /// move with the added keys); `loaded` was parsed without a profile
 /// selection and so holds the key families its models refuse. Returns
-/// `None` (nothing done) otherwise. The test
-/// `fill_from_loaded_writes_what_fill_wrote` compares the two on every
-/// scenario of the repository under each profile and protocol.
+/// `None` (nothing done) otherwise. The tests
+/// `output::manifest::tests::grouped_fill_writes_what_one_at_a_time_wrote`
+/// (every scenario of the repository) and its `_in_every_variant`
+/// (ignored: other profiles, routing protocols, OFDM) compare the file
+/// written this way with the one `fill` writes from the parsed text.
 pub fn fill_from_loaded(doc: &mut DocumentMut, loaded: &Scenario, seeds: &[u64]) -> Option<Filled> {
     let unused = loaded.unused()?;
     let seeds_of_loaded = seeds.len() == loaded.replications as usize && seeds.iter().copied().eq(loaded.seeds());

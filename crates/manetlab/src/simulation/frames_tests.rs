@@ -9,9 +9,9 @@ use crate::sim::Time;
 use crate::Simulation;
 
 /// A run stopped while a frame stream's queued entry is a last bit
-/// passed over (its receivers released the transmission at its first
-/// bit) still audits: the entry carries no packet, and the audit does
-/// not look up the released (possibly reused) transmission. Found by
+/// passed over (its stream possibly freed and its channel slot reused)
+/// still audits: the entry carries no packet, and the audit does not
+/// look up the (possibly reused) transmission. Found by
 /// the kim study's quick run (a panic, "transmission released early").
 #[test]
 fn a_run_stopped_on_a_passed_over_end_audits() {

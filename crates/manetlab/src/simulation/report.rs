@@ -347,10 +347,11 @@ impl Simulation {
     /// variant must say here what it carries.
     fn event_packets(&self, ev: &Event, f: &mut dyn FnMut(&'static str, &Packet)) {
         match *ev {
-            // A frame on the air (`frames.rs`): its transmission is kept
-            // by the channel exactly while its stream has signals pending.
-            // Its last bits passed over (`frames.rs`, `holds_frame`) carry
-            // nothing: their receivers released the transmission at once.
+            // A frame on the air (`frames.rs`): its transmission sits in
+            // the channel slot numbered like its stream until the stream is
+            // reused. Its last bits passed over (`frames.rs`, `holds_frame`)
+            // carry nothing: the stream may already be free and its slot
+            // hold a later frame.
             Event::Frame { stream, tx } => {
                 if !self.streams.holds_frame(stream) {
                     return;

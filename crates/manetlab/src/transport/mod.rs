@@ -23,6 +23,17 @@ pub trait TrafficSource: Send {
     fn payload_bytes(&self, seq: u64) -> u32;
 }
 
+/// A boxed source is a source: `UdpSender<Box<dyn TrafficSource>>` takes a
+/// source chosen at run time (the builder's concrete types are inlined).
+impl TrafficSource for Box<dyn TrafficSource> {
+    fn next_departure(&mut self, now: Time, rng: &mut RngStream) -> Option<Time> {
+        (**self).next_departure(now, rng)
+    }
+    fn payload_bytes(&self, seq: u64) -> u32 {
+        (**self).payload_bytes(seq)
+    }
+}
+
 /// What one end of a two-way call (`app/voip.rs`) recorded within its
 /// measurement window: packets sent and the one-way delays of the first
 /// receptions, ns. The delay vector is reserved for the first minutes of
@@ -177,6 +188,28 @@ mod tests {
     use super::FlowRecorder;
     use crate::metrics::Metrics;
     use crate::sim::Time;
+
+    /// A boxed source (a UDP sender's source chosen at run time) answers
+    /// as the source inside it.
+    #[test]
+    fn a_boxed_source_is_its_source() {
+        use super::TrafficSource;
+        use crate::app::cbr::Cbr;
+        use crate::sim::rng::{Purpose, RngStream};
+        let mk = || Cbr::new(512, Time::from_ms(7), Time::from_ms(3), Time::from_ms(1), Time::from_ms(200));
+        let (mut plain, mut boxed): (Cbr, Box<dyn TrafficSource>) = (mk(), Box::new(mk()));
+        let (mut r1, mut r2) = (RngStream::new(5, 1, Purpose::AppJitter, 0), RngStream::new(5, 1, Purpose::AppJitter, 0));
+        let mut now = Time::ZERO;
+        let mut n = 0;
+        while let Some(t) = plain.next_departure(now, &mut r1) {
+            assert_eq!(boxed.next_departure(now, &mut r2), Some(t));
+            assert_eq!(boxed.payload_bytes(n), plain.payload_bytes(n));
+            (now, n) = (t, n + 1);
+        }
+        assert_eq!(boxed.next_departure(now, &mut r2), None);
+        assert!(n > 20, "{n} departures");
+        let _sender = super::udp::UdpSender::new(0, 9, 1, 9, boxed);
+    }
 
     /// `create_sent` and `delivered_received` record what the two calls
     /// they stand for recorded (uids, fates, every flow statistic),
