@@ -198,7 +198,8 @@ mod tests {
         use crate::sim::rng::{Purpose, RngStream};
         let mk = || Cbr::new(512, Time::from_ms(7), Time::from_ms(3), Time::from_ms(1), Time::from_ms(200));
         let (mut plain, mut boxed): (Cbr, Box<dyn TrafficSource>) = (mk(), Box::new(mk()));
-        let (mut r1, mut r2) = (RngStream::new(5, 1, Purpose::AppJitter, 0), RngStream::new(5, 1, Purpose::AppJitter, 0));
+        let (mut r1, mut r2) =
+            (RngStream::new(5, 1, Purpose::AppJitter, 0), RngStream::new(5, 1, Purpose::AppJitter, 0));
         let mut now = Time::ZERO;
         let mut n = 0;
         while let Some(t) = plain.next_departure(now, &mut r1) {
