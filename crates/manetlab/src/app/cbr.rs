@@ -109,6 +109,27 @@ impl TrafficModel for Cbr {
 mod tests {
     use super::*;
     use crate::sim::rng::Purpose;
+    /// A boxed source (a UDP sender's source chosen at run time) answers
+    /// as the source inside it.
+    #[test]
+    fn a_boxed_source_is_its_source() {
+        use crate::transport::TrafficSource;
+        let mk = || Cbr::new(512, Time::from_ms(7), Time::from_ms(3), Time::from_ms(1), Time::from_ms(200));
+        let (mut plain, mut boxed): (Cbr, Box<dyn TrafficSource>) = (mk(), Box::new(mk()));
+        let (mut r1, mut r2) =
+            (RngStream::new(5, 1, Purpose::AppJitter, 0), RngStream::new(5, 1, Purpose::AppJitter, 0));
+        let mut now = Time::ZERO;
+        let mut n = 0;
+        while let Some(t) = plain.next_departure(now, &mut r1) {
+            assert_eq!(boxed.next_departure(now, &mut r2), Some(t));
+            assert_eq!(boxed.payload_bytes(n), plain.payload_bytes(n));
+            (now, n) = (t, n + 1);
+        }
+        assert_eq!(boxed.next_departure(now, &mut r2), None);
+        assert!(n > 20, "{n} departures");
+        let _sender = crate::transport::udp::UdpSender::new(0, 9, 1, 9, boxed);
+    }
+
     #[test]
     fn departures_are_periodic_until_stop() {
         let mut rng = RngStream::new(1, 0, Purpose::AppJitter, 0);

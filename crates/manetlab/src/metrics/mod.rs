@@ -121,3 +121,39 @@ impl crate::transport::FlowRecorder for Metrics {
         &mut self.fate
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Metrics;
+    use crate::sim::Time;
+    use crate::transport::FlowRecorder;
+
+    /// `create_sent` and `delivered_received` record what the two calls
+    /// they stand for recorded (uids, fates, every flow statistic),
+    /// duplicates and the warm-up included.
+    #[test]
+    fn one_call_records_what_the_two_calls_recorded() {
+        let (mut a, mut b) = (Metrics::new(Time(20), 2), Metrics::new(Time(20), 2));
+        for i in 0..40u64 {
+            let (now, flow, payload) = (Time(i * 3), (i % 2) as u32, 100 + i as u32);
+            let ua = a.create_sent(flow, now, payload);
+            let ub = b.fate().create(now);
+            b.flow_sent(flow, now, payload);
+            assert_eq!(ua, ub);
+        }
+        for (k, uid) in [3u64, 7, 7, 12, 3, 39, 0, 21, 22].into_iter().enumerate() {
+            let (now, created, flow) = (Time(10 + k as u64 * 11), Time(uid * 3), (uid % 2) as u32);
+            let fa = a.delivered_received(uid, flow, now, created, 64 + k as u32);
+            let fb = b.fate().delivered(uid);
+            b.flow_received(flow, now, created, 64 + k as u32, fb);
+            assert_eq!(fa, fb, "uid {uid}");
+        }
+        assert!(a.fate.iter().eq(b.fate.iter()) && a.fate.len() == 40);
+        for (x, y) in a.flows.iter().zip(&b.flows) {
+            assert_eq!(format!("{x:?}"), format!("{y:?}"));
+            assert!(x.delay == y.delay && x.jitter_hist == y.jitter_hist && x.jitter == y.jitter);
+            assert!(x.sent_packets > 0 && x.received_packets > 0);
+        }
+        assert_eq!(a.flows.iter().map(|f| f.duplicates).sum::<u64>(), 2);
+    }
+}
