@@ -273,6 +273,27 @@ impl Simulation {
         }
     }
 
+    /// Whether a new frame's first signal `first`, its stream just
+    /// written, would be the next event the run loop pops: before
+    /// everything queued (`next_after`'s test) and by the run's limit
+    /// (`transmit_at_once`); if so, it is counted as executed and the
+    /// clock moved to it, as `next_after` runs a signal in place. Never in
+    /// tests that ask for the queue (`frames_tests.rs`, `QUEUED_ONLY`).
+    #[inline(always)]
+    pub(super) fn first_at_once(&mut self, first: Signal) -> bool {
+        #[cfg(test)]
+        if tests::QUEUED_ONLY.with(|q| q.get()) {
+            return false;
+        }
+        if !(first.key128() < self.queue.peek_key128() && first.time <= self.until.0) {
+            return false;
+        }
+        #[cfg(test)]
+        tests::AT_ONCE.with(|t| t.set(t.get() + 1));
+        self.ran_in_place(Time(first.time));
+        true
+    }
+
     /// The narrow loop's step after signal `cur` of stream `id` was handled
     /// (session 22: one look-up of the stream a signal, after the handler;
     /// before, `pass_unseen` ran before it and `next_in_place` read the

@@ -8,6 +8,66 @@ use crate::scenario::Scenario;
 use crate::sim::Time;
 use crate::Simulation;
 
+thread_local! {
+    /// `transmit_at_once` queues every new stream (this thread's runs).
+    pub(super) static QUEUED_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many new streams `transmit_at_once` left to run without the queue.
+    pub(super) static AT_ONCE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// A frame sent as an event's last work whose first signal runs at once
+/// (`transmit_at_once`, session 24) gives the same run, to the event, as
+/// when its stream is queued and popped: the same frames, packets and
+/// medium changes, the same report and `events` count, with and without
+/// an observer; the TCP chains (RTS/CTS), the 2-hop CBR chain, a run cut
+/// by its limit in many places, EDCA and TDMA.
+#[test]
+fn a_first_signal_at_once_is_the_popped_one() {
+    use crate::simulation::pipeline::tests::logged_run;
+    let cases: [(&str, &[&str]); 5] = [
+        ("../../scenarios/bench/ns2/chain10-tcp-aodv.toml", &["run.duration=20s"]),
+        ("../../scenarios/bench/ns2/chain10-tcp-dsr.toml", &["run.duration=20s"]),
+        ("../../scenarios/bench/ns2/twohop-aodv.toml", &["run.duration=12s"]),
+        ("tests/snapshots/edca.toml", &[]),
+        ("tests/snapshots/tdma.toml", &[]),
+    ];
+    for (rel, ov) in cases {
+        for observed in [true, false] {
+            AT_ONCE.with(|t| t.set(0));
+            let fast = logged_run(rel, ov, observed, |_| {});
+            let taken = AT_ONCE.with(|t| t.get());
+            QUEUED_ONLY.with(|q| q.set(true));
+            let queued = logged_run(rel, ov, observed, |_| {});
+            QUEUED_ONLY.with(|q| q.set(false));
+            if observed {
+                assert!(fast.0.len() > 1000, "{rel}: {} logged", fast.0.len());
+            }
+            assert!(fast.0 == queued.0, "{rel}: the runs differ");
+            assert_eq!(fast.1, queued.1, "{rel}");
+            assert_eq!(fast.2, queued.2, "{rel}: events");
+            if rel.contains("bench") {
+                // (about one frame in two on the chains, more on the 2-hop)
+                assert!(taken > 10_000, "{rel}: {taken} streams run at once");
+            }
+        }
+    }
+    // Stopped and resumed at irregular times (a first signal past the
+    // limit is queued): the same as in one go.
+    let rel = "../../scenarios/bench/ns2/chain10-tcp-aodv.toml";
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let sc = Scenario::parse::<&str>(&text, rel, &["run.duration=20s"]).unwrap();
+    let go = |steps: u64| {
+        let mut sim = Simulation::new(sc.config(sc.seed())).unwrap();
+        let end = 20_000_000_000u64;
+        for i in 1..=steps {
+            sim.run_until(Time(end * i / steps + (i * 7_919) % 1_000));
+        }
+        serde_json::to_string(&sim.run()).unwrap()
+    };
+    assert_eq!(go(1), go(4_999));
+}
+
 /// A run stopped while a frame stream's queued entry is a last bit
 /// passed over (its stream possibly freed and its channel slot reused)
 /// still audits: the entry carries no packet, and the audit does not

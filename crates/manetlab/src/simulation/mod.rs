@@ -207,11 +207,13 @@ impl Simulation {
 
     fn handle(&mut self, ev: Event) {
         let now = self.queue.now();
-        let node = match ev {
-            Event::Frame { stream, tx } => return self.frame_events(stream, tx),
+        // (a stream popped, or sent by a MAC timer with its first signal
+        // due next: `sent_at_once`; one call site, one inlined loop)
+        let (stream, tx) = match ev {
+            Event::Frame { stream, tx } => (stream, tx),
             Event::TxEnd { node } => {
                 self.tx_end(node);
-                node
+                return self.collect_mac(node);
             }
             Event::Mac { node, kind, gen } => {
                 let gen = match kind {
@@ -222,10 +224,12 @@ impl Simulation {
                     _ => gen,
                 };
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
-                if self.sent_at_once(node) {
-                    return;
+                match self.sent_at_once(node) {
+                    pipeline::Sent::No => return self.collect_mac(node),
+                    pipeline::Sent::Queued => return,
+                    // (a frame's stream index is its transmission's)
+                    pipeline::Sent::Now(id) => (id, id),
                 }
-                node
             }
             Event::Endpoint { node, idx, timer } => {
                 return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
@@ -233,7 +237,7 @@ impl Simulation {
             // The protocols' and stages' events (`pipeline.rs`).
             _ => return self.other_event(ev),
         };
-        self.collect_mac(node);
+        self.frame_events(stream, tx)
     }
 
     fn collect_mac(&mut self, node: NodeId) {
