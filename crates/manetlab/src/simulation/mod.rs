@@ -22,6 +22,7 @@ mod gateway;
 mod observe;
 mod pipeline;
 mod report;
+mod routed;
 mod timers;
 mod wired;
 
@@ -227,9 +228,7 @@ impl Simulation {
                 }
                 node
             }
-            Event::Endpoint { node, idx, timer } => {
-                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
-            }
+            Event::Endpoint { node, idx, timer } => return self.endpoint_timer(node, idx, timer),
             // The protocols' and stages' events (`pipeline.rs`).
             _ => return self.other_event(ev),
         };
