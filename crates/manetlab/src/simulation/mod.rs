@@ -22,6 +22,7 @@ mod gateway;
 mod observe;
 mod pipeline;
 mod report;
+mod routed;
 mod timers;
 mod wired;
 
@@ -231,9 +232,7 @@ impl Simulation {
                     pipeline::Sent::Now(id) => (id, id),
                 }
             }
-            Event::Endpoint { node, idx, timer } => {
-                return self.with_endpoint(node, idx, |ep, ctx| ep.on_timer(ctx, timer))
-            }
+            Event::Endpoint { node, idx, timer } => return self.endpoint_timer(node, idx, timer),
             // The protocols' and stages' events (`pipeline.rs`).
             _ => return self.other_event(ev),
         };

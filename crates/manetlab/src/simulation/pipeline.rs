@@ -430,7 +430,7 @@ impl Simulation {
     /// empty FIFO, and nothing watching the queue or keeping books on it
     /// (no observer, lifetime or backpressure).
     #[inline(always)]
-    fn straight_to_mac(&self, n: &crate::node::Node, pkt: &Packet) -> bool {
+    pub(super) fn straight_to_mac(&self, n: &crate::node::Node, pkt: &Packet) -> bool {
         n.ifq.passes_through(pkt)
             && self.bp.is_none()
             && n.ifq_life.is_none()
@@ -438,55 +438,6 @@ impl Simulation {
             && self.obs.is_empty()
             && !n.mac.is_edca()
             && n.mac.can_accept()
-    }
-
-    /// Routing's `Transmit` action `i`, of a packet `queues_by_radio`:
-    /// what `net_transmit` then `enqueue` do with it, the packet read in
-    /// the action (`QueueDisc::enqueue_ref`) instead of copied out first.
-    /// A packet the queue refuses is dropped as `enqueue` drops it, read
-    /// in the action too.
-    pub(super) fn transmit_in_place(&mut self, node: NodeId, i: usize) {
-        let NetAction::Transmit(pkt) = &self.net_out[i] else { unreachable!("a Transmit action") };
-        let now = self.queue.now();
-        let action = if pkt.src == node { Action::Send } else { Action::Forward };
-        self.obs.packet(now, node, Layer::Router, action, pkt, None);
-        let n = &self.nodes[node as usize];
-        if n.ifq.refuses(pkt) {
-            // `enqueue`'s first branch. `drop_packet` adds no action (the
-            // observers, the node's counters, the source endpoint's
-            // `on_dropped`, which has no output): the vector is lent out
-            // for the call (three words moved) instead of the packet
-            // copied out of it.
-            let out = std::mem::take(&mut self.net_out);
-            let NetAction::Transmit(pkt) = &out[i] else { unreachable!("a Transmit action") };
-            self.drop_packet(node, pkt, DropReason::Ifq);
-            debug_assert!(self.net_out.is_empty());
-            self.net_out = out;
-            return;
-        }
-        if self.straight_to_mac(n, pkt) {
-            self.nodes[node as usize].mac.enqueue_ref(now, pkt, &mut self.mac_out);
-            return self.collect_mac(node);
-        }
-        if self.bp.is_none() && n.ifq_life.is_none() && !self.cfg.queue.expire_in_flight {
-            // `enqueue`'s general path with no books kept on the queue.
-            let n = &mut self.nodes[node as usize];
-            let r = n.ifq.enqueue_ref(pkt);
-            let mine = matches!(&r, Err(p) if p.uid == pkt.uid);
-            if !mine {
-                self.obs.queue(now, node, &*n.ifq);
-            }
-            if let Err(p) = r {
-                // Refused (`mine`), or another pushed out (fair queueing).
-                self.drop_packet(node, &p, DropReason::Ifq);
-            }
-            if !mine {
-                self.feed_mac(node);
-            }
-            return;
-        }
-        let pkt = *pkt;
-        self.enqueue(node, &pkt)
     }
 
     /// Puts a packet on the interface queue (IFQ drop when full).
@@ -674,23 +625,6 @@ impl Simulation {
         } else {
             self.forward_in_place(node, i)
         }
-    }
-
-    /// The MAC's `Deliver` action `i` of a packet `forwards_by_radio`, with
-    /// no backpressure (`bp_heard` does nothing): what `do_mac` and
-    /// `net_input` then `route_out` do with it, the packet routed from the
-    /// action instead of copied out of it first.
-    pub(super) fn forward_in_place(&mut self, node: NodeId, i: usize) {
-        let MacAction::Deliver(pkt, from) = &mut self.mac_out[i] else { unreachable!("a Deliver action") };
-        pkt.prev_hop = *from;
-        pkt.ttl -= 1;
-        let now = self.queue.now();
-        let n = &mut self.nodes[node as usize];
-        n.net.forwarded += 1;
-        let mut ctx =
-            RouteCtx { now, node, out: &mut self.net_out, rng: &mut n.routing_rng, uids: &mut self.obs.metrics.fate };
-        n.routing.route_ref(&mut ctx, pkt, Origin::Forward);
-        self.routing_done(node, true);
     }
 
     /// The endpoint's `Send` action `i` of a packet with no wired next hop,

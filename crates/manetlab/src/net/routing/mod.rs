@@ -357,6 +357,19 @@ pub trait Routing: Send {
     fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
         self.route(ctx, *pkt, origin)
     }
+    /// [`Routing::route_ref`], except that where it would end by sending
+    /// `pkt` to one neighbour (`ctx.transmit` of the packet with that next
+    /// hop, its last action) it returns that next hop instead and does not
+    /// push the `Transmit`: the kernel then sends the packet from where it
+    /// lies, without its copy into the action vector and the work item
+    /// (`simulation/routed.rs`). Any other outcome is `route_ref`'s, and
+    /// `None`. The default is `route_ref`; AODV overrides it (its active
+    /// route).
+    #[inline]
+    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) -> Option<NodeId> {
+        self.route_ref(ctx, pkt, origin);
+        None
+    }
     /// The MAC gave up on `pkt` towards `pkt.next_hop` (retries exhausted).
     /// The default drops it with reason RET.
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {

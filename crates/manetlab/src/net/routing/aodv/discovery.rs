@@ -4,6 +4,62 @@
 use super::*;
 
 impl Aodv {
+    /// `route_ref`'s packets without an active route, and broadcasts: out
+    /// of line, so that the routed path (one look-up, the refreshes, the
+    /// copy into the action vector) saves few registers and sets up no
+    /// large frame (docs/performance.md, "Session 22 (branch s22up)"; here
+    /// since session 24: `mod.rs` is at the 800-line limit).
+    #[inline(never)]
+    pub(super) fn route_unrouted(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
+        if pkt.dst == BROADCAST {
+            return ctx.transmit(Packet { next_hop: BROADCAST, ..*pkt });
+        }
+        let pkt = *pkt;
+        match origin {
+            Origin::Local => {
+                let dst = pkt.dst;
+                self.buffer_packet(ctx, pkt);
+                if !self.discoveries.contains_key(&dst) {
+                    self.start_discovery(ctx, dst);
+                } else {
+                    self.ns2_packet_buffered(ctx, dst, true);
+                }
+            }
+            Origin::Forward => {
+                if self.table.get(pkt.dst).is_some_and(|r| r.state == RouteState::Repairing) {
+                    let dst = pkt.dst;
+                    self.buffer_packet(ctx, pkt);
+                    // ns2_quirks: a repair outlives its discovery (retries
+                    // ran out, hold-off over); ns-2 asks again for waiting
+                    // packets (`rt_purge`).
+                    if self.cfg.ns2_quirks && !self.discoveries.contains_key(&dst) {
+                        self.start_discovery(ctx, dst);
+                    } else {
+                        self.ns2_packet_buffered(ctx, dst, false);
+                    }
+                    return;
+                }
+                // §6.11 case (ii): no route for a packet in transit.
+                self.stats.event("no_route_for_forward");
+                let (seq, mut recipients) = match self.table.get(pkt.dst) {
+                    Some(r) => (r.seq, self.table.precursors(pkt.dst).to_vec()),
+                    None => (0, Vec::new()),
+                };
+                if !recipients.contains(&pkt.prev_hop) {
+                    recipients.push(pkt.prev_hop);
+                }
+                match LinkFailureNotice::for_packet(&pkt) {
+                    Some(n) => {
+                        self.stats.event("elfn_notices_sent");
+                        self.send_rerr_elfn(ctx, (pkt.dst, seq), &recipients, n);
+                    }
+                    None => self.send_rerr(ctx, &[(pkt.dst, seq)], &recipients, false),
+                }
+                ctx.drop(pkt, DropReason::Nrte);
+            }
+        }
+    }
+
     pub(super) fn start_discovery(&mut self, ctx: &mut RouteCtx, dst: NodeId) {
         let c = &self.cfg;
         // The last known hop count, if any, seeds the ring (§6.4).

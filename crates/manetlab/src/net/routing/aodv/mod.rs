@@ -323,61 +323,6 @@ impl Aodv {
         }
     }
 
-    /// `route_ref`'s packets without an active route, and broadcasts: out
-    /// of line, so that the routed path (one look-up, the refreshes, the
-    /// copy into the action vector) saves few registers and sets up no
-    /// large frame (docs/performance.md, "Session 22 (branch s22up)").
-    #[inline(never)]
-    fn route_unrouted(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
-        if pkt.dst == BROADCAST {
-            return ctx.transmit(Packet { next_hop: BROADCAST, ..*pkt });
-        }
-        let pkt = *pkt;
-        match origin {
-            Origin::Local => {
-                let dst = pkt.dst;
-                self.buffer_packet(ctx, pkt);
-                if !self.discoveries.contains_key(&dst) {
-                    self.start_discovery(ctx, dst);
-                } else {
-                    self.ns2_packet_buffered(ctx, dst, true);
-                }
-            }
-            Origin::Forward => {
-                if self.table.get(pkt.dst).is_some_and(|r| r.state == RouteState::Repairing) {
-                    let dst = pkt.dst;
-                    self.buffer_packet(ctx, pkt);
-                    // ns2_quirks: a repair outlives its discovery (retries
-                    // ran out, hold-off over); ns-2 asks again for waiting
-                    // packets (`rt_purge`).
-                    if self.cfg.ns2_quirks && !self.discoveries.contains_key(&dst) {
-                        self.start_discovery(ctx, dst);
-                    } else {
-                        self.ns2_packet_buffered(ctx, dst, false);
-                    }
-                    return;
-                }
-                // §6.11 case (ii): no route for a packet in transit.
-                self.stats.event("no_route_for_forward");
-                let (seq, mut recipients) = match self.table.get(pkt.dst) {
-                    Some(r) => (r.seq, self.table.precursors(pkt.dst).to_vec()),
-                    None => (0, Vec::new()),
-                };
-                if !recipients.contains(&pkt.prev_hop) {
-                    recipients.push(pkt.prev_hop);
-                }
-                match LinkFailureNotice::for_packet(&pkt) {
-                    Some(n) => {
-                        self.stats.event("elfn_notices_sent");
-                        self.send_rerr_elfn(ctx, (pkt.dst, seq), &recipients, n);
-                    }
-                    None => self.send_rerr(ctx, &[(pkt.dst, seq)], &recipients, false),
-                }
-                ctx.drop(pkt, DropReason::Nrte);
-            }
-        }
-    }
-
 
     /// Sends every buffered packet that now has an active route.
     fn flush_buffer(&mut self, ctx: &mut RouteCtx) {
@@ -631,6 +576,15 @@ impl Routing for Aodv {
 
     /// `route` with the packet copied only when it is sent or kept.
     fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
+        if let Some(nh) = self.route_hop(ctx, pkt, origin) {
+            ctx.transmit(Packet { next_hop: nh, ..*pkt });
+        }
+    }
+
+    /// The active route's next hop, the packet not copied (`route_ref`
+    /// sends it there); the rest goes to `route_unrouted`.
+    #[inline]
+    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) -> Option<NodeId> {
         let now = ctx.now;
         if origin == Origin::Forward {
             self.heard(ctx, pkt.prev_hop);
@@ -640,10 +594,11 @@ impl Routing for Aodv {
             let until = now + self.cfg.active_route_timeout;
             if let Some(nh) = self.table.use_active(pkt.dst, until, now) {
                 self.refresh_others(now, until, pkt, nh);
-                return ctx.transmit(Packet { next_hop: nh, ..*pkt });
+                return Some(nh);
             }
         }
-        self.route_unrouted(ctx, pkt, origin)
+        self.route_unrouted(ctx, pkt, origin);
+        None
     }
 
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
