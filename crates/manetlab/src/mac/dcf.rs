@@ -193,8 +193,6 @@ pub struct Dcf {
     eifs_until: Time,
     slot: Time,
     eifs: Time,
-    /// When a due ACK goes on the air (`Time::MAX`: none; `arm_access`).
-    ack_at: Time,
     // Channel access: one backoff entity per access category, each with
     // the packet it holds (one entity for plain DCF; AC_VO and AC_BE with
     // EDCA, index = `AccessCategory::index`).
@@ -238,6 +236,8 @@ pub struct Dcf {
     seqs: dup::SeqCounters,
     response: Option<Response>,
     response_gen: u32,
+    /// When a due ACK or sure CTS goes on the air (`Time::MAX`: none; `arm_access`).
+    reply_at: Time,
     dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
     tx_frame: Frame,
@@ -291,7 +291,7 @@ impl Dcf {
             idle_since: Time::ZERO,
             nav_until: Time::ZERO,
             eifs_until: Time::ZERO,
-            ack_at: Time::MAX,
+            reply_at: Time::MAX,
             acs,
             n_acs,
             active: 0,
@@ -587,7 +587,7 @@ impl Dcf {
                 if self.response.is_none() && !self.responding {
                     let ack = self.response_frame(FrameKind::Ack, f, Time::ZERO, frame::ACK_BYTES);
                     self.respond(now, ack, out);
-                    self.ack_at = now + self.sifs;
+                    self.reply_at = now + self.sifs;
                 }
                 if self.dup_cache.is_duplicate(f) {
                     self.stats.duplicates += 1;
@@ -668,7 +668,7 @@ impl Dcf {
             }
             MacTimer::Response if gen == self.response_gen => {
                 if let Some(r) = self.response.take() {
-                    self.ack_at = Time::MAX;
+                    self.reply_at = Time::MAX;
                     let kind = r.kind;
                     if self.transmitting || (kind == FrameKind::Cts && !self.cts_may_go(now)) {
                         return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`

@@ -90,16 +90,17 @@ impl Dcf {
         let Some(b) = self.acs[0].backoff else { return };
         let start = self.countdown_from(0);
         // A DATA frame for this station decoded and its ACK goes out at
-        // `ack_at` (SIFS after it; nothing cancels it), and this countdown
-        // would start no earlier: the ACK's transmission would freeze it
+        // `reply_at` (SIFS after it; nothing cancels it; also a CTS under a
+        // rule that cannot refuse it, `cts.rs`), and this countdown would
+        // start no earlier: the response's transmission would freeze it
         // before it counts a slot (`count_down` changes nothing at
-        // `now <= countdown_start`), and the ACK's end arms it again from
-        // the same state, so the timer is dead when armed. Not armed: no
+        // `now <= countdown_start`), and the response's end arms it again
+        // from the same state, so the timer is dead when armed. Not armed: no
         // action, no queue entry, no freeze (a relay's every forwarded
         // packet, fed or re-armed in the SIFS before its ACK). The same run
         // but for fewer executed events (test
-        // `simulation::pipeline_tests::dead_access_before_an_ack_changes_nothing_but_events`).
-        if start >= self.ack_at && !arms_dead() {
+        // `simulation::pipeline::tests::dead_access_before_an_ack_changes_nothing_but_events`).
+        if start >= self.reply_at && !arms_dead() {
             return;
         }
         let at = self.start_countdown(0, start, b, now);

@@ -30,7 +30,7 @@ impl Response {
 impl Dcf {
     pub(super) fn respond(&mut self, now: Time, r: Response, out: &mut Vec<MacAction>) {
         self.response = Some(r);
-        self.ack_at = Time::MAX; // (an ACK's `receive` sets it after this)
+        self.reply_at = Time::MAX; // (an ACK's or CTS's caller sets it after this)
         self.response_gen = self.response_gen.wrapping_add(1);
         // No saved registers: the vector's growth is out of line (`backoff.rs`).
         super::backoff::push_timer(out, now + self.sifs, MacTimer::Response, self.response_gen);
