@@ -43,6 +43,8 @@ mod stats;
 pub use cts::CtsRule;
 pub use ns3::{ImmediateAccess, RetryCounters};
 pub use stats::MacStats;
+#[cfg(test)]
+pub(crate) use backoff::ARM_DEAD;
 use response::Response;
 
 /// The DCF's timers. Each carries a generation so a cancelled timer that
@@ -234,6 +236,8 @@ pub struct Dcf {
     seqs: dup::SeqCounters,
     response: Option<Response>,
     response_gen: u32,
+    /// When a due ACK or sure CTS goes on the air (`Time::MAX`: none; `arm_access`).
+    reply_at: Time,
     dup_cache: dup::DupCache,
     /// The frame most recently put on the air.
     tx_frame: Frame,
@@ -287,6 +291,7 @@ impl Dcf {
             idle_since: Time::ZERO,
             nav_until: Time::ZERO,
             eifs_until: Time::ZERO,
+            reply_at: Time::MAX,
             acs,
             n_acs,
             active: 0,
@@ -582,6 +587,7 @@ impl Dcf {
                 if self.response.is_none() && !self.responding {
                     let ack = self.response_frame(FrameKind::Ack, f, Time::ZERO, frame::ACK_BYTES);
                     self.respond(now, ack, out);
+                    self.reply_at = now + self.sifs;
                 }
                 if self.dup_cache.is_duplicate(f) {
                     self.stats.duplicates += 1;
@@ -662,6 +668,7 @@ impl Dcf {
             }
             MacTimer::Response if gen == self.response_gen => {
                 if let Some(r) = self.response.take() {
+                    self.reply_at = Time::MAX;
                     let kind = r.kind;
                     if self.transmitting || (kind == FrameKind::Cts && !self.cts_may_go(now)) {
                         return; // not while transmitting (cannot happen with SIFS spacing); `cts.rs`
@@ -740,14 +747,6 @@ impl Dcf {
             }
         }
         self.medium_maybe_idle(now, out);
-    }
-
-    /// The response must start within SIFS + a slot (§10.3.2.9); we wait for
-    /// its whole duration plus that margin.
-    fn set_timeout(&mut self, now: Time, response: Time, out: &mut Vec<MacAction>) {
-        self.timeout_gen = self.timeout_gen.wrapping_add(1);
-        let at = now + self.sifs + response + self.slot;
-        out.push(MacAction::Timer { at, kind: MacTimer::Timeout, gen: self.timeout_gen });
     }
 
     fn attempt_failed(&mut self, now: Time, exhausted: bool, out: &mut Vec<MacAction>) {

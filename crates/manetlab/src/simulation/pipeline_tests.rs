@@ -111,3 +111,40 @@ fn feed_mac_fast_paths_are_feed_queued() {
         }
     }
 }
+
+/// The access timers the DCF no longer arms while an ACK (or a CTS that
+/// cannot be refused) waits its SIFS (`mac/dcf/backoff.rs` `arm_access`)
+/// change nothing but the events count: the same frames, packets and
+/// medium changes in the same order and the same report as when they are
+/// armed (and die unfired), on the bench chains (DATA and ACK; RTS/CTS,
+/// NAV; also with ns-2's CTS rule, whose CTS may be refused), a mobile DSR
+/// run (ELFN), the 2-hop, EDCA (untouched), TDMA, backpressure and a
+/// shadowed SINR run; fewer events on the bench runs (the path taken).
+#[test]
+fn dead_access_before_an_ack_changes_nothing_but_events() {
+    use crate::mac::dcf::ARM_DEAD;
+    let cases: [(&str, &[&str]); 9] = [
+        ("../../scenarios/bench/ns2/chain10-tcp-aodv.toml", &["run.duration=25s"]),
+        ("../../scenarios/bench/ns2/chain10-tcp-aodv.toml", &["run.duration=25s", "mac.cts_rule=ns2"]),
+        ("../../scenarios/bench/ns2/chain10-tcp-dsr.toml", &["run.duration=25s"]),
+        ("../../scenarios/bench/ns2/twohop-aodv.toml", &["run.duration=12s"]),
+        ("tests/snapshots/dsr-mobile-elfn.toml", &[]),
+        ("tests/snapshots/edca.toml", &[]),
+        ("tests/snapshots/tdma.toml", &[]),
+        ("tests/snapshots/backpressure.toml", &[]),
+        ("tests/snapshots/sinr-shadowing.toml", &[]),
+    ];
+    for (rel, ov) in cases {
+        let (log, report, events) = logged_run(rel, ov, true, |_| {});
+        ARM_DEAD.with(|a| a.set(true));
+        let (armed_log, armed_report, armed_events) = logged_run(rel, ov, true, |_| {});
+        ARM_DEAD.with(|a| a.set(false));
+        assert!(log.len() > 1000, "{rel}: {} logged", log.len());
+        assert!(log == armed_log, "{rel}: the runs differ");
+        assert_eq!(report, armed_report, "{rel}");
+        assert!(events <= armed_events, "{rel}: {events} > {armed_events}");
+        if rel.contains("bench") {
+            assert!(events * 100 < armed_events * 99, "{rel}: {events} vs {armed_events}");
+        }
+    }
+}

@@ -88,7 +88,22 @@ impl Dcf {
         // Plain DCF: one entity, no loop and no minimum to fold
         // (`schedule_access` found its backoff set).
         let Some(b) = self.acs[0].backoff else { return };
-        let at = self.arm_entity(0, b, now);
+        let start = self.countdown_from(0);
+        // A DATA frame for this station decoded and its ACK goes out at
+        // `reply_at` (SIFS after it; nothing cancels it; also a CTS under a
+        // rule that cannot refuse it, `cts.rs`), and this countdown would
+        // start no earlier: the response's transmission would freeze it
+        // before it counts a slot (`count_down` changes nothing at
+        // `now <= countdown_start`), and the response's end arms it again
+        // from the same state, so the timer is dead when armed. Not armed: no
+        // action, no queue entry, no freeze (a relay's every forwarded
+        // packet, fed or re-armed in the SIFS before its ACK). The same run
+        // but for fewer executed events (test
+        // `simulation::pipeline::tests::dead_access_before_an_ack_changes_nothing_but_events`).
+        if start >= self.reply_at && !arms_dead() {
+            return;
+        }
+        let at = self.start_countdown(0, start, b, now);
         self.access_pending = true;
         self.access_gen = self.access_gen.wrapping_add(1);
         push_timer(out, at, MacTimer::Access, self.access_gen);
@@ -114,9 +129,22 @@ impl Dcf {
     /// returns when it reaches zero.
     #[inline(always)]
     fn arm_entity(&mut self, i: usize, b: u32, now: Time) -> Time {
-        // Slots already counted in this idle period (before a freeze caused
-        // by a new packet or a re-evaluation) are not counted again.
-        let start = self.access_start(i).max(self.acs[i].counted_to);
+        let start = self.countdown_from(i);
+        self.start_countdown(i, start, b, now)
+    }
+
+    /// Where entity `i`'s countdown starts in this idle period: slots
+    /// already counted in it (before a freeze caused by a new packet or a
+    /// re-evaluation) are not counted again.
+    #[inline(always)]
+    fn countdown_from(&self, i: usize) -> Time {
+        self.access_start(i).max(self.acs[i].counted_to)
+    }
+
+    /// Starts entity `i`'s countdown of `b` slots at `start`; when it
+    /// reaches zero.
+    #[inline(always)]
+    fn start_countdown(&mut self, i: usize, start: Time, b: u32, now: Time) -> Time {
         let at = (start + self.slot * b as u64).max(now);
         let a = &mut self.acs[i];
         a.countdown_start = start;
@@ -141,6 +169,21 @@ impl Dcf {
             self.schedule_access(now, out);
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Arm the dead access timers `arm_access` skips (this thread's runs).
+    pub(crate) static ARM_DEAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the dead armings are made anyway (tests only: `ARM_DEAD`).
+#[inline(always)]
+fn arms_dead() -> bool {
+    #[cfg(test)]
+    return ARM_DEAD.with(|a| a.get());
+    #[cfg(not(test))]
+    false
 }
 
 /// Pushes `MacAction::Timer { at, kind, gen }`; a full vector grows out

@@ -61,6 +61,11 @@ impl Dcf {
             let duration = f.duration.saturating_sub(self.sifs + self.cts_time);
             let cts = self.response_frame(FrameKind::Cts, f, duration, frame::CTS_BYTES);
             self.respond(now, cts, out);
+            if self.cts_rule != CtsRule::Ns2 {
+                // Sent at its SIFS whatever the medium (`cts_may_go`):
+                // a countdown armed before it is dead (`arm_access`).
+                self.reply_at = now + self.sifs;
+            }
         }
     }
 

@@ -30,9 +30,18 @@ impl Response {
 impl Dcf {
     pub(super) fn respond(&mut self, now: Time, r: Response, out: &mut Vec<MacAction>) {
         self.response = Some(r);
+        self.reply_at = Time::MAX; // (an ACK's or CTS's caller sets it after this)
         self.response_gen = self.response_gen.wrapping_add(1);
         // No saved registers: the vector's growth is out of line (`backoff.rs`).
         super::backoff::push_timer(out, now + self.sifs, MacTimer::Response, self.response_gen);
+    }
+
+    /// The response must start within SIFS + a slot (§10.3.2.9); we wait for
+    /// its whole duration plus that margin.
+    pub(super) fn set_timeout(&mut self, now: Time, response: Time, out: &mut Vec<MacAction>) {
+        self.timeout_gen = self.timeout_gen.wrapping_add(1);
+        let at = now + self.sifs + response + self.slot;
+        out.push(MacAction::Timer { at, kind: MacTimer::Timeout, gen: self.timeout_gen });
     }
 
     /// A control response (CTS or ACK) to `to`: addressed to its sender, at
