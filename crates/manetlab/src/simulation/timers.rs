@@ -124,9 +124,9 @@ impl Simulation {
     /// MAC timer, `handle`; after a signal, `collect_drain`): the MAC's
     /// actions are the list's first items, so `drain_items` carries them
     /// out in order from `mac_out` itself, without a work item each (a
-    /// push with its capacity test, and the item's read back: ~X
-    /// instructions an action, measured in docs/performance.md, "Session
-    /// 24 (branch s24wl)", second pass). Nothing to do without actions.
+    /// push with its capacity test, and the item's read back: 2-hop
+    /// -2.0 %, chains -1.6/-1.8 % of all instructions, docs/performance.md,
+    /// "Session 24 (branch s24wl)", second pass). Nothing to do without actions.
     /// With `event-counts` (which reads `mac_out` after the event) the
     /// items are collected for `run_until`'s drain.
     #[inline(always)]
