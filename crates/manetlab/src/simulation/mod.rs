@@ -226,7 +226,7 @@ impl Simulation {
                 };
                 self.nodes[node as usize].mac.on_timer(now, kind, gen, &mut self.mac_out);
                 match self.sent_at_once(node) {
-                    pipeline::Sent::No => return self.collect_mac(node),
+                    pipeline::Sent::No => return self.drain_mac(node),
                     pipeline::Sent::Queued => return,
                     // (a frame's stream index is its transmission's)
                     pipeline::Sent::Now(id) => (id, id),
@@ -309,13 +309,18 @@ impl Simulation {
         match self.work.len() {
             0 => {}
             1 => self.drain_one(),
-            _ => self.drain_items(),
+            _ => self.drain_items(0, 0),
         }
         debug_assert!(self.mac_out.is_empty() && self.net_out.is_empty() && self.ep_out.is_empty());
     }
 
+    /// `n`: the first `n` actions of `mac_out` are `node`'s and have no
+    /// work item (`drain_mac`): carried out first, as their items would be.
     #[inline(never)]
-    fn drain_items(&mut self) {
+    fn drain_items(&mut self, node: NodeId, n: usize) {
+        for i in 0..n {
+            self.mac_item(node, i);
+        }
         let mut next = 0;
         while let Some(&w) = self.work.get(next) {
             next += 1;
