@@ -46,7 +46,7 @@ fn a_first_signal_at_once_is_the_popped_one() {
             assert_eq!(fast.1, queued.1, "{rel}");
             assert_eq!(fast.2, queued.2, "{rel}: events");
             if rel.contains("bench") {
-                // (about one frame in two on the chains, more on the 2-hop)
+                // (nearly every frame: 144.3 K of the AODV chain's 146.5 K in 200 s)
                 assert!(taken > 10_000, "{rel}: {taken} streams run at once");
             }
         }

@@ -228,8 +228,7 @@ impl Simulation {
                 match self.sent_at_once(node) {
                     pipeline::Sent::No => return self.drain_mac(node),
                     pipeline::Sent::Queued => return,
-                    // (a frame's stream index is its transmission's)
-                    pipeline::Sent::Now(id) => (id, id),
+                    pipeline::Sent::Now(id) => (id, id), // (a frame's stream index is its transmission's)
                 }
             }
             Event::Endpoint { node, idx, timer } => return self.endpoint_timer(node, idx, timer),

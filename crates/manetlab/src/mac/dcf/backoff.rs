@@ -90,8 +90,10 @@ impl Dcf {
         let Some(b) = self.acs[0].backoff else { return };
         let start = self.countdown_from(0);
         // A DATA frame for this station decoded and its ACK goes out at
-        // `reply_at` (SIFS after it; nothing cancels it; also a CTS under a
-        // rule that cannot refuse it, `cts.rs`), and this countdown would
+        // `reply_at` (SIFS after it; also a CTS under a rule that cannot
+        // refuse it, `cts.rs`; the response timer drops it only when this
+        // station is already transmitting, and that transmission froze the
+        // countdown the same way), and this countdown would
         // start no earlier: the response's transmission would freeze it
         // before it counts a slot (`count_down` changes nothing at
         // `now <= countdown_start`), and the response's end arms it again

@@ -8,7 +8,7 @@ impl Aodv {
     /// of line, so that the routed path (one look-up, the refreshes, the
     /// copy into the action vector) saves few registers and sets up no
     /// large frame (docs/performance.md, "Session 22 (branch s22up)"; here
-    /// since session 24: `mod.rs` is at the 800-line limit).
+    /// since session 24: `mod.rs` was at the 800-line limit).
     #[inline(never)]
     pub(super) fn route_unrouted(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
         if pkt.dst == BROADCAST {
