@@ -12,6 +12,23 @@ use super::time::Time;
 mod late;
 use late::{Late, COARSE};
 
+#[cfg(test)]
+thread_local! {
+    /// Every entry this thread's queues take, (time, sequence) in push
+    /// order, while `Some` (`record_pushes`): two runs that must schedule
+    /// the same events in the same order compare these.
+    static PUSHES: std::cell::RefCell<Option<Vec<(u64, u64)>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and returns what it returned with the (time, sequence) of
+/// every queue entry pushed meanwhile on this thread, in push order.
+#[cfg(test)]
+pub(crate) fn record_pushes<R>(f: impl FnOnce() -> R) -> (R, Vec<(u64, u64)>) {
+    PUSHES.with(|p| *p.borrow_mut() = Some(Vec::new()));
+    let r = f();
+    (r, PUSHES.with(|p| p.borrow_mut().take().unwrap_or_default()))
+}
+
 /// The panic of a push before now, out of line: `assert!`'s message kept
 /// the pushed time spilled to the stack on every push.
 #[cold]
@@ -206,6 +223,8 @@ impl<E: Copy + Default> EventQueue<E> {
         let e = Entry { time, seq, event };
         let k = e.key();
         debug_assert!(seq != u64::MAX);
+        #[cfg(test)]
+        PUSHES.with(|p| p.borrow_mut().as_mut().map(|v| v.push((time, seq))));
         if k >= self.bound {
             return self.push_far(time, seq, event);
         }
