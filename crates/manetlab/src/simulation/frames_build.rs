@@ -198,13 +198,39 @@ impl Streams {
         d: Time,
         reserve: impl FnOnce(u64) -> u64,
     ) -> Option<(u32, Signal)> {
-        let n = match self.tmpl.get(sender as usize) {
-            Some(t) if !t.signals.is_empty() && t.accepts(now, d) => t.signals.len(),
+        let t = match self.tmpl.get(sender as usize) {
+            Some(t) if !t.signals.is_empty() && t.accepts(now, d) => &t.signals,
             _ => return None,
         };
-        let id = self.take((now + d) - now);
+        // `take` and `write_templated_stream` in one (session 25: the
+        // stream and the template looked up once, no saturating sums:
+        // `accepts` bounds `now + hk + d`, so `now + d` and every signal's
+        // time are in range and the transmission's `end - start` is `d`;
+        // ~25 instructions a frame fewer).
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slab.push(FrameStream::default());
+                (self.slab.len() - 1) as u32
+            }
+        };
+        let s = &mut self.slab[id as usize];
+        s.next = 0;
+        s.dur = d;
+        // (`2k + 1` signals: the `k` first bits, the `TxEnd`, the last bits)
+        let (n, k) = (t.len(), t.len() / 2);
         let base = reserve(n as u64);
-        Some((id, self.write_templated_stream(id, sender, now, d, base)))
+        s.signals.clear();
+        s.signals.reserve(n);
+        let spare = &mut s.signals.spare_capacity_mut()[..n];
+        let (t_starts, t_rest) = t.split_at(k);
+        let (starts, rest) = spare.split_at_mut(k);
+        shift_signals(starts, t_starts, now.0, base);
+        shift_signals(rest, t_rest, now.0 + d.0, base);
+        // SAFETY: the two calls wrote `spare[..k]` and `spare[k..]`, the
+        // first `n` places of the (cleared) vector's capacity.
+        unsafe { s.signals.set_len(n) };
+        Some((id, s.signals[0]))
     }
 
     /// Stream `id` (just taken) written from `sender`'s template (built):

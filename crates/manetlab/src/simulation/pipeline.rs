@@ -201,7 +201,8 @@ impl Simulation {
             if self.air_counts.is_none() {
                 let queue = &mut self.queue;
                 if let Some((id, first)) = self.streams.templated_stream(node, now, d, |n| queue.reserve(n)) {
-                    self.channel.begin_at(id, node, frame, now, now + d);
+                    // (`now + d` in range: `Template::accepts`)
+                    self.channel.begin_at(id, node, frame, now, crate::sim::Time(now.0 + d.0));
                     if AT_ONCE && self.first_at_once(first) {
                         return id;
                     }
