@@ -75,6 +75,12 @@ proptest::proptest! {
                 }
                 2 if unseen[i] => {}
                 2 => {
+                    // The invariant `end_lone_lock` relies on (session 25):
+                    // a held lock's signal is in the set, so when it is the
+                    // set's one signal it is in the first slot.
+                    if fast.n_active == 1 && fast.locked {
+                        proptest::prop_assert_eq!(fast.tx[0], fast.lock_tx);
+                    }
                     let want = general.finish_signal(t(at), i as TxId);
                     let got = match fast.end_lone_lock(i as TxId) {
                         Some(o) => {

@@ -183,7 +183,7 @@ impl Simulation {
                 // under 100 nodes their lines stay in the cache.)
                 // (as `signal_end`'s fast path; the clock is at `g.time`)
                 let n = &mut nodes[g.node as usize];
-                let Some(outcome) = n.radio.end_lone_lock(tx) else {
+                let Some(outcome) = n.radio.end_lone_lock_tested(tx) else {
                     break Stop::General;
                 };
                 #[cfg(feature = "event-counts")]
