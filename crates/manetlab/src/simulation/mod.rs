@@ -201,7 +201,10 @@ impl Simulation {
             self.handle(ev);
             #[cfg(feature = "event-counts")]
             self.count_handled(&ev, mark);
+            #[cfg(feature = "event-counts")]
             self.drain_work();
+            #[cfg(test)]
+            timers::assert_drained(self);
         }
         self.queue.advance_to(t);
     }
@@ -214,7 +217,8 @@ impl Simulation {
             Event::Frame { stream, tx } => (stream, tx),
             Event::TxEnd { node } => {
                 self.tx_end(node);
-                return self.collect_mac(node);
+                self.collect_mac(node);
+                return self.drained();
             }
             Event::Mac { node, kind, gen } => {
                 let gen = match kind {
@@ -231,9 +235,15 @@ impl Simulation {
                     pipeline::Sent::Now(id) => (id, id), // (a frame's stream index is its transmission's)
                 }
             }
-            Event::Endpoint { node, idx, timer } => return self.endpoint_timer(node, idx, timer),
+            Event::Endpoint { node, idx, timer } => {
+                self.endpoint_timer(node, idx, timer);
+                return self.drained();
+            }
             // The protocols' and stages' events (`pipeline.rs`).
-            _ => return self.other_event(ev),
+            _ => {
+                self.other_event(ev);
+                return self.drained();
+            }
         };
         self.frame_events(stream, tx)
     }
@@ -299,18 +309,6 @@ impl Simulation {
             self.work.push(Work::Endpoint(node, idx, i as u32));
         }
         self.queued[2] = self.ep_out.len();
-    }
-
-    /// Carries out the work of the last event; most events have none (a signal at an idle
-    /// radio, a superseded timer) and skip the call; one item goes to `drain_one` (`timers.rs`).
-    #[inline(always)]
-    fn drain_work(&mut self) {
-        match self.work.len() {
-            0 => {}
-            1 => self.drain_one(),
-            _ => self.drain_items(0, 0),
-        }
-        debug_assert!(self.mac_out.is_empty() && self.net_out.is_empty() && self.ep_out.is_empty());
     }
 
     /// `n`: the first `n` actions of `mac_out` are `node`'s and have no
