@@ -129,12 +129,16 @@ impl Simulation {
             }
             h => Self::alone_or_pushed(&mut self.net_out, self.queued[1], h, pkt),
         };
-        let pkt = hop.map(|nh| Packet { next_hop: nh, ..*pkt });
+        // One copy, made where it is sent: `hop.map` into an `Option`,
+        // then moved out of it, copied the packet twice (~30 instructions
+        // each, line by line in callgrind). (The whole packet copied after
+        // its next hop is set in the action is a `memcpy` call: +0.2 M on
+        // the AODV chain.)
+        let Some(nh) = hop else { return self.routing_done(node, true) };
+        let pkt = Packet { next_hop: nh, ..*pkt };
         self.routing_done(node, true);
-        if let Some(pkt) = pkt {
-            tests::forwarded_at_once();
-            self.transmit_routed(node, &pkt);
-        }
+        tests::forwarded_at_once();
+        self.transmit_routed(node, &pkt);
     }
 
     /// Routing's `Transmit` action `i`, of a packet `queues_by_radio`:
