@@ -363,10 +363,13 @@ pub trait Routing: Send {
     /// push the `Transmit`: the kernel then sends the packet from where it
     /// lies, without its copy into the action vector and the work item
     /// (`simulation/routed.rs`). Any other outcome is `route_ref`'s, and
-    /// `None`. The default is `route_ref`; AODV overrides it (its active
-    /// route).
+    /// `None`. When it returns a next hop it may first set, in `pkt`
+    /// itself, the other fields the copy it sends would have changed (DSR:
+    /// the source route's step and the previous hop); otherwise `pkt` is
+    /// left as it was. The default is `route_ref`; AODV (its active route)
+    /// and DSR (a flow-state forward) override it.
     #[inline]
-    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) -> Option<NodeId> {
+    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &mut Packet, origin: Origin) -> Option<NodeId> {
         self.route_ref(ctx, pkt, origin);
         None
     }

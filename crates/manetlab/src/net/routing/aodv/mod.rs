@@ -301,6 +301,27 @@ impl Aodv {
         self.refresh_others(now, until, pkt, next_hop);
     }
 
+    /// The active route's next hop, the packet not copied (`route_ref`
+    /// sends it there, the kernel sends it from where it lies after
+    /// `route_hop`); the rest goes to `route_unrouted`.
+    #[inline(always)]
+    fn active_hop(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) -> Option<NodeId> {
+        let now = ctx.now;
+        if origin == Origin::Forward {
+            self.heard(ctx, pkt.prev_hop);
+        }
+        // `active` then `use_route`, with the destination's entry found once.
+        if pkt.dst != BROADCAST {
+            let until = now + self.cfg.active_route_timeout;
+            if let Some(nh) = self.table.use_active(pkt.dst, until, now) {
+                self.refresh_others(now, until, pkt, nh);
+                return Some(nh);
+            }
+        }
+        self.route_unrouted(ctx, pkt, origin);
+        None
+    }
+
     /// `use_route` after the destination's route was refreshed: the next
     /// hop's, source's and previous hop's. A refresh with the same `until`
     /// and `now` as one already done on the same entry changes nothing
@@ -576,30 +597,17 @@ impl Routing for Aodv {
 
     /// `route` with the packet copied only when it is sent or kept.
     fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
-        if let Some(nh) = self.route_hop(ctx, pkt, origin) {
+        if let Some(nh) = self.active_hop(ctx, pkt, origin) {
             ctx.transmit(Packet { next_hop: nh, ..*pkt });
         }
     }
 
-    /// The active route's next hop, the packet not copied (`route_ref`
-    /// sends it there); the rest goes to `route_unrouted`.
+    /// `active_hop`: `pkt` is never changed.
     #[inline]
-    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) -> Option<NodeId> {
-        let now = ctx.now;
-        if origin == Origin::Forward {
-            self.heard(ctx, pkt.prev_hop);
-        }
-        // `active` then `use_route`, with the destination's entry found once.
-        if pkt.dst != BROADCAST {
-            let until = now + self.cfg.active_route_timeout;
-            if let Some(nh) = self.table.use_active(pkt.dst, until, now) {
-                self.refresh_others(now, until, pkt, nh);
-                return Some(nh);
-            }
-        }
-        self.route_unrouted(ctx, pkt, origin);
-        None
+    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &mut Packet, origin: Origin) -> Option<NodeId> {
+        self.active_hop(ctx, pkt, origin)
     }
+
 
     fn on_link_failure(&mut self, ctx: &mut RouteCtx, pkt: Packet) {
         if !self.cfg.link_detection.uses_mac() || pkt.next_hop == BROADCAST {

@@ -17,6 +17,7 @@
 
 pub mod cache;
 pub mod config;
+mod forward;
 mod maintenance;
 pub mod mobicache;
 pub use crate::wire::dsr as packet;
@@ -34,6 +35,7 @@ use super::{Origin, RouteCtx, RouteTimer, Routing, RoutingCounters, RoutingStats
 use crate::net::{Body, NodeId, Packet, BROADCAST};
 use crate::sim::DropReason;
 use crate::sim::Time;
+use forward::route_nodes;
 use request_table::RequestTable;
 use std::collections::BTreeMap;
 
@@ -452,21 +454,6 @@ impl Dsr {
 
     // ---- learning ---------------------------------------------------------
 
-    /// Learns from a source route that passes through this node at `i`: the
-    /// part after it, and the reversed part before it.
-    fn learn_through(&mut self, route: &SourceRoute, i: usize, now: Time) {
-        let (nodes, n) = route_nodes(route);
-        let path = &nodes[..n];
-        let mut learnt = self.cache.add_seen(&path[i..], now);
-        let mut back = [0; MAX_SR_LEN];
-        back[..=i].copy_from_slice(&path[..=i]);
-        back[..=i].reverse();
-        learnt |= self.cache.add_seen(&back[..=i], now);
-        if learnt {
-            self.stats.event("routes_learnt");
-        }
-    }
-
     /// Learns from a route overheard from its node at `t` (this node is not
     /// on it): this node, then the transmitter, then either direction.
     fn learn_overheard(&mut self, route: &SourceRoute, t: usize, now: Time) {
@@ -587,12 +574,21 @@ impl Routing for Dsr {
     /// A flow-state data forward (nothing learnt): `route`'s step, one copy.
     #[inline]
     fn route_ref(&mut self, ctx: &mut RouteCtx, pkt: &Packet, origin: Origin) {
-        let (i, flow_data) = (pkt.sr.cur as usize, pkt.sr.flow && !matches!(pkt.body, Body::Dsr(_)));
-        if origin == Origin::Forward && flow_data && i + 1 < pkt.sr.len() && pkt.sr.node(i) == self.me {
-            let sr = SourceRoute { cur: pkt.sr.cur + 1, ..pkt.sr };
-            return ctx.transmit(Packet { sr, next_hop: pkt.sr.node(i + 1), prev_hop: self.me, ..*pkt });
+        let Some(nh) = self.flow_hop(pkt, origin) else { return self.route(ctx, *pkt, origin) };
+        let sr = SourceRoute { cur: pkt.sr.cur + 1, ..pkt.sr };
+        ctx.transmit(Packet { sr, next_hop: nh, prev_hop: self.me, ..*pkt })
+    }
+
+    /// `route_ref` with a flow-state forward's step made in `pkt` itself,
+    /// sent by the kernel (`simulation/routed.rs`): no copy, no work item.
+    #[inline]
+    fn route_hop(&mut self, ctx: &mut RouteCtx, pkt: &mut Packet, origin: Origin) -> Option<NodeId> {
+        let hop = self.flow_hop(pkt, origin);
+        match hop {
+            Some(_) => (pkt.sr.cur, pkt.prev_hop) = (pkt.sr.cur + 1, self.me),
+            None => self.route(ctx, *pkt, origin),
         }
-        self.route(ctx, *pkt, origin)
+        hop
     }
 
     fn route(&mut self, ctx: &mut RouteCtx, mut pkt: Packet, origin: Origin) {
@@ -784,16 +780,6 @@ impl Routing for Dsr {
     fn stats(&self) -> RoutingStats {
         self.stats.to_stats()
     }
-}
-
-/// A source route's nodes as ids, on the stack (the learning paths run
-/// per forwarded or overheard packet and allocate nothing).
-fn route_nodes(route: &SourceRoute) -> ([NodeId; MAX_SR_LEN], usize) {
-    let mut nodes = [0; MAX_SR_LEN];
-    for (k, &h) in route.hops[..route.len()].iter().enumerate() {
-        nodes[k] = h as NodeId;
-    }
-    (nodes, route.len())
 }
 
 #[cfg(test)]

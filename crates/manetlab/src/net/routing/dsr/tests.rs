@@ -511,7 +511,8 @@ fn snoop_control_learns_the_route_an_overheard_reply_travels_on() {
 /// (the default `route_ref`): the same actions, counters and cache on every
 /// kind of packet a relay is handed (flow state on and off, data and DSR
 /// bodies, this node at, before and past the route's current hop, routes
-/// of every length up to the maximum, both cache kinds).
+/// of every length up to the maximum, both cache kinds); and `route_hop`
+/// (session 25) with the kernel's `Transmit` of the next hop it gives.
 #[test]
 fn route_ref_forwards_as_route_of_a_copy() {
     let me: NodeId = 3;
@@ -520,7 +521,7 @@ fn route_ref_forwards_as_route_of_a_copy() {
         Body::Dsr(DsrMsg::Rerr { link: Link { from: 5, to: 6 }, elfn: None }),
         Body::Dsr(DsrMsg::Rrep { route: SourceRoute::from_path(&[0, 3, 9]).unwrap(), from_cache: false }),
     ];
-    let mut cases = 0;
+    let (mut cases, mut hops) = (0, 0);
     for cache in [mobicache::CacheKind::Path, mobicache::CacheKind::Mobicache] {
         for len in 0..=MAX_SR_LEN {
             // Paths with this node at position 1 (and one without it).
@@ -539,13 +540,22 @@ fn route_ref_forwards_as_route_of_a_copy() {
                             let (mut a, mut b) = (node(me, cfg()), node(me, cfg()));
                             a.call(|d, ctx| d.route_ref(ctx, &pkt, Origin::Forward));
                             b.call(|d, ctx| d.route(ctx, pkt, Origin::Forward));
-                            assert_eq!(format!("{:?}", a.take()), format!("{:?}", b.take()), "{pkt:?}");
-                            assert_eq!(format!("{:?}", a.timers), format!("{:?}", b.timers));
-                            assert_eq!(format!("{:?}", a.proto.stats.to_stats()), format!("{:?}", b.proto.stats.to_stats()));
-                            let mut routes = (Vec::new(), Vec::new());
-                            a.proto.route_table(a.now, &mut routes.0);
-                            b.proto.route_table(b.now, &mut routes.1);
-                            assert_eq!(format!("{:?}", routes.0), format!("{:?}", routes.1));
+                            let acts = format!("{:?}", a.take());
+                            assert_eq!(acts, format!("{:?}", b.take()), "{pkt:?}");
+                            same_state(&a, &b);
+                            // `route_hop`, its next hop sent as the kernel
+                            // sends it: the same actions, the same state; the
+                            // packet unchanged when it gives no next hop.
+                            let (mut c, mut p, mut hop) = (node(me, cfg()), pkt, None);
+                            c.call(|d, ctx| hop = d.route_hop(ctx, &mut p, Origin::Forward));
+                            let mut sent = c.take();
+                            match hop {
+                                Some(nh) => sent.push(NetAction::Transmit(Packet { next_hop: nh, ..p })),
+                                None => assert!(p == pkt),
+                            }
+                            assert_eq!(acts, format!("{sent:?}"), "{pkt:?}");
+                            same_state(&a, &c);
+                            hops += hop.is_some() as u32;
                             cases += 1;
                         }
                     }
@@ -553,5 +563,16 @@ fn route_ref_forwards_as_route_of_a_copy() {
             }
         }
     }
-    assert!(cases > 1000, "{cases}");
+    assert!(cases > 1000 && hops > 20, "{cases} {hops}");
+}
+
+/// The protocol state `route_ref_forwards_as_route_of_a_copy` compares:
+/// timers, counters, the route cache.
+fn same_state(a: &Node, b: &Node) {
+    assert_eq!(format!("{:?}", a.timers), format!("{:?}", b.timers));
+    assert_eq!(format!("{:?}", a.proto.stats.to_stats()), format!("{:?}", b.proto.stats.to_stats()));
+    let mut routes = (Vec::new(), Vec::new());
+    a.proto.route_table(a.now, &mut routes.0);
+    b.proto.route_table(b.now, &mut routes.1);
+    assert_eq!(format!("{:?}", routes.0), format!("{:?}", routes.1));
 }
