@@ -92,9 +92,9 @@ impl Simulation {
     /// (a transmission's end, an endpoint's timer, `other_event`); a
     /// frame's signals and a MAC timer's actions are drained by their
     /// handlers, so the run loop tests the work list after no event (2-hop
-    /// -0.36 %, AODV chain -0.41 %, DSR chain -0.40 % instructions,
-    /// docs/performance.md "Session 25 (branch s25wl)"; every test run
-    /// checks that nothing is left: `assert_drained`). With
+    /// -0.36 %, AODV chain -0.42 %, DSR chain -0.40 % instructions,
+    /// docs/performance.md "Session 25 (branch s25wl)"; the crate's unit
+    /// tests check after every event that nothing is left: `assert_drained`). With
     /// `event-counts` the run loop drains after counting.
     #[inline(always)]
     pub(super) fn drained(&mut self) {
