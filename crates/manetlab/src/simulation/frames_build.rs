@@ -89,19 +89,26 @@ fn shift_signals(to: &mut [std::mem::MaybeUninit<Signal>], from: &[Signal], dt: 
     }
 }
 
+/// A stream's index from the free list, or a new stream's (the fields
+/// apart, so `templated_stream` can take one while it reads a template).
+#[inline(always)]
+fn free_or_new(free: &mut Vec<u32>, slab: &mut Vec<FrameStream>) -> u32 {
+    match free.pop() {
+        Some(id) => id,
+        None => {
+            slab.push(FrameStream::default());
+            (slab.len() - 1) as u32
+        }
+    }
+}
+
 impl Streams {
     /// A stream for a new frame of duration `dur` (`end - start` of its
     /// transmission), from the free list or new; cleared. Its index is also
     /// the frame's slot in the channel (`Channel::begin_at`, session 23).
     #[inline(always)]
     pub(in crate::simulation) fn take(&mut self, dur: Time) -> u32 {
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.slab.push(FrameStream::default());
-                (self.slab.len() - 1) as u32
-            }
-        };
+        let id = free_or_new(&mut self.free, &mut self.slab);
         let s = &mut self.slab[id as usize];
         s.signals.clear();
         s.next = 0;
@@ -207,13 +214,7 @@ impl Streams {
         // `accepts` bounds `now + hk + d`, so `now + d` and every signal's
         // time are in range and the transmission's `end - start` is `d`;
         // ~25 instructions a frame fewer).
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.slab.push(FrameStream::default());
-                (self.slab.len() - 1) as u32
-            }
-        };
+        let id = free_or_new(&mut self.free, &mut self.slab);
         let s = &mut self.slab[id as usize];
         s.next = 0;
         s.dur = d;
